@@ -1,0 +1,99 @@
+# The TLOB GPU layer, gpulint and the hooks. `make help` lists the targets.
+# Outputs go to build/: build/gpulint, build/libtlob.a, build/tlob, and test
+# binaries under build/tests/.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+CUDA_PATH ?= /usr/local/cuda
+# A real SM target plus its PTX, so newer GPUs JIT-compile the same code.
+CUDA_ARCH ?= sm_90
+CUDA_VIRTUAL := $(patsubst sm_%,compute_%,$(CUDA_ARCH))
+NVCC ?= $(CUDA_PATH)/bin/nvcc
+LLVM_DIR ?= /usr/lib/llvm-19
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+
+BUILD := build
+WARN_C := -std=c11 -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+DEPFLAGS = -MMD -MP
+NVCCFLAGS ?= -O2 -g -lineinfo
+NVCC_ALL = -std=c++17 -gencode arch=$(CUDA_VIRTUAL),code=[$(CUDA_ARCH),$(CUDA_VIRTUAL)] \
+           -Xcompiler -Wall,-Wextra,-Werror $(NVCCFLAGS)
+CUDA_LIBS := -L$(CUDA_PATH)/lib64 -Wl,-rpath,$(CUDA_PATH)/lib64 -lcublas -lcudart
+
+# Each fragment appends to these: test executables to build, and the suites
+# the harness runs (one executable each).
+TEST_BINS :=
+LAYER_SUITES :=
+GPU_SUITES :=
+ANALYZER_SUITES :=
+HOOKS_SUITES := tests/hooks/run
+
+include layer/layer.mk
+include analyzer/analyzer.mk
+
+.PHONY: all layer analyzer tests check test-layer test-gpu test-analyzer \
+        test-hooks analyze bench install uninstall install-hooks clean deps help
+
+all: deps
+	@$(MAKE) --no-print-directory layer analyzer
+
+help:
+	@echo "make            build everything (installs missing Debian packages first)"
+	@echo "make check      build and run every test; ends with 'N passed, N failed'"
+	@echo "make analyze    run gpulint over this repository"
+	@echo "make layer      build build/libtlob.a and build/tlob (needs only CUDA)"
+	@echo "make analyzer   build build/gpulint"
+	@echo "make test-layer | test-gpu | test-analyzer | test-hooks"
+	@echo "make bench      layer benchmarks (needs a GPU)"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   |  make uninstall"
+	@echo "make install-hooks   point this clone's core.hooksPath at .githooks/"
+	@echo "make deps       install missing Debian packages (root)"
+	@echo "variables: CUDA_PATH=$(CUDA_PATH) CUDA_ARCH=$(CUDA_ARCH) LLVM_DIR=$(LLVM_DIR)"
+
+deps:
+	@scripts/deps.sh
+
+tests: $(TEST_BINS)
+
+check: deps
+	@$(MAKE) --no-print-directory layer analyzer tests
+	@tests/harness $(LAYER_SUITES) $(GPU_SUITES) $(ANALYZER_SUITES) $(HOOKS_SUITES)
+
+test-layer: $(filter $(BUILD)/tests/layer/%,$(TEST_BINS))
+	@tests/harness $(LAYER_SUITES)
+
+test-gpu: $(filter $(BUILD)/tests/gpu/%,$(TEST_BINS))
+	@tests/harness $(GPU_SUITES)
+
+test-analyzer: deps
+	@$(MAKE) --no-print-directory analyzer $(filter $(BUILD)/tests/analyzer/%,$(TEST_BINS))
+	@tests/harness $(ANALYZER_SUITES)
+
+test-hooks: deps
+	@$(MAKE) --no-print-directory analyzer
+	@tests/harness $(HOOKS_SUITES)
+
+analyze: deps
+	@$(MAKE) --no-print-directory analyzer
+	$(BUILD)/gpulint
+
+install-hooks:
+	git config core.hooksPath .githooks
+	@echo "hooks: core.hooksPath = .githooks (pre-commit, pre-push)"
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	$(INSTALL) -m 755 $(BUILD)/gpulint $(BUILD)/tlob $(DESTDIR)$(PREFIX)/bin/
+	$(INSTALL) -m 644 $(BUILD)/libtlob.a $(DESTDIR)$(PREFIX)/lib/
+	$(INSTALL) -m 644 layer/tlob.h $(DESTDIR)$(PREFIX)/include/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gpulint $(DESTDIR)$(PREFIX)/bin/tlob \
+	      $(DESTDIR)$(PREFIX)/lib/libtlob.a $(DESTDIR)$(PREFIX)/include/tlob.h
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,3 @@
+# gpulint build fragment (included by the top-level Makefile).
+.PHONY: analyzer
+analyzer:

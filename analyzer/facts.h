@@ -1,0 +1,30 @@
+/* Extraction: per file, in parallel, with libclang. The facts of one file are
+ * everything the rules need to know about it, so rules never touch libclang
+ * and facts can be cached by content hash. */
+#ifndef GPULINT_FACTS_H
+#define GPULINT_FACTS_H
+
+#include "config.h"
+#include "diag.h"
+#include "source.h"
+
+typedef struct file_facts file_facts;   /* defined in extract.h */
+
+/* Parse snap->files[index] (its text, handed to libclang as an unsaved file,
+ * with every other snapshot file also unsaved so staged headers are seen)
+ * and collect its facts. Compiler errors are reported as parse-error
+ * warnings through the sink; the AST libclang still builds is used.
+ * Returns NULL only when libclang could not produce a translation unit at
+ * all (exit 3), with the reason in *error (malloc'd). Thread-safe: each call
+ * uses its own CXIndex. */
+file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
+                          diag_sink *sink, char **error);
+
+void facts_free(file_facts *facts);
+
+/* One-time setup (CUDA shim dir, precompiled headers); call before the
+ * worker threads start. Returns 0, or -1 with *error set. */
+int facts_global_init(const gl_config *cfg, char **error);
+void facts_global_cleanup(void);
+
+#endif

@@ -1,0 +1,43 @@
+/* One input file of a snapshot, as the analyzer sees it.
+ *
+ * The driver (inputs.c) fills these from the working tree, the index
+ * (--staged) or the paths given; extraction and rules only read them. Nothing
+ * here refers to the working tree once loaded: staged content lives in `text`.
+ */
+#ifndef GPULINT_SOURCE_H
+#define GPULINT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { LANG_C, LANG_CUDA } source_lang;
+
+typedef struct {
+    char *path;        /* as reported: relative to the repo root, or as given */
+    char *abs_path;    /* absolute path libclang is told (may not exist on disk) */
+    char *text;        /* whole content, NUL-terminated; may contain NULs for binary */
+    size_t len;
+    char *masked;      /* same length: comments and string/char literals blanked
+                          (newlines kept) so offsets and line numbers match text */
+    source_lang lang;  /* .c: C; .cu/.cuh: CUDA; .h: CUDA when a .cu/.cuh of the
+                          snapshot includes it (directly or transitively), else C */
+    bool is_header;    /* .h/.cuh/.hpp */
+    char hash[65];     /* hex SHA-256 of text: key for cached facts */
+    char **args;       /* extra compiler arguments for this file (-I, -D, -std, ...)
+                          from the config or a compilation database */
+    size_t nargs;
+} source_file;
+
+typedef struct {
+    source_file *files;   /* sorted by path: output order is deterministic */
+    size_t nfiles;
+    const char *root;     /* repository root (absolute), or the cwd outside git */
+} snapshot;
+
+/* Index of the file with this path in the snapshot, or -1. */
+long snapshot_find(const snapshot *snap, const char *path);
+
+/* 1-based line and column of byte offset `off` in `f`. */
+void source_line_col(const source_file *f, size_t off, unsigned *line, unsigned *col);
+
+#endif

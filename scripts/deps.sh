@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install the Debian packages gpulint, its tests and the hook tests need.
+# Idempotent: it asks dpkg first and runs apt-get only for what is missing.
+# The layer needs none of these (only the CUDA toolkit), so `make layer` never
+# calls this script.
+set -euo pipefail
+
+packages=(
+  libclang-19-dev   # gpulint's parser (C API); 19 parses CUDA 13 headers, see docs/dependencies.md
+  libpcre2-dev      # pattern rules and pre-filters (JIT)
+  libjansson-dev    # JSON and SARIF output
+  libyaml-dev       # .gpulint.yaml, with line/column marks for errors
+  libcmocka-dev     # C unit tests
+  bats bats-assert bats-support   # hook tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$p")
+done
+
+# git and npm are often installed outside dpkg (the machines here have both
+# from the image): what matters is the command, so only fall back to the package.
+command -v git >/dev/null 2>&1 || missing+=(git)
+# npm runs Microsoft's SARIF validator in the tests; nodesource's nodejs ships
+# it, Debian's splits it out.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: missing Debian packages: ${missing[*]}" >&2
+    echo "deps: run as root:  $cmd" >&2
+    exit 1
+  fi
+  echo "deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
