@@ -29,7 +29,7 @@ CUDA_LIBS := -L$(CUDA_PATH)/lib64 -Wl,-rpath,$(CUDA_PATH)/lib64 -lcublas -lcudar
 TEST_BINS :=
 LAYER_SUITES :=
 GPU_SUITES :=
-ANALYZER_SUITES :=
+ANALYZER_SUITES := tests/analyzer/run-fixtures tests/analyzer/run-cli
 HOOKS_SUITES := tests/hooks/run
 
 include layer/layer.mk

@@ -20,4 +20,10 @@ void diag_report(diag_sink *sink, const char *rule, const char *file,
 void diag_vreport(diag_sink *sink, const char *rule, const char *file,
                   unsigned line, unsigned col, const char *fmt, va_list ap);
 
+/* Meta-rule ids (rows in the registry, reported by the driver):
+ *   parse-error          compiler errors in a file (warning; the rules still run)
+ *   invalid-suppression  `gpulint: allow(...)` without a `-- reason`, or naming
+ *                        an unknown rule (warning; it suppresses nothing)
+ *   unused-suppression   a suppression that suppressed nothing (warning) */
+
 #endif
