@@ -56,6 +56,7 @@ help:
 
 deps:
 	@scripts/deps.sh
+	@scripts/sarif-validator.sh
 
 tests: $(TEST_BINS)
 
