@@ -1,0 +1,142 @@
+/* What extraction finds in one file: plain data, no libclang types, so rules
+ * never touch libclang and a file's facts can be cached by content hash.
+ *
+ * Every location is in the file the facts belong to (the translation unit's
+ * main file), 1-based, at the macro *expansion* site. Type spellings are
+ * canonical (typedefs resolved) and normalised so C and C++ agree
+ * ("struct s *" and "s *" both read "s *", "_Bool" reads "bool"). */
+#ifndef GPULINT_EXTRACT_H
+#define GPULINT_EXTRACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts.h"
+
+typedef struct {
+    unsigned line, col;
+} fact_loc;
+
+typedef struct {
+    char **items;
+    size_t n;
+} fact_strs;
+
+/* Where a function runs, from its CUDA attributes. */
+typedef enum {
+    EXEC_HOST,          /* no attribute, or __host__ */
+    EXEC_HOST_DEVICE,   /* __host__ __device__: host code when called from host */
+    EXEC_DEVICE,        /* __device__ only */
+    EXEC_KERNEL         /* __global__ */
+} fact_exec;
+
+/* A function declaration or definition written in this file. */
+typedef struct {
+    char *name;
+    char *usr;              /* clang's unified symbol resolution: same across TUs */
+    fact_strs params;       /* parameter types, as in the function's type
+                               (top-level qualifiers dropped) */
+    char *result;           /* return type */
+    fact_loc loc;           /* the name */
+    fact_exec exec;
+    bool is_definition;
+    bool is_static;         /* internal linkage: matches within its file only */
+    bool is_template;       /* parameter types may be dependent */
+    bool is_c_linkage;      /* extern "C", or any function of a C file */
+    bool is_hot_annotated;  /* __attribute__((annotate("gpulint:hot"))) */
+} fact_function;
+
+typedef enum {
+    LAUNCH_CHEVRON,             /* kernel<<<grid, block>>>(args) */
+    LAUNCH_API,                 /* cudaLaunchKernel(fn, grid, block, args, ...) */
+    LAUNCH_API_COOPERATIVE      /* cudaLaunchCooperativeKernel(...) */
+} fact_launch_kind;
+
+typedef struct {
+    fact_launch_kind kind;
+    char *kernel_name;
+    char *kernel_usr;
+    fact_loc loc;
+    /* Chevron: the argument types before implicit conversion; API: the types
+     * of x in each `&x` of the `void *args[]` initialiser. */
+    fact_strs arg_types;
+    /* Chevron only: the parameter types of the declaration this file's
+     * compiler checked the arguments against. */
+    fact_strs callee_params;
+    bool args_known;        /* API: the args array was found and every entry
+                               is `&x`; otherwise only the kernel is known */
+} fact_launch;
+
+typedef enum {
+    COPY_KIND_RESOLVED,     /* kind_value holds the cudaMemcpyKind */
+    COPY_KIND_UNRESOLVED,   /* a value that cannot be proven (non-const variable,
+                               parameter, struct not visible) */
+    COPY_ALWAYS_UPLOAD      /* cudaMemcpyToSymbol*, cuMemcpyHtoD*: no kind needed */
+} fact_copy_kind;
+
+typedef struct {
+    char *callee;
+    fact_loc loc;
+    fact_copy_kind kind;
+    long kind_value;
+} fact_copy;
+
+/* caller -> callee, from a function defined in this file. */
+typedef struct {
+    char *caller_usr;
+    char *callee_usr;
+    char *callee_name;
+    fact_loc loc;           /* the call */
+} fact_call;
+
+/* Floating-point arithmetic inside a loop, the first site per function. */
+typedef struct {
+    char *function_usr;
+    fact_loc loc;
+} fact_float_loop;
+
+/* A `@param name` that names no parameter of the documented function. */
+typedef struct {
+    char *function_name;
+    char *param_name;
+    fact_loc loc;           /* the @param command when found in the text,
+                               else the function */
+} fact_doc_param;
+
+/* A CUDA runtime/driver/cuBLAS status dropped by an expression statement. */
+typedef struct {
+    char *callee;
+    fact_loc loc;
+} fact_unchecked;
+
+/* A function declared or referenced where the source text does not spell
+ * its name (a macro pasted or substituted it): the token scan of the masked
+ * text cannot see these. */
+typedef struct {
+    char *name;
+    fact_loc loc;           /* the macro expansion */
+} fact_hidden_name;
+
+/* A compiler error in this file (also reported as parse-error when found). */
+typedef struct {
+    char *message;
+    fact_loc loc;
+} fact_parse_error;
+
+#define FACT_ARRAY(type, field) type *field; size_t n_##field
+
+struct file_facts {
+    FACT_ARRAY(fact_function, functions);
+    FACT_ARRAY(fact_launch, launches);
+    FACT_ARRAY(fact_copy, copies);
+    FACT_ARRAY(fact_call, calls);
+    FACT_ARRAY(fact_float_loop, float_loops);
+    FACT_ARRAY(fact_doc_param, doc_params);
+    FACT_ARRAY(fact_unchecked, unchecked);
+    FACT_ARRAY(fact_hidden_name, hidden_names);
+    FACT_ARRAY(fact_parse_error, parse_errors);
+};
+
+#undef FACT_ARRAY
+
+#endif
