@@ -1,27 +1,467 @@
-/* Extraction with libclang: skeleton (returns empty facts until the real
- * walker lands). */
+/* Parsing with libclang: compiler flags per language, the CUDA 13 shim, the
+ * precompiled CUDA/cuBLAS headers, compiler errors as parse-error findings.
+ * The AST walk itself is extract_walk.c. docs/libclang.md has the measurements
+ * behind the choices made here. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "extract.h"
+#include "extract_internal.h"
 
-file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
-                          diag_sink *sink, char **error)
+/* CUDA 13 dropped texture_fetch_functions.h, clang 19's CUDA wrapper still
+ * includes it: an empty one found through -idirafter satisfies it. */
+#define SHIM_HEADER "texture_fetch_functions.h"
+
+/* What the PCH holds: the headers nearly every .cu includes and that cost
+ * most of a parse (clang's CUDA wrapper pulls in cuda_runtime.h itself). */
+static const char pch_prelude[] =
+    "#include <cuda_runtime.h>\n"
+    "#include <cublas_v2.h>\n";
+
+static struct {
+    char *cuda_path;
+    char *cache_dir;
+    char *shim_dir;
+    char *pch_path;    /* NULL when it could not be built: parse without it */
+} g;
+
+char *cx_take(CXString s)
 {
-    (void)snap; (void)index; (void)cfg; (void)sink; (void)error;
-    return calloc(1, sizeof(file_facts));
+    const char *c = clang_getCString(s);
+    char *r = xstrdup(c ? c : "");
+    clang_disposeString(s);
+    return r;
 }
 
-void facts_free(file_facts *facts)
+static int mkdir_p(const char *path)
 {
-    free(facts);
+    char *p = xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    int rc = mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    free(p);
+    return rc;
+}
+
+static char *choose_cache_dir(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char *dir = NULL;
+    if (xdg && *xdg)
+        dir = xasprintf("%s/gpulint", xdg);
+    else if (home && *home)
+        dir = xasprintf("%s/.cache/gpulint", home);
+    if (dir && mkdir_p(dir) == 0 && access(dir, W_OK) == 0)
+        return dir;
+    free(dir);
+    const char *tmp = getenv("TMPDIR");
+    char *tmpl = xasprintf("%s/gpulint-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(tmpl))
+        return tmpl;
+    free(tmpl);
+    return NULL;
+}
+
+/* The flags every CUDA parse starts with (LIBCLANG.md: zero errors on CUDA
+ * 13 with libclang 19). The PCH is built with exactly these. */
+static size_t cuda_base_args(const char **argv, char *cuda_path_flag)
+{
+    size_t n = 0;
+    argv[n++] = "-x";
+    argv[n++] = "cuda";
+    argv[n++] = "--cuda-host-only";
+    argv[n++] = cuda_path_flag;
+    argv[n++] = "-nocudalib";
+    argv[n++] = "-Wno-unknown-cuda-version";
+    argv[n++] = "-idirafter";
+    argv[n++] = g.shim_dir;
+    argv[n++] = "-w";   /* only errors matter; warnings cost time */
+    return n;
+}
+
+/* FNV-1a over everything that makes a PCH valid: a different libclang, flag
+ * set, CUDA installation or prelude gets a different file name. */
+static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static unsigned long long pch_key(const char **argv, size_t argc)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    char *version = cx_take(clang_getClangVersion());
+    h = fnv1a(h, version, strlen(version) + 1);
+    free(version);
+    for (size_t i = 0; i < argc; i++)
+        h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
+    h = fnv1a(h, pch_prelude, sizeof pch_prelude);
+    static const char *const stamped[] = { "include/cuda_runtime_api.h",
+                                           "include/cublas_api.h",
+                                           "include/cuda.h" };
+    for (size_t i = 0; i < sizeof stamped / sizeof stamped[0]; i++) {
+        char *p = xasprintf("%s/%s", g.cuda_path, stamped[i]);
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            h = fnv1a(h, &st.st_size, sizeof st.st_size);
+            h = fnv1a(h, &st.st_mtime, sizeof st.st_mtime);
+        }
+        free(p);
+    }
+    return h;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    size_t n = strlen(text);
+    int rc = fwrite(text, 1, n, f) == n ? 0 : -1;
+    return fclose(f) == 0 ? rc : -1;
+}
+
+/* Write `text` to `path` through a temporary name and a rename, so
+ * concurrent gpulint runs never see half a file. */
+static int write_file_atomically(const char *path, const char *text)
+{
+    char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+    int rc = write_file(tmp, text) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* Build the PCH unless a valid one is cached. clang validates a PCH against
+ * every input file it was built from, the prelude included, so the prelude
+ * stays in the cache next to it (same key) and is never rewritten while the
+ * PCH exists. */
+static void prepare_pch(void)
+{
+    char *cuda_flag = xasprintf("--cuda-path=%s", g.cuda_path);
+    const char *argv[16];
+    size_t argc = cuda_base_args(argv, cuda_flag);
+    unsigned long long key = pch_key(argv, argc);
+    char *path = xasprintf("%s/cuda-%016llx.pch", g.cache_dir, key);
+    char *prelude = xasprintf("%s/cuda-%016llx.prelude.cuh", g.cache_dir, key);
+    if (access(path, R_OK) == 0 && access(prelude, R_OK) == 0) {
+        g.pch_path = path;
+        free(prelude);
+        free(cuda_flag);
+        return;
+    }
+    char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+    CXIndex index = clang_createIndex(1, 0);
+    CXTranslationUnit tu = NULL;
+    if (write_file_atomically(prelude, pch_prelude) == 0 &&
+        clang_parseTranslationUnit2(index, prelude, argv, (int)argc, NULL, 0,
+                                    CXTranslationUnit_Incomplete |
+                                        CXTranslationUnit_ForSerialization,
+                                    &tu) == CXError_Success &&
+        clang_saveTranslationUnit(tu, tmp, clang_defaultSaveOptions(tu)) ==
+            CXSaveError_None &&
+        rename(tmp, path) == 0) {
+        g.pch_path = path;
+    } else {
+        unlink(tmp);
+        free(path);
+    }
+    if (tu)
+        clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(index);
+    free(prelude);
+    free(tmp);
+    free(cuda_flag);
 }
 
 int facts_global_init(const gl_config *cfg, char **error)
 {
-    (void)cfg; (void)error;
+    (void)cfg;
+    const char *cuda = getenv("CUDA_PATH");
+    g.cuda_path = xstrdup(cuda && *cuda ? cuda : "/usr/local/cuda");
+    g.cache_dir = choose_cache_dir();
+    if (!g.cache_dir) {
+        *error = xasprintf("cannot create a cache directory for the CUDA shim: %s",
+                           strerror(errno));
+        return -1;
+    }
+    g.shim_dir = xasprintf("%s/shim", g.cache_dir);
+    char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
+    if ((mkdir_p(g.shim_dir) != 0 || access(shim, R_OK) != 0) &&
+        write_file_atomically(shim, "") != 0) {
+        *error = xasprintf("cannot write %s: %s", shim, strerror(errno));
+        free(shim);
+        return -1;
+    }
+    free(shim);
+    if (!getenv("GPULINT_NO_PCH"))
+        prepare_pch();
     return 0;
 }
 
 void facts_global_cleanup(void)
 {
+    free(g.cuda_path);
+    free(g.cache_dir);
+    free(g.shim_dir);
+    free(g.pch_path);
+    memset(&g, 0, sizeof g);
+}
+
+/* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
+ * included after it, so such files parse without the PCH. */
+static bool can_use_pch(const source_file *src)
+{
+    return g.pch_path && !memmem(src->text, src->len, "cublas.h", 8);
+}
+
+typedef struct {
+    const char **argv;
+    size_t n, cap;
+    char **owned;      /* strings built here, freed with the list */
+    size_t nowned;
+} arg_list;
+
+static void arg_add(arg_list *a, const char *s)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 32;
+        a->argv = xrealloc(a->argv, a->cap * sizeof *a->argv);
+    }
+    a->argv[a->n++] = s;
+}
+
+static char *arg_own(arg_list *a, char *s)
+{
+    a->owned = xrealloc(a->owned, (a->nowned + 1) * sizeof *a->owned);
+    a->owned[a->nowned++] = s;
+    return s;
+}
+
+static void arg_add_owned(arg_list *a, char *s)
+{
+    arg_add(a, arg_own(a, s));
+}
+
+static void arg_list_free(arg_list *a)
+{
+    for (size_t i = 0; i < a->nowned; i++)
+        free(a->owned[i]);
+    free(a->owned);
+    free(a->argv);
+}
+
+static void build_args(arg_list *a, const snapshot *snap, const source_file *src,
+                       const gl_config *cfg, bool with_pch)
+{
+    if (src->lang == LANG_CUDA) {
+        const char *base[16];
+        char *cuda_flag = arg_own(a, xasprintf("--cuda-path=%s", g.cuda_path));
+        size_t nb = cuda_base_args(base, cuda_flag);
+        for (size_t i = 0; i < nb; i++)
+            arg_add(a, base[i]);
+        if (with_pch) {
+            arg_add(a, "-include-pch");
+            arg_add(a, g.pch_path);
+        }
+    } else {
+        arg_add(a, "-x");
+        arg_add(a, "c");
+        arg_add(a, "-isystem");
+        arg_add_owned(a, xasprintf("%s/include", g.cuda_path));
+        arg_add(a, "-w");
+    }
+    const char *slash = strrchr(src->abs_path, '/');
+    if (slash)
+        arg_add_owned(a, xasprintf("-I%.*s", (int)(slash - src->abs_path),
+                                   src->abs_path));
+    if (snap->root)
+        arg_add_owned(a, xasprintf("-I%s", snap->root));
+    if (cfg) {
+        for (size_t i = 0; i < cfg->include_dirs.n; i++)
+            arg_add_owned(a, xasprintf("-I%s", cfg->include_dirs.items[i]));
+        for (size_t i = 0; i < cfg->defines.n; i++)
+            arg_add_owned(a, xasprintf("-D%s", cfg->defines.items[i]));
+    }
+    for (size_t i = 0; i < src->nargs; i++)
+        arg_add(a, src->args[i]);
+}
+
+bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
+{
+    CXFile file;
+    unsigned line, col;
+    clang_getExpansionLocation(clang_getCursorLocation(c), &file, &line, &col, NULL);
+    if (!file || !clang_File_isEqual(file, ctx->main_file))
+        return false;
+    if (loc) {
+        loc->line = line;
+        loc->col = col;
+    }
+    return true;
+}
+
+/* Compiler errors in the main file become parse-error findings (and facts,
+ * so cached facts can report them again). Errors inside included headers
+ * are the header's own findings when it is part of the snapshot. */
+static void collect_parse_errors(walk_ctx *ctx, diag_sink *sink)
+{
+    unsigned n = clang_getNumDiagnostics(ctx->tu);
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(ctx->tu, i);
+        enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+        CXFile file;
+        unsigned line, col;
+        clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line,
+                                   &col, NULL);
+        if (sev >= CXDiagnostic_Error && file &&
+            clang_File_isEqual(file, ctx->main_file)) {
+            fact_parse_error *e = FACT_PUSH(ctx->facts->parse_errors,
+                                            ctx->facts->n_parse_errors);
+            e->message = cx_take(clang_getDiagnosticSpelling(d));
+            e->loc.line = line;
+            e->loc.col = col;
+            if (sink)
+                diag_report(sink, "parse-error", ctx->src->path, line, col, "%s",
+                            e->message);
+        }
+        clang_disposeDiagnostic(d);
+    }
+}
+
+static enum CXErrorCode parse(CXIndex index, const snapshot *snap,
+                              const source_file *src, const gl_config *cfg,
+                              struct CXUnsavedFile *unsaved, bool with_pch,
+                              CXTranslationUnit *tu)
+{
+    arg_list args = { 0 };
+    build_args(&args, snap, src, cfg, with_pch);
+    enum CXErrorCode rc = clang_parseTranslationUnit2(
+        index, src->abs_path, args.argv, (int)args.n, unsaved,
+        (unsigned)snap->nfiles, CXTranslationUnit_KeepGoing, tu);
+    arg_list_free(&args);
+    return rc;
+}
+
+static const char *cx_error_text(enum CXErrorCode rc)
+{
+    switch (rc) {
+    case CXError_Crashed: return "libclang crashed";
+    case CXError_InvalidArguments: return "invalid arguments";
+    case CXError_ASTReadError: return "AST read error (bad compiler flags?)";
+    default: return "failure";
+    }
+}
+
+file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
+                          diag_sink *sink, char **error)
+{
+    const source_file *src = &snap->files[index];
+    struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        unsaved[i].Filename = snap->files[i].abs_path;
+        unsaved[i].Contents = snap->files[i].text;
+        unsaved[i].Length = snap->files[i].len;
+    }
+    /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
+    CXIndex cx_index = clang_createIndex(1, 0);
+    CXTranslationUnit tu = NULL;
+    bool with_pch = src->lang == LANG_CUDA && can_use_pch(src);
+    enum CXErrorCode rc = parse(cx_index, snap, src, cfg, unsaved, with_pch, &tu);
+    if (rc != CXError_Success && with_pch) {
+        /* A PCH the file's own flags are incompatible with (e.g. -D of a
+         * macro the CUDA headers test): parse the slow, certain way. */
+        rc = parse(cx_index, snap, src, cfg, unsaved, false, &tu);
+    }
+    free(unsaved);
+    if (rc != CXError_Success || !tu) {
+        *error = xasprintf("%s: libclang could not parse it: %s", src->path,
+                           cx_error_text(rc));
+        clang_disposeIndex(cx_index);
+        return NULL;
+    }
+    file_facts *facts = xcalloc(1, sizeof *facts);
+    walk_ctx ctx = {
+        .tu = tu,
+        .main_file = clang_getFile(tu, src->abs_path),
+        .src = src,
+        .facts = facts,
+    };
+    collect_parse_errors(&ctx, sink);
+    extract_walk(&ctx);
+    clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(cx_index);
+    return facts;
+}
+
+static void strs_free(fact_strs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->items[i]);
+    free(s->items);
+}
+
+void facts_free(file_facts *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n_functions; i++) {
+        free(f->functions[i].name);
+        free(f->functions[i].usr);
+        free(f->functions[i].result);
+        strs_free(&f->functions[i].params);
+    }
+    for (size_t i = 0; i < f->n_launches; i++) {
+        free(f->launches[i].kernel_name);
+        free(f->launches[i].kernel_usr);
+        strs_free(&f->launches[i].arg_types);
+        strs_free(&f->launches[i].callee_params);
+    }
+    for (size_t i = 0; i < f->n_copies; i++)
+        free(f->copies[i].callee);
+    for (size_t i = 0; i < f->n_calls; i++) {
+        free(f->calls[i].caller_usr);
+        free(f->calls[i].callee_usr);
+        free(f->calls[i].callee_name);
+    }
+    for (size_t i = 0; i < f->n_float_loops; i++)
+        free(f->float_loops[i].function_usr);
+    for (size_t i = 0; i < f->n_doc_params; i++) {
+        free(f->doc_params[i].function_name);
+        free(f->doc_params[i].param_name);
+    }
+    for (size_t i = 0; i < f->n_unchecked; i++)
+        free(f->unchecked[i].callee);
+    for (size_t i = 0; i < f->n_hidden_names; i++)
+        free(f->hidden_names[i].name);
+    for (size_t i = 0; i < f->n_parse_errors; i++)
+        free(f->parse_errors[i].message);
+    free(f->functions);
+    free(f->launches);
+    free(f->copies);
+    free(f->calls);
+    free(f->float_loops);
+    free(f->doc_params);
+    free(f->unchecked);
+    free(f->hidden_names);
+    free(f->parse_errors);
+    free(f);
 }

@@ -42,6 +42,7 @@ typedef struct {
     bool is_definition;
     bool is_static;         /* internal linkage: matches within its file only */
     bool is_template;       /* parameter types may be dependent */
+    bool no_prototype;      /* C `f()`: parameters unknown, nothing to compare */
     bool is_c_linkage;      /* extern "C", or any function of a C file */
     bool is_hot_annotated;  /* __attribute__((annotate("gpulint:hot"))) */
 } fact_function;

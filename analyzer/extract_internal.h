@@ -1,0 +1,40 @@
+/* Shared between extract.c (parsing, the PCH, diagnostics) and
+ * extract_walk.c (the AST walk that fills the facts). Not for rules. */
+#ifndef GPULINT_EXTRACT_INTERNAL_H
+#define GPULINT_EXTRACT_INTERNAL_H
+
+#include <clang-c/Documentation.h>
+#include <clang-c/Index.h>
+
+#include "extract.h"
+#include "source.h"
+#include "xalloc.h"
+
+/* Append one element to a facts array (type *arr; size_t n_arr). Doubling
+ * capacity is implied by growing at powers of two. */
+#define FACT_PUSH(arr, count)                                                  \
+    (((count) & ((count) - 1)) == 0                                            \
+         ? (void)((arr) = xrealloc((arr), ((count) ? 2 * (count) : 1) * sizeof *(arr))) \
+         : (void)0,                                                            \
+     &(arr)[(count)++])
+
+typedef struct {
+    CXTranslationUnit tu;
+    CXFile main_file;
+    const source_file *src;
+    file_facts *facts;
+} walk_ctx;
+
+/* Fill ctx->facts from the translation unit's main file. */
+void extract_walk(walk_ctx *ctx);
+
+/* Whether the cursor's expansion location is in the main file; *loc gets it. */
+bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc);
+
+/* clang's CXString as a malloc'd C string. */
+char *cx_take(CXString s);
+
+/* Canonical, C/C++-neutral spelling of a type (see extract.h). */
+char *type_spelling(CXType t);
+
+#endif

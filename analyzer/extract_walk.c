@@ -1,0 +1,793 @@
+/* The AST walk: everything the semantic rules need, from the main file of one
+ * translation unit. Only cursors whose *expansion* location is in the main
+ * file count (clang_Location_isFromMainFile is false inside macro
+ * expansions, and launches written in macros must be seen). */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extract_internal.h"
+
+/* ---- small libclang helpers ------------------------------------------- */
+
+static bool is_function_kind(enum CXCursorKind k)
+{
+    return k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod ||
+           k == CXCursor_FunctionTemplate || k == CXCursor_Constructor ||
+           k == CXCursor_Destructor || k == CXCursor_ConversionFunction;
+}
+
+static bool is_loop_kind(enum CXCursorKind k)
+{
+    return k == CXCursor_ForStmt || k == CXCursor_WhileStmt ||
+           k == CXCursor_DoStmt || k == CXCursor_CXXForRangeStmt;
+}
+
+static bool name_starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void strs_push(fact_strs *s, char *item)
+{
+    *FACT_PUSH(s->items, s->n) = item;
+}
+
+/* Remove every whole-word occurrence of `word` (with its trailing space). */
+static void remove_word(char *s, const char *word)
+{
+    size_t n = strlen(word);
+    char *p = s;
+    while ((p = strstr(p, word)) != NULL) {
+        bool starts_word = p == s || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        if (starts_word)
+            memmove(p, p + n, strlen(p + n) + 1);
+        else
+            p += n;
+    }
+}
+
+char *type_spelling(CXType t)
+{
+    char *s = cx_take(clang_getTypeSpelling(clang_getCanonicalType(t)));
+    /* Canonical spellings of unnamed types carry a file path; the written
+     * spelling (a typedef name) is what C and C++ share. */
+    if (strstr(s, "(unnamed") || strstr(s, "(anonymous")) {
+        free(s);
+        s = cx_take(clang_getTypeSpelling(t));
+    }
+    remove_word(s, "struct ");
+    remove_word(s, "union ");
+    remove_word(s, "enum ");
+    remove_word(s, "class ");
+    for (char *p = s; (p = strstr(p, "_Bool")) != NULL;) {
+        memcpy(p, "bool", 4);
+        memmove(p + 4, p + 5, strlen(p + 5) + 1);
+    }
+    return s;
+}
+
+typedef struct {
+    CXCursor *items;
+    size_t n;
+} cursor_list;
+
+static enum CXChildVisitResult collect_child(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    cursor_list *l = data;
+    *FACT_PUSH(l->items, l->n) = c;
+    return CXChildVisit_Continue;
+}
+
+static cursor_list children_of(CXCursor c)
+{
+    cursor_list l = { 0 };
+    clang_visitChildren(c, collect_child, &l);
+    return l;
+}
+
+static bool is_cast_kind(enum CXCursorKind k)
+{
+    return k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
+           k == CXCursor_CXXReinterpretCastExpr || k == CXCursor_CXXConstCastExpr ||
+           k == CXCursor_CXXFunctionalCastExpr;
+}
+
+/* The last expression child, or a null cursor. */
+static CXCursor last_expression_child(CXCursor c)
+{
+    cursor_list l = children_of(c);
+    CXCursor r = clang_getNullCursor();
+    for (size_t i = 0; i < l.n; i++)
+        if (clang_isExpression(clang_getCursorKind(l.items[i])))
+            r = l.items[i];
+    free(l.items);
+    return r;
+}
+
+static bool same_extent(CXCursor a, CXCursor b)
+{
+    return clang_equalRanges(clang_getCursorExtent(a), clang_getCursorExtent(b));
+}
+
+/* Through implicit conversions only (libclang shows them as UnexposedExpr
+ * spanning exactly their operand): the type the programmer wrote. */
+static CXCursor strip_implicit(CXCursor c)
+{
+    while (clang_getCursorKind(c) == CXCursor_UnexposedExpr) {
+        CXCursor inner = last_expression_child(c);
+        if (clang_Cursor_isNull(inner) || !same_extent(c, inner))
+            break;
+        c = inner;
+    }
+    return c;
+}
+
+/* Through implicit conversions, parentheses and explicit casts: the value. */
+static CXCursor strip_casts(CXCursor c)
+{
+    for (;;) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && !is_cast_kind(k))
+            return c;
+        CXCursor inner = last_expression_child(c);
+        if (clang_Cursor_isNull(inner))
+            return c;
+        c = inner;
+    }
+}
+
+/* The template a specialization came from, so every use of one template
+ * kernel or function maps to one USR. */
+static CXCursor primary_template(CXCursor c)
+{
+    CXCursor t = clang_getSpecializedCursorTemplate(c);
+    return clang_Cursor_isNull(t) ? c : t;
+}
+
+static bool in_system_header(CXCursor c)
+{
+    return clang_Location_isInSystemHeader(clang_getCursorLocation(c)) != 0;
+}
+
+/* Whether the main file's text spells `name` at loc: a macro that pasted or
+ * substituted it does not. */
+static bool text_spells(const walk_ctx *ctx, CXCursor c, const char *name)
+{
+    unsigned off;
+    clang_getExpansionLocation(clang_getCursorLocation(c), NULL, NULL, NULL, &off);
+    size_t n = strlen(name);
+    const source_file *src = ctx->src;
+    if (off + n > src->len || memcmp(src->text + off, name, n) != 0)
+        return false;
+    char next = off + n < src->len ? src->text[off + n] : '\0';
+    return !(isalnum((unsigned char)next) || next == '_');
+}
+
+static void note_hidden_name(walk_ctx *ctx, CXCursor at, const char *name, fact_loc loc)
+{
+    if (!*name || text_spells(ctx, at, name))
+        return;
+    for (size_t i = 0; i < ctx->facts->n_hidden_names; i++) {
+        fact_hidden_name *h = &ctx->facts->hidden_names[i];
+        if (h->loc.line == loc.line && h->loc.col == loc.col && !strcmp(h->name, name))
+            return;
+    }
+    fact_hidden_name *h = FACT_PUSH(ctx->facts->hidden_names, ctx->facts->n_hidden_names);
+    h->name = xstrdup(name);
+    h->loc = loc;
+}
+
+/* ---- functions: signature, attributes, doc comment --------------------- */
+
+typedef struct {
+    bool global, device, host, hot;
+    cursor_list parms;
+} function_parts;
+
+static enum CXChildVisitResult collect_parts(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    function_parts *p = data;
+    switch (clang_getCursorKind(c)) {
+    case CXCursor_CUDAGlobalAttr: p->global = true; break;
+    case CXCursor_CUDADeviceAttr: p->device = true; break;
+    case CXCursor_CUDAHostAttr: p->host = true; break;
+    case CXCursor_AnnotateAttr: {
+        char *s = cx_take(clang_getCursorSpelling(c));
+        if (strcmp(s, "gpulint:hot") == 0)
+            p->hot = true;
+        free(s);
+        break;
+    }
+    case CXCursor_ParmDecl: *FACT_PUSH(p->parms.items, p->parms.n) = c; break;
+    default: break;
+    }
+    return CXChildVisit_Continue;
+}
+
+static void fill_params(fact_function *f, CXCursor c, const function_parts *parts)
+{
+    CXType type = clang_getCursorType(c);
+    int n = clang_getNumArgTypes(type);
+    if (n >= 0 && !f->is_template) {
+        for (int i = 0; i < n; i++)
+            strs_push(&f->params, type_spelling(clang_getArgType(type, (unsigned)i)));
+        return;
+    }
+    /* Templates (and K&R declarations) have no prototype type to ask:
+     * the ParmDecl children carry the (possibly dependent) types. */
+    f->no_prototype = !f->is_template && parts->parms.n == 0;
+    for (size_t i = 0; i < parts->parms.n; i++)
+        strs_push(&f->params, type_spelling(clang_getUnqualifiedType(
+                                  clang_getCursorType(parts->parms.items[i]))));
+}
+
+/* Find `@param name` / `\param name` in the comment's text, for the line. */
+static bool find_param_command(const walk_ctx *ctx, CXSourceRange range,
+                               const char *name, fact_loc *loc)
+{
+    unsigned start, end;
+    CXFile file;
+    clang_getExpansionLocation(clang_getRangeStart(range), &file, NULL, NULL, &start);
+    clang_getExpansionLocation(clang_getRangeEnd(range), NULL, NULL, NULL, &end);
+    const source_file *src = ctx->src;
+    if (!file || !clang_File_isEqual(file, ctx->main_file) || end > src->len)
+        return false;
+    size_t n = strlen(name);
+    for (unsigned i = start; i + 6 < end; i++) {
+        if ((src->text[i] != '@' && src->text[i] != '\\') ||
+            strncmp(src->text + i + 1, "param", 5) != 0)
+            continue;
+        unsigned p = i + 6;
+        if (p < end && src->text[p] == '[')   /* @param[in] */
+            while (p < end && src->text[p] != ']')
+                p++;
+        if (p < end && src->text[p] == ']')
+            p++;
+        while (p < end && isspace((unsigned char)src->text[p]))
+            p++;
+        if (p + n <= end && memcmp(src->text + p, name, n) == 0 &&
+            !(isalnum((unsigned char)src->text[p + n]) || src->text[p + n] == '_')) {
+            source_line_col(src, i, &loc->line, &loc->col);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void check_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_loc fn_loc)
+{
+    CXComment comment = clang_Cursor_getParsedComment(c);
+    if (clang_Comment_getKind(comment) == CXComment_Null)
+        return;
+    CXSourceRange range = clang_Cursor_getCommentRange(c);
+    CXFile file;
+    clang_getExpansionLocation(clang_getRangeStart(range), &file, NULL, NULL, NULL);
+    /* A comment on a prototype in a header: that header's own extraction
+     * reports it (once), not every file that includes it. */
+    if (!file || !clang_File_isEqual(file, ctx->main_file))
+        return;
+    unsigned n = clang_Comment_getNumChildren(comment);
+    for (unsigned i = 0; i < n; i++) {
+        CXComment child = clang_Comment_getChild(comment, i);
+        if (clang_Comment_getKind(child) != CXComment_ParamCommand ||
+            clang_ParamCommandComment_isParamIndexValid(child))
+            continue;
+        char *param = cx_take(clang_ParamCommandComment_getParamName(child));
+        fact_loc loc = fn_loc;
+        find_param_command(ctx, range, param, &loc);
+        bool seen = false;
+        for (size_t j = 0; j < ctx->facts->n_doc_params && !seen; j++) {
+            fact_doc_param *d = &ctx->facts->doc_params[j];
+            seen = d->loc.line == loc.line && d->loc.col == loc.col &&
+                   !strcmp(d->param_name, param);
+        }
+        if (seen || !*param) {
+            free(param);
+            continue;
+        }
+        fact_doc_param *d = FACT_PUSH(ctx->facts->doc_params, ctx->facts->n_doc_params);
+        d->function_name = xstrdup(fname);
+        d->param_name = param;
+        d->loc = loc;
+    }
+}
+
+static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
+{
+    function_parts parts = { 0 };
+    clang_visitChildren(c, collect_parts, &parts);
+    fact_function *f = FACT_PUSH(ctx->facts->functions, ctx->facts->n_functions);
+    memset(f, 0, sizeof *f);
+    f->name = cx_take(clang_getCursorSpelling(c));
+    f->usr = cx_take(clang_getCursorUSR(c));
+    f->loc = loc;
+    f->exec = parts.global                ? EXEC_KERNEL
+              : parts.device && parts.host ? EXEC_HOST_DEVICE
+              : parts.device               ? EXEC_DEVICE
+                                           : EXEC_HOST;
+    f->is_definition = clang_isCursorDefinition(c) != 0;
+    enum CXLinkageKind linkage = clang_getCursorLinkage(c);
+    f->is_static = linkage == CXLinkage_Internal || linkage == CXLinkage_UniqueExternal;
+    f->is_template = clang_getCursorKind(c) == CXCursor_FunctionTemplate;
+    f->is_hot_annotated = parts.hot;
+    if (!f->is_template) {
+        /* C linkage: the symbol is the bare name (extern "C", or C itself). */
+        char *mangled = cx_take(clang_Cursor_getMangling(c));
+        f->is_c_linkage = !f->is_static && strcmp(mangled, f->name) == 0;
+        free(mangled);
+    }
+    f->result = type_spelling(clang_getCursorResultType(c));
+    fill_params(f, c, &parts);
+    free(parts.parms.items);
+    note_hidden_name(ctx, c, f->name, loc);
+    check_doc_params(ctx, c, f->name, loc);
+    return f;
+}
+
+/* ---- function bodies ---------------------------------------------------- */
+
+typedef struct {
+    walk_ctx *w;
+    CXCursor function;
+    const char *function_usr;
+    unsigned loop_depth;
+    bool float_loop_seen;
+} body_ctx;
+
+static bool is_floating(CXType t)
+{
+    switch (clang_getCanonicalType(t).kind) {
+    case CXType_Float: case CXType_Double: case CXType_LongDouble:
+    case CXType_Half: case CXType_Float16: case CXType_BFloat16:
+    case CXType_Float128: case CXType_Ibm128:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool is_float_arithmetic(CXCursor c)
+{
+    switch (clang_getCursorKind(c)) {
+    case CXCursor_BinaryOperator:
+    case CXCursor_CompoundAssignOperator:
+        switch (clang_getCursorBinaryOperatorKind(c)) {
+        case CXBinaryOperator_Mul: case CXBinaryOperator_Div:
+        case CXBinaryOperator_Add: case CXBinaryOperator_Sub:
+        case CXBinaryOperator_MulAssign: case CXBinaryOperator_DivAssign:
+        case CXBinaryOperator_AddAssign: case CXBinaryOperator_SubAssign:
+            return is_floating(clang_getCursorType(c));
+        default:
+            return false;
+        }
+    case CXCursor_UnaryOperator:
+        switch (clang_getCursorUnaryOperatorKind(c)) {
+        case CXUnaryOperator_PostInc: case CXUnaryOperator_PostDec:
+        case CXUnaryOperator_PreInc: case CXUnaryOperator_PreDec:
+            return is_floating(clang_getCursorType(c));
+        default:
+            return false;
+        }
+    default:
+        return false;
+    }
+}
+
+static char *referenced_name(CXCursor c)
+{
+    CXCursor r = clang_getCursorReferenced(c);
+    return clang_Cursor_isNull(r) ? xstrdup("") : cx_take(clang_getCursorSpelling(r));
+}
+
+/* The function a launch names: the first reference to a function inside. */
+static enum CXChildVisitResult find_function_ref(CXCursor c, CXCursor parent,
+                                                 CXClientData data)
+{
+    (void)parent;
+    CXCursor *out = data;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr ||
+        clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
+        CXCursor r = clang_getCursorReferenced(c);
+        if (is_function_kind(clang_getCursorKind(r))) {
+            *out = r;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static void set_launch_kernel(fact_launch *l, CXCursor kernel)
+{
+    CXCursor primary = primary_template(kernel);
+    l->kernel_name = cx_take(clang_getCursorSpelling(primary));
+    l->kernel_usr = cx_take(clang_getCursorUSR(primary));
+}
+
+static void record_chevron_launch(body_ctx *b, CXCursor call, CXCursor kernel, fact_loc loc)
+{
+    fact_launch *l = FACT_PUSH(b->w->facts->launches, b->w->facts->n_launches);
+    memset(l, 0, sizeof *l);
+    l->kind = LAUNCH_CHEVRON;
+    l->loc = loc;
+    l->args_known = true;
+    set_launch_kernel(l, kernel);
+    int n = clang_Cursor_getNumArguments(call);
+    for (int i = 0; i < n; i++) {
+        CXCursor arg = strip_implicit(clang_Cursor_getArgument(call, (unsigned)i));
+        strs_push(&l->arg_types, type_spelling(clang_getCursorType(arg)));
+    }
+    CXType ktype = clang_getCursorType(kernel);
+    int np = clang_getNumArgTypes(ktype);
+    for (int i = 0; i < np; i++)
+        strs_push(&l->callee_params, type_spelling(clang_getArgType(ktype, (unsigned)i)));
+}
+
+/* The initialiser list of the variable an expression names, if any. */
+static CXCursor init_list_of(CXCursor expr)
+{
+    CXCursor e = strip_casts(expr);
+    if (clang_getCursorKind(e) != CXCursor_DeclRefExpr)
+        return clang_getNullCursor();
+    CXCursor var = clang_getCursorReferenced(e);
+    if (clang_getCursorKind(var) != CXCursor_VarDecl)
+        return clang_getNullCursor();
+    CXCursor init = last_expression_child(var);
+    return clang_getCursorKind(init) == CXCursor_InitListExpr ? init
+                                                             : clang_getNullCursor();
+}
+
+static void record_api_launch(body_ctx *b, CXCursor call, bool cooperative, fact_loc loc)
+{
+    if (clang_Cursor_getNumArguments(call) < 4)
+        return;
+    CXCursor kernel = clang_getNullCursor();
+    clang_visitChildren(clang_Cursor_getArgument(call, 0), find_function_ref, &kernel);
+    CXCursor fn_arg = strip_casts(clang_Cursor_getArgument(call, 0));
+    if (clang_Cursor_isNull(kernel) && clang_getCursorKind(fn_arg) == CXCursor_DeclRefExpr)
+        kernel = clang_getCursorReferenced(fn_arg);
+    if (clang_Cursor_isNull(kernel) || !is_function_kind(clang_getCursorKind(kernel)))
+        return;   /* a function pointer variable: nothing to compare */
+    fact_launch *l = FACT_PUSH(b->w->facts->launches, b->w->facts->n_launches);
+    memset(l, 0, sizeof *l);
+    l->kind = cooperative ? LAUNCH_API_COOPERATIVE : LAUNCH_API;
+    l->loc = loc;
+    set_launch_kernel(l, kernel);
+    CXCursor init = init_list_of(clang_Cursor_getArgument(call, 3));
+    if (clang_Cursor_isNull(init))
+        return;
+    cursor_list entries = children_of(init);
+    l->args_known = true;
+    for (size_t i = 0; i < entries.n && l->args_known; i++) {
+        CXCursor e = strip_casts(entries.items[i]);
+        if (clang_getCursorKind(e) != CXCursor_UnaryOperator ||
+            clang_getCursorUnaryOperatorKind(e) != CXUnaryOperator_AddrOf) {
+            l->args_known = false;
+            break;
+        }
+        CXCursor operand = last_expression_child(e);
+        strs_push(&l->arg_types, type_spelling(clang_getCursorType(operand)));
+    }
+    free(entries.items);
+}
+
+/* ---- copy kinds ---------------------------------------------------------- */
+
+typedef struct {
+    CXCursor var;          /* the cudaMemcpy3DParms variable */
+    unsigned before;       /* only assignments before the copy call */
+    CXCursor value;        /* the last `var.kind = value` found */
+} kind_assignment_search;
+
+static bool refers_to(CXCursor expr, CXCursor var)
+{
+    CXCursor e = strip_casts(expr);
+    return clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
+           clang_equalCursors(clang_getCursorReferenced(e), var);
+}
+
+static unsigned cursor_offset(CXCursor c)
+{
+    unsigned off;
+    clang_getExpansionLocation(clang_getCursorLocation(c), NULL, NULL, NULL, &off);
+    return off;
+}
+
+static enum CXChildVisitResult find_kind_assignment(CXCursor c, CXCursor parent,
+                                                    CXClientData data)
+{
+    (void)parent;
+    kind_assignment_search *s = data;
+    if (clang_getCursorKind(c) != CXCursor_BinaryOperator ||
+        clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Assign ||
+        cursor_offset(c) >= s->before)
+        return CXChildVisit_Recurse;
+    cursor_list sides = children_of(c);
+    if (sides.n == 2 && clang_getCursorKind(sides.items[0]) == CXCursor_MemberRefExpr) {
+        char *member = cx_take(clang_getCursorSpelling(sides.items[0]));
+        CXCursor base = last_expression_child(sides.items[0]);
+        if (strcmp(member, "kind") == 0 && !clang_Cursor_isNull(base) &&
+            refers_to(base, s->var))
+            s->value = sides.items[1];
+        free(member);
+    }
+    free(sides.items);
+    return CXChildVisit_Continue;
+}
+
+static bool evaluate_int(CXCursor c, long *value)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    if (!r)
+        return false;
+    bool ok = clang_EvalResult_getKind(r) == CXEval_Int;
+    if (ok)
+        *value = (long)clang_EvalResult_getAsLongLong(r);
+    clang_EvalResult_dispose(r);
+    return ok;
+}
+
+/* A kind expression's value through constants, casts, enumerators and const
+ * variables. A non-const variable is not resolved: its value at the call is
+ * not proven by its initialiser. */
+static bool resolve_kind(CXCursor expr, long *value)
+{
+    if (evaluate_int(expr, value))
+        return true;
+    CXCursor e = strip_casts(expr);
+    if (clang_getCursorKind(e) != CXCursor_DeclRefExpr)
+        return false;
+    CXCursor target = clang_getCursorReferenced(e);
+    switch (clang_getCursorKind(target)) {
+    case CXCursor_EnumConstantDecl:
+        *value = (long)clang_getEnumConstantDeclValue(target);
+        return true;
+    case CXCursor_VarDecl:
+        return clang_isConstQualifiedType(clang_getCursorType(target)) &&
+               evaluate_int(target, value);
+    default:
+        return false;
+    }
+}
+
+/* cudaMemcpy3D*(&p): the kind is p.kind, set by an assignment before the call
+ * in the same function ("where visible"). */
+static bool resolve_params_kind(body_ctx *b, CXCursor call, CXCursor params_arg, long *value)
+{
+    CXCursor e = strip_casts(params_arg);
+    if (clang_getCursorKind(e) != CXCursor_UnaryOperator ||
+        clang_getCursorUnaryOperatorKind(e) != CXUnaryOperator_AddrOf)
+        return false;
+    CXCursor operand = strip_casts(last_expression_child(e));
+    if (clang_getCursorKind(operand) != CXCursor_DeclRefExpr)
+        return false;
+    kind_assignment_search s = {
+        .var = clang_getCursorReferenced(operand),
+        .before = cursor_offset(call),
+        .value = clang_getNullCursor(),
+    };
+    clang_visitChildren(b->function, find_kind_assignment, &s);
+    return !clang_Cursor_isNull(s.value) && resolve_kind(s.value, value);
+}
+
+static void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char *name,
+                        fact_loc loc)
+{
+    bool always = name_starts(name, "cudaMemcpyToSymbol") || name_starts(name, "cuMemcpyHtoD");
+    bool by_kind = strcmp(name, "cudaMemcpy") == 0 || strcmp(name, "cudaMemcpyAsync") == 0 ||
+                   ((name_starts(name, "cudaMemcpy2D") || name_starts(name, "cudaMemcpy3D")) &&
+                    !strstr(name, "Peer"));
+    if (!always && !by_kind)
+        return;
+    fact_copy *copy = FACT_PUSH(b->w->facts->copies, b->w->facts->n_copies);
+    copy->callee = xstrdup(name);
+    copy->loc = loc;
+    copy->kind_value = -1;
+    if (always) {
+        copy->kind = COPY_ALWAYS_UPLOAD;
+        return;
+    }
+    copy->kind = COPY_KIND_UNRESOLVED;
+    CXType ftype = clang_getCursorType(callee);
+    int np = clang_getNumArgTypes(ftype), na = clang_Cursor_getNumArguments(call);
+    for (int i = 0; i < np && i < na; i++) {
+        char *t = type_spelling(clang_getArgType(ftype, (unsigned)i));
+        bool is_kind = strcmp(t, "cudaMemcpyKind") == 0;
+        bool is_params = strstr(t, "cudaMemcpy3D") && strstr(t, "Parms");
+        free(t);
+        long v;
+        CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
+        if ((is_kind && resolve_kind(arg, &v)) ||
+            (is_params && resolve_params_kind(b, call, arg, &v))) {
+            copy->kind = COPY_KIND_RESOLVED;
+            copy->kind_value = v;
+        }
+        if (is_kind || is_params)
+            return;
+    }
+}
+
+/* ---- dropped statuses ---------------------------------------------------- */
+
+/* Whether the call is a statement of its own (its value unused). */
+static bool is_statement(CXCursor call, CXCursor parent)
+{
+    switch (clang_getCursorKind(parent)) {
+    case CXCursor_CompoundStmt:
+    case CXCursor_CaseStmt:
+    case CXCursor_DefaultStmt:
+    case CXCursor_LabelStmt:
+        return true;
+    case CXCursor_IfStmt:
+    case CXCursor_WhileStmt:
+    case CXCursor_ForStmt:
+    case CXCursor_DoStmt:
+        break;
+    default:
+        return false;
+    }
+    /* A brace-less body: the condition comes first in an if, and a while's
+     * or for's body is its last child; a do's body is its first. */
+    cursor_list kids = children_of(parent);
+    size_t index = kids.n;
+    size_t first_expr = kids.n;
+    for (size_t i = 0; i < kids.n; i++) {
+        if (first_expr == kids.n && clang_isExpression(clang_getCursorKind(kids.items[i])))
+            first_expr = i;
+        if (clang_equalCursors(kids.items[i], call))
+            index = i;
+    }
+    bool body;
+    switch (clang_getCursorKind(parent)) {
+    case CXCursor_IfStmt: body = index < kids.n && index != first_expr; break;
+    case CXCursor_DoStmt: body = index == 0; break;
+    default: body = index + 1 == kids.n; break;
+    }
+    free(kids.items);
+    return body;
+}
+
+static bool returns_cuda_status(CXCursor callee)
+{
+    char *t = type_spelling(clang_getCursorResultType(callee));
+    bool status = strcmp(t, "cudaError") == 0 || strcmp(t, "cudaError_enum") == 0 ||
+                  strcmp(t, "cublasStatus_t") == 0;
+    free(t);
+    return status;
+}
+
+static void check_dropped_status(body_ctx *b, CXCursor call, CXCursor parent,
+                                 CXCursor callee, const char *name, fact_loc loc)
+{
+    if (!name_starts(name, "cu") || !in_system_header(callee) ||
+        !returns_cuda_status(callee) || !is_statement(call, parent))
+        return;
+    fact_unchecked *u = FACT_PUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
+    u->callee = xstrdup(name);
+    u->loc = loc;
+}
+
+/* ---- the body visitor ---------------------------------------------------- */
+
+static bool is_launch_configuration(CXCursor c)
+{
+    if (clang_getCursorKind(c) != CXCursor_CallExpr)
+        return false;
+    char *name = referenced_name(c);
+    bool is = strcmp(name, "__cudaPushCallConfiguration") == 0 ||
+              strcmp(name, "cudaConfigureCall") == 0;
+    free(name);
+    return is;
+}
+
+static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc)
+{
+    CXCursor callee = clang_getCursorReferenced(call);
+    if (clang_Cursor_isNull(callee) || !is_function_kind(clang_getCursorKind(callee)))
+        return;
+    cursor_list kids = children_of(call);
+    bool chevron = kids.n >= 2 && is_launch_configuration(kids.items[1]);
+    free(kids.items);
+    if (chevron) {
+        record_chevron_launch(b, call, callee, loc);
+        return;
+    }
+    char *name = cx_take(clang_getCursorSpelling(callee));
+    if (strcmp(name, "cudaLaunchKernel") == 0)
+        record_api_launch(b, call, false, loc);
+    else if (strcmp(name, "cudaLaunchCooperativeKernel") == 0)
+        record_api_launch(b, call, true, loc);
+    record_copy(b, call, callee, name, loc);
+    check_dropped_status(b, call, parent, callee, name, loc);
+    if (!in_system_header(callee)) {
+        fact_call *e = FACT_PUSH(b->w->facts->calls, b->w->facts->n_calls);
+        e->caller_usr = xstrdup(b->function_usr);
+        e->callee_usr = cx_take(clang_getCursorUSR(primary_template(callee)));
+        e->callee_name = name;
+        e->loc = loc;
+    } else {
+        free(name);
+    }
+}
+
+static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    body_ctx *b = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    fact_loc loc;
+    if (!cursor_in_main_file(b->w, c, &loc))
+        return CXChildVisit_Continue;
+    if (is_loop_kind(kind)) {
+        b->loop_depth++;
+        clang_visitChildren(c, visit_body, b);
+        b->loop_depth--;
+        return CXChildVisit_Continue;
+    }
+    if (b->loop_depth > 0 && !b->float_loop_seen && is_float_arithmetic(c)) {
+        b->float_loop_seen = true;
+        fact_float_loop *f = FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
+        f->function_usr = xstrdup(b->function_usr);
+        f->loc = loc;
+    }
+    if (kind == CXCursor_CallExpr)
+        visit_call(b, c, parent, loc);
+    if (kind == CXCursor_DeclRefExpr || kind == CXCursor_MemberRefExpr) {
+        CXCursor r = clang_getCursorReferenced(c);
+        /* CUDA's own API names (cublasCreate -> cublasCreate_v2) are
+         * substituted by its headers' macros: never the banned names. */
+        if (is_function_kind(clang_getCursorKind(r)) && !in_system_header(r)) {
+            char *name = cx_take(clang_getCursorSpelling(r));
+            note_hidden_name(b->w, c, name, loc);
+            free(name);
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* ---- declarations -------------------------------------------------------- */
+
+static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    walk_ctx *ctx = data;
+    fact_loc loc;
+    if (!cursor_in_main_file(ctx, c, &loc))
+        return CXChildVisit_Continue;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    /* Instantiations of a template (tk<float> from a launch) repeat the
+     * template's location: the template itself stands for them. */
+    if (is_function_kind(kind) && kind != CXCursor_FunctionTemplate &&
+        !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c)))
+        return CXChildVisit_Continue;
+    if (is_function_kind(kind)) {
+        fact_function *f = record_function(ctx, c, loc);
+        if (f->is_definition) {
+            char *usr = xstrdup(f->usr);   /* f may move as facts grow */
+            body_ctx b = { .w = ctx, .function = c, .function_usr = usr };
+            clang_visitChildren(c, visit_body, &b);
+            free(usr);
+        }
+        return CXChildVisit_Continue;
+    }
+    switch (kind) {
+    case CXCursor_Namespace:
+    case CXCursor_LinkageSpec:
+    case CXCursor_StructDecl:
+    case CXCursor_ClassDecl:
+    case CXCursor_UnionDecl:
+    case CXCursor_ClassTemplate:
+    case CXCursor_ClassTemplatePartialSpecialization:
+    case CXCursor_UnexposedDecl:
+        return CXChildVisit_Recurse;
+    default:
+        return CXChildVisit_Continue;
+    }
+}
+
+void extract_walk(walk_ctx *ctx)
+{
+    clang_visitChildren(clang_getTranslationUnitCursor(ctx->tu), visit_decl, ctx);
+}
