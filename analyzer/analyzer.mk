@@ -1,3 +1,36 @@
 # gpulint build fragment (included by the top-level Makefile).
+# Every .c under analyzer/ and analyzer/rules/ is part of build/gpulint;
+# objects go to $(BUILD)/obj/<source path>.o with their -MMD dependency files.
+
+ANALYZER_SRCS := $(wildcard analyzer/*.c analyzer/rules/*.c)
+ANALYZER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ANALYZER_SRCS))
+# Everything but main(): what the unit tests link against.
+ANALYZER_LIB_OBJS := $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJS))
+
+LIBCLANG_CFLAGS := -I$(LLVM_DIR)/include
+LIBCLANG_LIBS := -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
+# -lcrypto: OpenSSL's SHA-256 for the content hash (docs/dependencies.md).
+ANALYZER_LIBS := $(LIBCLANG_LIBS) -lpcre2-8 -ljansson -lyaml -lcrypto -lpthread
+
 .PHONY: analyzer
-analyzer:
+analyzer: $(BUILD)/gpulint
+
+$(BUILD)/gpulint: $(ANALYZER_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(ANALYZER_LIBS)
+
+$(BUILD)/obj/analyzer/%.o: analyzer/%.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN_C) $(CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) -c $< -o $@
+
+# C unit tests (cmocka): tests/analyzer/unit/<name>.c -> $(BUILD)/tests/analyzer/unit_<name>
+ANALYZER_UNIT_SRCS := $(wildcard tests/analyzer/unit/*.c)
+ANALYZER_UNIT_BINS := $(patsubst tests/analyzer/unit/%.c,$(BUILD)/tests/analyzer/unit_%,$(ANALYZER_UNIT_SRCS))
+TEST_BINS += $(ANALYZER_UNIT_BINS)
+ANALYZER_SUITES += $(ANALYZER_UNIT_BINS)
+
+$(BUILD)/tests/analyzer/unit_%: tests/analyzer/unit/%.c $(ANALYZER_LIB_OBJS)
+	@mkdir -p $(@D) $(BUILD)/obj/tests
+	$(CC) $(WARN_C) $(CFLAGS) $(DEPFLAGS) -MF $(BUILD)/obj/tests/unit_$*.d -Ianalyzer \
+	    $(LIBCLANG_CFLAGS) -o $@ $< $(ANALYZER_LIB_OBJS) $(ANALYZER_LIBS) -lcmocka
+
+-include $(ANALYZER_OBJS:.o=.d) $(patsubst tests/analyzer/unit/%.c,$(BUILD)/obj/tests/unit_%.d,$(ANALYZER_UNIT_SRCS))

@@ -1,29 +1,28 @@
-/* .gpulint.yaml, parsed (config.c, libyaml). Schema:
- *
- *   rules:                     # per rule id (also "pattern:<id>")
- *     no-cpu-compute:
- *       enabled: true
- *       severity: error        # error | warning
- *       include: ["layer/**"]  # path globs; empty = everything
- *       exclude: ["tests/**"]
- *   hot: ["tlob_*_forward"]    # function-name globs that are hot, besides the annotation
- *   banned-names: ["upload_f32_via_pinned", "clone_to_device_*_via_pinned"]
- *   patterns:
- *     - id: no-printf          # rule id becomes "pattern:no-printf"
- *       regex: 'printf\s*\('   # PCRE2
- *       message: "use the logger"
- *       severity: warning
- *       include: [...]
- *       exclude: [...]
- *       match-comments: false  # default false: comments masked
- *       match-strings: false   # default false: string literals masked
- *   include-dirs: ["layer"]    # -I for every file (relative to the repo root)
- *   defines: ["TLOB_X=1"]      # -D for every file
- *   exclude: ["tests/analyzer/fixtures/**"]   # paths not analysed at all
- *
- * Unknown keys and bad values are errors with the config file's line and
- * column (exit 2). Globs: '*' within a path segment, '**' across segments.
- */
+// .gpulint.yaml, parsed (config.c, libyaml). Schema:
+//
+//   rules:                     # per rule id (also "pattern:<id>")
+//     no-cpu-compute:
+//       enabled: true
+//       severity: error        # error | warning
+//       include: ["layer/**"]  # path globs; empty = everything
+//       exclude: ["tests/**"]
+//   hot: ["tlob_*_forward"]    # function-name globs that are hot, besides the annotation
+//   banned-names: ["upload_f32_via_pinned", "clone_to_device_*_via_pinned"]
+//   patterns:
+//     - id: no-printf          # rule id becomes "pattern:no-printf"
+//       regex: 'printf\s*\('   # PCRE2
+//       message: "use the logger"
+//       severity: warning
+//       include: [...]
+//       exclude: [...]
+//       match-comments: false  # default false: comments masked
+//       match-strings: false   # default false: string literals masked
+//   include-dirs: ["layer"]    # -I for every file (relative to the config file)
+//   defines: ["TLOB_X=1"]      # -D for every file
+//   exclude: ["tests/analyzer/fixtures/**"]   # paths not analysed at all
+//
+// Unknown keys and bad values are errors with the config file's line and
+// column (exit 2). Globs: '*' within a path segment, '**' across segments.
 #ifndef GPULINT_CONFIG_H
 #define GPULINT_CONFIG_H
 
@@ -69,5 +68,35 @@ bool config_rule_applies(const gl_config *cfg, const char *rule, const char *pat
 
 /* Glob match of a whole string ('*' no '/', '**' any, '?' one char). */
 bool glob_match(const char *pattern, const char *s);
+
+/* --- Loading (config.c) --- */
+
+/* The defaults: every rule enabled at its registry severity, the banned names
+ * of DESIGN.md, nothing excluded. */
+void config_init_defaults(gl_config *cfg);
+
+/* Load a .gpulint.yaml over the defaults. `shown_path` is how the file is
+ * named in errors. Relative paths in it (include-dirs) are relative to the
+ * file's directory. Returns 0, or -1 with *error = "FILE:LINE:COL: error:
+ * ..." (malloc'd; exit 2). */
+int config_load(gl_config *cfg, const char *path, const char *shown_path, char **error);
+
+void config_free(gl_config *cfg);
+
+/* The `rules:` entry for a rule id, or NULL. */
+const rule_config *config_find_rule(const gl_config *cfg, const char *id);
+
+/* The pattern rule with this id (with or without "pattern:"), or NULL. */
+const pattern_rule *config_find_pattern(const gl_config *cfg, const char *id);
+
+/* A rule's severity: `rules:` entry, else the pattern's own, else `fallback`
+ * (the registry default). */
+severity config_severity(const gl_config *cfg, const char *rule, severity fallback);
+
+/* Whether `id` names a rule of this run: a registry row, or "pattern:<id>" of
+ * a pattern the config defines. */
+bool config_knows_rule(const gl_config *cfg, const char *id);
+
+void str_list_push(str_list *list, const char *s);
 
 #endif

@@ -26,4 +26,31 @@ void diag_vreport(diag_sink *sink, const char *rule, const char *file,
  *                        an unknown rule (warning; it suppresses nothing)
  *   unused-suppression   a suppression that suppressed nothing (warning) */
 
+/* What the sink collected, for the driver's later stages and the reporters. */
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    char *rule, *file, *message;
+    unsigned line, col;
+    severity sev;             /* set by the driver from the config / registry */
+    bool suppressed;          /* kept (SARIF reports them), not printed as findings */
+    char *suppress_reason;    /* the suppression's `-- reason` when suppressed */
+} diag_finding;
+
+diag_sink *diag_sink_new(void);
+void diag_sink_free(diag_sink *sink);
+
+/* The findings so far; the array stays owned by the sink and is valid until the
+ * next diag_report or diag_sink_free. Not thread-safe: call after the workers. */
+diag_finding *diag_findings(diag_sink *sink, size_t *count);
+
+/* Drop the findings for which keep() is false (config filtering). */
+void diag_filter(diag_sink *sink, bool (*keep)(const diag_finding *f, void *ctx), void *ctx);
+
+/* Sort by file, line, column, rule, message and drop exact duplicates (a
+ * header parsed with several translation units reports the same finding
+ * more than once): the output is the same whatever the -j. */
+void diag_sort_unique(diag_sink *sink);
+
 #endif

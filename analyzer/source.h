@@ -40,4 +40,26 @@ long snapshot_find(const snapshot *snap, const char *path);
 /* 1-based line and column of byte offset `off` in `f`. */
 void source_line_col(const source_file *f, size_t off, unsigned *line, unsigned *col);
 
+/* --- Building a snapshot (driver side: inputs.c, source.c, header_lang.c) --- */
+
+/* Whether a path's extension is one gpulint analyses: .c .h (C, or CUDA for
+ * headers a CUDA file includes), .cu .cuh (CUDA). */
+bool source_is_analysable(const char *path);
+
+/* Fill f from its content (takes ownership of path, abs_path and text, which
+ * must have a NUL at text[len]): masked text, hash, is_header and the language
+ * from the extension (headers start as C; header_lang.c decides later). */
+void source_file_init(source_file *f, char *path, char *abs_path, char *text, size_t len);
+
+/* Append a file (moved: *f's pointers now belong to the snapshot). */
+void snapshot_add(snapshot *snap, source_file *f);
+
+/* Sort by path and keep one entry per path (a file given twice). */
+void snapshot_sort(snapshot *snap);
+
+void snapshot_free(snapshot *snap);
+
+/* Remove file `index` (freed), keeping the order. */
+void snapshot_remove(snapshot *snap, size_t index);
+
 #endif

@@ -1,0 +1,13 @@
+/* The language of headers: a .h is CUDA when a CUDA file of the snapshot
+ * includes it, directly or through other headers; C otherwise. Found from
+ * the #include lines of the text (no preprocessor: an #include under #if 0
+ * still counts, which errs towards parsing a header as CUDA). */
+#ifndef GPULINT_HEADER_LANG_H
+#define GPULINT_HEADER_LANG_H
+
+#include "config.h"
+#include "source.h"
+
+void header_langs_resolve(snapshot *snap, const gl_config *cfg);
+
+#endif

@@ -1,0 +1,29 @@
+/* Which files a run analyses and what their content is: the working tree
+ * (files git tracks, or the paths given) or the index (--staged). */
+#ifndef GPULINT_INPUTS_H
+#define GPULINT_INPUTS_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "source.h"
+
+/* The repository root (absolute, malloc'd) from `git rev-parse
+ * --show-toplevel`, or NULL outside a git work tree. */
+char *inputs_repo_root(void);
+
+typedef struct {
+    char *const *paths;   /* files and directories given; none: what git tracks */
+    int npaths;
+    bool staged;          /* read the index snapshot instead of the working tree */
+    const char *root;     /* repository root, NULL outside git */
+} input_request;
+
+/* Fill snap (sorted by path) with the analysable files of the request; the
+ * config's top-level exclude applies to discovered files, not to a file
+ * named on the command line. Binary files (with a NUL byte), symlinks and
+ * submodules are skipped. Returns 0, or 2 (a path missing or unreadable, no
+ * repository) or 3 (git failed) with *error set. */
+int inputs_load(snapshot *snap, const input_request *req, const gl_config *cfg, char **error);
+
+#endif

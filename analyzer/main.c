@@ -1,0 +1,288 @@
+/* gpulint: the command line. Parse options, load the config and the
+ * snapshot, run the pipeline, print the report, exit with DESIGN.md's codes. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "diag.h"
+#include "header_lang.h"
+#include "inputs.h"
+#include "pipeline.h"
+#include "report.h"
+#include "rule.h"
+#include "version.h"
+#include "xalloc.h"
+
+enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
+
+typedef enum { FORMAT_TEXT, FORMAT_JSON } output_format;
+typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode;
+
+typedef struct {
+    bool staged;
+    output_format format;
+    const char *config_path;
+    int jobs;
+    color_mode color;
+} options;
+
+static const char USAGE[] =
+    "usage: gpulint [options] [PATH...]\n"
+    "\n"
+    "Analyse C and CUDA files for the repository's GPU rules. PATH: files or\n"
+    "directories (recursive); default: the files git tracks in the repository.\n"
+    "\n"
+    "  --staged              analyse the index: exactly what `git commit` would\n"
+    "                        record, whole files (honours GIT_INDEX_FILE)\n"
+    "  --format FORMAT       text (default) or json\n"
+    "  --config FILE         default: .gpulint.yaml at the repository root, if any\n"
+    "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
+    "  --color WHEN          auto (default), always or never\n"
+    "  --list-rules          list the rules and exit\n"
+    "  --explain RULE        what RULE forbids, why, examples, how to suppress\n"
+    "  --version             print the version and exit\n"
+    "  -h, --help            print this help and exit\n"
+    "\n"
+    "Suppress a finding with a reason, on its line or the line above:\n"
+    "  // gpulint: allow(rule-id) -- reason\n"
+    "or for a whole file: // gpulint: allow-file(rule-id) -- reason\n"
+    "\n"
+    "Exit status: 0 no error-severity finding, 1 error findings, 2 usage or\n"
+    "config error, 3 internal error or a file libclang could not parse.\n"
+    "Documentation: docs/gpulint.md\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("gpulint: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'gpulint --help' for more information.\n", stderr);
+    return EXIT_USAGE;
+}
+
+static int list_rules(void)
+{
+    for (size_t i = 0; i < rule_registry_len; i++) {
+        const rule_def *r = rule_registry[i];
+        bool is_pattern = strcmp(r->id, "pattern") == 0;
+        printf("%-22s %-8s %s\n", is_pattern ? "pattern:<id>" : r->id,
+               r->default_severity == SEV_ERROR ? "error" : "warning", r->summary);
+    }
+    return EXIT_CLEAN;
+}
+
+static int explain_rule(const char *id)
+{
+    const rule_def *r = rule_find(id);
+    if (!r) {
+        fprintf(stderr, "gpulint: unknown rule '%s' (gpulint --list-rules lists them)\n", id);
+        return EXIT_USAGE;
+    }
+    printf("%s (default severity: %s)\n%s\n\n%s", strcmp(r->id, "pattern") == 0 ? "pattern:<id>" : r->id,
+           r->default_severity == SEV_ERROR ? "error" : "warning", r->summary, r->explain);
+    return EXIT_CLEAN;
+}
+
+/* Returns -1 to go on, or the exit code of an option that ends the run. */
+static int parse_options(int argc, char **argv, options *opt)
+{
+    enum { OPT_STAGED = 256, OPT_FORMAT, OPT_CONFIG, OPT_COLOR, OPT_LIST, OPT_EXPLAIN, OPT_VERSION };
+    static const struct option longopts[] = {
+        {"staged", no_argument, NULL, OPT_STAGED},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"jobs", required_argument, NULL, 'j'},
+        {"color", required_argument, NULL, OPT_COLOR},
+        {"list-rules", no_argument, NULL, OPT_LIST},
+        {"explain", required_argument, NULL, OPT_EXPLAIN},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;   /* our own messages, with the exit code 2 */
+    int c;
+    while ((c = getopt_long(argc, argv, ":j:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_STAGED:
+            opt->staged = true;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                opt->format = FORMAT_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                opt->format = FORMAT_JSON;
+            else
+                return usage_error("unknown format '%s' (text or json)", optarg);
+            break;
+        case OPT_CONFIG:
+            opt->config_path = optarg;
+            break;
+        case 'j': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || n < 1 || n > 1024)
+                return usage_error("-j needs a number of jobs from 1 to 1024, not '%s'", optarg);
+            opt->jobs = (int)n;
+            break;
+        }
+        case OPT_COLOR:
+            if (strcmp(optarg, "auto") == 0)
+                opt->color = COLOR_AUTO;
+            else if (strcmp(optarg, "always") == 0)
+                opt->color = COLOR_ALWAYS;
+            else if (strcmp(optarg, "never") == 0)
+                opt->color = COLOR_NEVER;
+            else
+                return usage_error("--color takes auto, always or never, not '%s'", optarg);
+            break;
+        case OPT_LIST:
+            return list_rules();
+        case OPT_EXPLAIN:
+            return explain_rule(optarg);
+        case OPT_VERSION:
+            printf("gpulint %s\n", GPULINT_VERSION);
+            return EXIT_CLEAN;
+        case 'h':
+            fputs(USAGE, stdout);
+            return EXIT_CLEAN;
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    return -1;
+}
+
+/* --config FILE, else .gpulint.yaml at the repository root (the current
+ * directory outside git), if there is one. Returns 0 or EXIT_USAGE. */
+static int load_config(gl_config *cfg, const options *opt, const char *root)
+{
+    config_init_defaults(cfg);
+    char *path, *shown;
+    if (opt->config_path) {
+        path = xstrdup(opt->config_path);
+        shown = xstrdup(opt->config_path);
+    } else {
+        char cwd[PATH_MAX];
+        const char *dir = root ? root : getcwd(cwd, sizeof cwd);
+        if (!dir)
+            return 0;
+        path = xasprintf("%s/.gpulint.yaml", dir);
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            free(path);
+            return 0;
+        }
+        /* Name it the way the user sees it from the repository root. */
+        bool at_root = getcwd(cwd, sizeof cwd) && root && strcmp(cwd, root) == 0;
+        shown = at_root || !root ? xstrdup(".gpulint.yaml") : xstrdup(path);
+    }
+    char *error = NULL;
+    int rc = config_load(cfg, path, shown, &error) == 0 ? 0 : EXIT_USAGE;
+    if (rc)
+        fprintf(stderr, "%s\n", error);
+    free(error);
+    free(path);
+    free(shown);
+    return rc;
+}
+
+static bool use_color(color_mode mode)
+{
+    if (mode != COLOR_AUTO)
+        return mode == COLOR_ALWAYS;
+    const char *term = getenv("TERM");
+    return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
+}
+
+static void print_summary(const diag_finding *fs, size_t n, size_t files)
+{
+    size_t errors = 0, warnings = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!fs[i].suppressed)
+            *(fs[i].sev == SEV_ERROR ? &errors : &warnings) += 1;
+    if (errors || warnings)
+        fprintf(stderr, "gpulint: %zu error%s, %zu warning%s in %zu file%s analysed\n", errors,
+                errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", files,
+                files == 1 ? "" : "s");
+}
+
+int main(int argc, char **argv)
+{
+    /* A dead git must surface as an error from write(), not kill gpulint. */
+    signal(SIGPIPE, SIG_IGN);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    options opt = {.jobs = cpus > 0 ? (int)cpus : 1};
+    int rc = parse_options(argc, argv, &opt);
+    if (rc >= 0)
+        return rc;
+
+    char *root = inputs_repo_root();
+    gl_config cfg;
+    if (load_config(&cfg, &opt, root) != 0) {
+        config_free(&cfg);
+        free(root);
+        return EXIT_USAGE;
+    }
+
+    snapshot snap = {.root = root};
+    input_request req = {
+        .paths = argv + optind,
+        .npaths = argc - optind,
+        .staged = opt.staged,
+        .root = root,
+    };
+    char *error = NULL;
+    rc = inputs_load(&snap, &req, &cfg, &error);
+    if (rc != 0) {
+        fprintf(stderr, "gpulint: error: %s\n", error);
+        free(error);
+        snapshot_free(&snap);
+        config_free(&cfg);
+        free(root);
+        return rc;
+    }
+    header_langs_resolve(&snap, &cfg);
+
+    diag_sink *sink = diag_sink_new();
+    int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs, sink);
+
+    size_t n;
+    const diag_finding *fs = diag_findings(sink, &n);
+    int exit_code = EXIT_CLEAN;
+    for (size_t i = 0; i < n; i++)
+        if (!fs[i].suppressed && fs[i].sev == SEV_ERROR)
+            exit_code = EXIT_FINDINGS;
+    if (pipeline_rc)
+        exit_code = EXIT_INTERNAL;
+
+    report_input in = {
+        .snap = &snap,
+        .cfg = &cfg,
+        .findings = fs,
+        .nfindings = n,
+        .files_analyzed = snap.nfiles,
+        .color = use_color(opt.color),
+        .exit_code = exit_code,
+    };
+    int wrc = opt.format == FORMAT_JSON ? report_json(stdout, &in) : report_text(stdout, &in);
+    if (opt.format == FORMAT_TEXT)
+        print_summary(fs, n, snap.nfiles);
+    if (wrc != 0 || fflush(stdout) != 0) {
+        fputs("gpulint: error: cannot write the report to stdout\n", stderr);
+        exit_code = EXIT_INTERNAL;
+    }
+
+    diag_sink_free(sink);
+    snapshot_free(&snap);
+    config_free(&cfg);
+    free(root);
+    return exit_code;
+}

@@ -1,0 +1,16 @@
+/* The analysis of one snapshot: extraction in parallel, then every rule over
+ * the facts of the whole snapshot, then the config's filtering and severities
+ * and the suppressions. What is left in the sink is what the reporters print. */
+#ifndef GPULINT_PIPELINE_H
+#define GPULINT_PIPELINE_H
+
+#include "config.h"
+#include "diag.h"
+#include "source.h"
+
+/* Analyse snap with `jobs` extraction threads. Files libclang cannot turn into
+ * a translation unit are named on stderr and removed from snap (the rules see
+ * the rest). Returns 0, or 3 when such a file or an internal error occurred. */
+int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink);
+
+#endif

@@ -1,0 +1,31 @@
+/* JSON, DESIGN.md's schema, written with jansson:
+ * {"tool","version","files_analyzed","findings":[{rule,severity,file,line,column,message}]} */
+#include <jansson.h>
+
+#include "json_text.h"
+#include "report.h"
+#include "version.h"
+
+int report_json(FILE *out, const report_input *in)
+{
+    json_t *findings = json_array();
+    for (size_t i = 0; i < in->nfindings; i++) {
+        const diag_finding *d = &in->findings[i];
+        if (d->suppressed)
+            continue;
+        json_array_append_new(findings,
+                              json_pack("{s:o, s:s, s:o, s:I, s:I, s:o}", "rule",
+                                        json_text(d->rule), "severity",
+                                        d->sev == SEV_ERROR ? "error" : "warning", "file",
+                                        json_text(d->file), "line", (json_int_t)d->line,
+                                        "column", (json_int_t)d->col, "message",
+                                        json_text(d->message)));
+    }
+    json_t *root = json_pack("{s:s, s:s, s:I, s:o}", "tool", "gpulint", "version",
+                             GPULINT_VERSION, "files_analyzed", (json_int_t)in->files_analyzed,
+                             "findings", findings);
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+    json_decref(root);
+    fputc('\n', out);
+    return rc == 0 && !ferror(out) ? 0 : -1;
+}

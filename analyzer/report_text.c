@@ -1,0 +1,60 @@
+/* clang-style text: `file:line:col: severity: message [rule]`, the source
+ * line and a caret under the column. */
+#include <string.h>
+
+#include "report.h"
+
+#define BOLD "\033[1m"
+#define RED "\033[1;31m"
+#define MAGENTA "\033[1;35m"
+#define GREEN "\033[1;32m"
+#define RESET "\033[0m"
+
+/* The line-th line (1-based) of f: start and length without the newline. */
+static bool find_line(const source_file *f, unsigned line, const char **start, size_t *len)
+{
+    const char *p = f->text, *end = f->text + f->len;
+    for (unsigned l = 1; l < line; l++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (!p)
+            return false;
+        p++;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *start = p;
+    *len = (size_t)((nl ? nl : end) - p);
+    if (*len && p[*len - 1] == '\r')
+        (*len)--;
+    return true;
+}
+
+static void print_source_and_caret(FILE *out, const report_input *in, const diag_finding *d)
+{
+    long idx = snapshot_find(in->snap, d->file);
+    const char *line;
+    size_t len;
+    if (idx < 0 || d->line == 0 || !find_line(&in->snap->files[idx], d->line, &line, &len))
+        return;
+    fprintf(out, "%.*s\n", (int)len, line);
+    /* Keep the line's tabs so the caret lands under the column in any tab width. */
+    for (size_t i = 0; i + 1 < d->col && i < len; i++)
+        fputc(line[i] == '\t' ? '\t' : ' ', out);
+    fprintf(out, "%s^%s\n", in->color ? GREEN : "", in->color ? RESET : "");
+}
+
+int report_text(FILE *out, const report_input *in)
+{
+    for (size_t i = 0; i < in->nfindings; i++) {
+        const diag_finding *d = &in->findings[i];
+        if (d->suppressed)
+            continue;
+        bool is_error = d->sev == SEV_ERROR;
+        const char *sev_colour = is_error ? RED : MAGENTA;
+        fprintf(out, "%s%s:%u:%u:%s %s%s:%s %s%s%s [%s]\n", in->color ? BOLD : "", d->file,
+                d->line, d->col, in->color ? RESET : "", in->color ? sev_colour : "",
+                is_error ? "error" : "warning", in->color ? RESET : "", in->color ? BOLD : "",
+                d->message, in->color ? RESET : "", d->rule);
+        print_source_and_caret(out, in, d);
+    }
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,4 @@
+#ifndef GPULINT_VERSION_H
+#define GPULINT_VERSION_H
+#define GPULINT_VERSION "0.1.0"
+#endif
