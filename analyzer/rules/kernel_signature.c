@@ -1,10 +1,289 @@
-/* kernel-signature: skeleton row; the check lands with the extraction. */
+/* kernel-signature: partial refactors across files.
+ *
+ *  - a __global__ declaration that matches none of the definitions of its
+ *    name in the snapshot (when there is at least one);
+ *  - a <<<>>> launch or cudaLaunchKernel / cudaLaunchCooperativeKernel whose
+ *    arguments match none of those definitions in count and type;
+ *  - an extern "C" function defined in a CUDA file whose C-linkage
+ *    declaration in another file differs (C linkage hides it from the
+ *    compiler and the linker).
+ * Same-named kernels *defined* in separate programs are not a refactor:
+ * matching any one definition is enough. A static kernel matches within its
+ * file only. Template parameters that depend on the template match anything. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../extract.h"
 #include "../rule.h"
+#include "../xalloc.h"
+
+typedef struct {
+    size_t file;
+    const fact_function *fn;
+} located_function;
+
+typedef struct {
+    located_function *items;
+    size_t n;
+} function_list;
+
+static void push(function_list *l, size_t file, const fact_function *fn)
+{
+    l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+    l->items[l->n].file = file;
+    l->items[l->n].fn = fn;
+    l->n++;
+}
+
+static bool is_dependent(const char *type)
+{
+    return strstr(type, "type-parameter-") != NULL;
+}
+
+/* Remove every const/volatile: a `void *args[]` entry is read through the
+ * parameter's type, so qualifiers do not change what the kernel receives. */
+static char *unqualified(const char *type)
+{
+    char *s = xstrdup(type);
+    static const char *const words[] = { "const", "volatile" };
+    for (size_t w = 0; w < 2; w++) {
+        size_t n = strlen(words[w]);
+        for (char *p = s; (p = strstr(p, words[w])) != NULL;) {
+            bool word = (p == s || p[-1] == ' ' || p[-1] == '*') &&
+                        (p[n] == '\0' || p[n] == ' ' || p[n] == '*');
+            if (!word) {
+                p += n;
+                continue;
+            }
+            size_t skip = n + (p[n] == ' ');
+            memmove(p, p + skip, strlen(p + skip) + 1);
+        }
+    }
+    size_t len = strlen(s);
+    while (len > 0 && s[len - 1] == ' ')
+        s[--len] = '\0';
+    return s;
+}
+
+/* An argument's type as passed by value: references and top-level const
+ * do not change what the kernel parameter receives. */
+static char *by_value(const char *type)
+{
+    char *s = xstrdup(type);
+    size_t len = strlen(s);
+    while (len > 0 && (s[len - 1] == '&' || s[len - 1] == ' '))
+        s[--len] = '\0';
+    if (len > 6 && strcmp(s + len - 6, " const") == 0)
+        s[len - 6] = '\0';
+    if (strncmp(s, "const ", 6) == 0 && !strchr(s, '*'))
+        memmove(s, s + 6, strlen(s + 6) + 1);
+    return s;
+}
+
+static bool same_text(char *a, char *b)
+{
+    bool same = strcmp(a, b) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+static bool same_signature(const fact_function *a, const fact_function *b)
+{
+    if (a->params.n != b->params.n || strcmp(a->result, b->result) != 0)
+        return false;
+    for (size_t i = 0; i < a->params.n; i++)
+        if (strcmp(a->params.items[i], b->params.items[i]) != 0)
+            return false;
+    return true;
+}
+
+static void format_params(char *buf, size_t size, const fact_strs *params)
+{
+    size_t used = (size_t)snprintf(buf, size, "(");
+    for (size_t i = 0; i < params->n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+                                 params->items[i]);
+    if (used < size)
+        snprintf(buf + used, size - used, ")");
+}
+
+/* Definitions of `name` a use in file `file` can refer to. */
+static function_list candidates(const function_list *defs, const char *name, size_t file,
+                                bool kernel)
+{
+    function_list out = { 0 };
+    for (size_t i = 0; i < defs->n; i++) {
+        const fact_function *d = defs->items[i].fn;
+        bool is_kernel = d->exec == EXEC_KERNEL;
+        if (is_kernel == kernel && strcmp(d->name, name) == 0 &&
+            (!d->is_static || defs->items[i].file == file))
+            push(&out, defs->items[i].file, d);
+    }
+    return out;
+}
+
+static bool launch_matches(const fact_launch *l, const fact_function *def)
+{
+    if (l->arg_types.n != def->params.n)
+        return false;
+    for (size_t i = 0; i < def->params.n; i++) {
+        const char *param = def->params.items[i];
+        if (is_dependent(param))
+            continue;
+        if (l->kind == LAUNCH_CHEVRON) {
+            /* The compiler converted the argument to the parameter of the
+             * declaration it saw: fine when that declaration is the
+             * definition's, or when the argument already has that type. */
+            bool checked_against_def = l->callee_params.n == def->params.n &&
+                                       strcmp(l->callee_params.items[i], param) == 0;
+            if (!checked_against_def &&
+                !same_text(by_value(l->arg_types.items[i]), by_value(param)))
+                return false;
+        } else if (!same_text(unqualified(l->arg_types.items[i]), unqualified(param))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static const char *launch_form(fact_launch_kind k)
+{
+    switch (k) {
+    case LAUNCH_CHEVRON: return "<<<>>> launch";
+    case LAUNCH_API: return "cudaLaunchKernel";
+    default: return "cudaLaunchCooperativeKernel";
+    }
+}
+
+static void check_declarations(const analysis *a, const function_list *defs,
+                               diag_sink *sink)
+{
+    char have[1024], want[1024];
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
+        const file_facts *facts = a->facts[fi];
+        for (size_t k = 0; k < facts->n_functions; k++) {
+            const fact_function *decl = &facts->functions[k];
+            bool kernel = decl->exec == EXEC_KERNEL;
+            if (decl->is_definition || decl->no_prototype || (!kernel && !decl->is_c_linkage))
+                continue;
+            function_list c = candidates(defs, decl->name, fi, kernel);
+            bool matched = false;
+            const located_function *shown = NULL;
+            for (size_t i = 0; i < c.n && !matched; i++) {
+                const located_function *d = &c.items[i];
+                /* extern "C": only definitions in CUDA files, declared elsewhere. */
+                if (!kernel && (d->file == fi || !d->fn->is_c_linkage ||
+                                a->snap->files[d->file].lang != LANG_CUDA ||
+                                a->snap->files[d->file].is_header))
+                    continue;
+                if (d->fn->is_template != decl->is_template)
+                    continue;
+                shown = d;
+                matched = same_signature(decl, d->fn);
+            }
+            if (shown && !matched) {
+                format_params(have, sizeof have, &decl->params);
+                format_params(want, sizeof want, &shown->fn->params);
+                if (kernel)
+                    diag_report(sink, "kernel-signature", a->snap->files[fi].path,
+                                decl->loc.line, decl->loc.col,
+                                "declaration of kernel '%s%s' does not match its "
+                                "definition '%s %s%s' at %s:%u",
+                                decl->name, have, shown->fn->result, decl->name, want,
+                                a->snap->files[shown->file].path, shown->fn->loc.line);
+                else
+                    diag_report(sink, "kernel-signature", a->snap->files[fi].path,
+                                decl->loc.line, decl->loc.col,
+                                "declaration '%s %s%s' differs from the extern \"C\" "
+                                "definition '%s %s%s' at %s:%u (C linkage hides this "
+                                "from the compiler and the linker)",
+                                decl->result, decl->name, have, shown->fn->result,
+                                decl->name, want, a->snap->files[shown->file].path,
+                                shown->fn->loc.line);
+            }
+            free(c.items);
+        }
+    }
+}
+
+static void check_launches(const analysis *a, const function_list *defs, diag_sink *sink)
+{
+    char have[1024], want[1024];
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
+        const file_facts *facts = a->facts[fi];
+        for (size_t k = 0; k < facts->n_launches; k++) {
+            const fact_launch *l = &facts->launches[k];
+            if (!l->args_known)
+                continue;
+            function_list c = candidates(defs, l->kernel_name, fi, true);
+            bool matched = false;
+            for (size_t i = 0; i < c.n && !matched; i++)
+                matched = launch_matches(l, c.items[i].fn);
+            if (c.n > 0 && !matched) {
+                const located_function *d = &c.items[0];
+                format_params(have, sizeof have, &l->arg_types);
+                format_params(want, sizeof want, &d->fn->params);
+                diag_report(sink, "kernel-signature", a->snap->files[fi].path, l->loc.line,
+                            l->loc.col,
+                            "%s of '%s' passes %zu argument%s %s but its definition at "
+                            "%s:%u takes %zu %s",
+                            launch_form(l->kind), l->kernel_name, l->arg_types.n,
+                            l->arg_types.n == 1 ? "" : "s", have,
+                            a->snap->files[d->file].path, d->fn->loc.line,
+                            d->fn->params.n, want);
+            }
+            free(c.items);
+        }
+    }
+}
+
+static void check(const analysis *a, diag_sink *sink)
+{
+    function_list defs = { 0 };
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
+        const file_facts *facts = a->facts[fi];
+        for (size_t k = 0; k < facts->n_functions; k++) {
+            const fact_function *f = &facts->functions[k];
+            if (f->is_definition && (f->exec == EXEC_KERNEL || f->is_c_linkage))
+                push(&defs, fi, f);
+        }
+    }
+    check_declarations(a, &defs, sink);
+    check_launches(a, &defs, sink);
+    free(defs.items);
+}
 
 const rule_def rule_kernel_signature = {
     .id = "kernel-signature",
     .default_severity = SEV_ERROR,
-    .summary = "kernel declarations, launches and extern \"C\" declarations match their definitions",
-    .explain = "kernel declarations, launches and extern \"C\" declarations match their definitions\n",
-    .check = NULL,
+    .summary = "kernel declarations, launches and extern \"C\" declarations that no "
+               "longer match their definitions (partial refactors)",
+    .explain =
+        "Forbids, across all the files analysed together:\n"
+        "  - a __global__ kernel declaration whose parameter types differ from every\n"
+        "    definition of that kernel;\n"
+        "  - a kernel<<<...>>>(args) launch, or cudaLaunchKernel /\n"
+        "    cudaLaunchCooperativeKernel with a `void *args[] = {&a, &b}` array, whose\n"
+        "    arguments differ in count or type from the kernel's definition;\n"
+        "  - an extern \"C\" function defined in a .cu file whose declaration in a C\n"
+        "    header or another file has a different signature.\n"
+        "Kernels with the same name defined in two separate programs are fine: a\n"
+        "declaration or launch must match one of them. Static kernels match within\n"
+        "their own file.\n"
+        "\n"
+        "Why: a signature changed in one place only compiles (overloads, stale\n"
+        "headers, C linkage, void* argument arrays) and fails at run time.\n"
+        "\n"
+        "Bad:\n"
+        "    // kernels.h\n"
+        "    __global__ void attn(const float *qkv, int m);\n"
+        "    // kernels.cu\n"
+        "    __global__ void attn(const float *qkv, int m, int ld) { ... }\n"
+        "Good: change the declaration, the definition and every launch together.\n"
+        "\n"
+        "Suppress (a reason is required):\n"
+        "    // gpulint: allow(kernel-signature) -- overload kept for the old ABI\n",
+    .check = check,
 };

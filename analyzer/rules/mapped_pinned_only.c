@@ -1,10 +1,73 @@
-/* mapped-pinned-only: skeleton row; the check lands with the extraction. */
+/* mapped-pinned-only: host-to-device and host-to-host copies through the
+ * copy API. Extraction resolved each copy's kind (extract_walk.c); a kind it
+ * could not prove (a non-const variable, a parameter, a params struct filled
+ * elsewhere) is not reported: the rule reports what it can show. */
+#include "../extract.h"
 #include "../rule.h"
+
+/* cudaMemcpyKind values (driver_types.h). */
+enum { KIND_HOST_TO_HOST = 0, KIND_HOST_TO_DEVICE = 1, KIND_DEFAULT = 4 };
+
+static const char *forbidden_kind_name(long kind)
+{
+    switch (kind) {
+    case KIND_HOST_TO_HOST: return "cudaMemcpyHostToHost";
+    case KIND_HOST_TO_DEVICE: return "cudaMemcpyHostToDevice";
+    case KIND_DEFAULT: return "cudaMemcpyDefault (cannot be proven device-side)";
+    default: return NULL;
+    }
+}
+
+static void check(const analysis *a, diag_sink *sink)
+{
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
+        const file_facts *facts = a->facts[fi];
+        const char *path = a->snap->files[fi].path;
+        for (size_t k = 0; k < facts->n_copies; k++) {
+            const fact_copy *c = &facts->copies[k];
+            if (c->kind == COPY_ALWAYS_UPLOAD) {
+                diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
+                            "%s copies host to device: upload through the mapped pinned "
+                            "buffer and a device-to-device copy", c->callee);
+                continue;
+            }
+            const char *kind = c->kind == COPY_KIND_RESOLVED
+                                   ? forbidden_kind_name(c->kind_value) : NULL;
+            if (kind)
+                diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
+                            "%s with kind %s: only mapped pinned memory crosses host to "
+                            "device; copy device-to-device from the mapped buffer",
+                            c->callee, kind);
+        }
+    }
+}
 
 const rule_def rule_mapped_pinned_only = {
     .id = "mapped-pinned-only",
     .default_severity = SEV_ERROR,
-    .summary = "no host-to-device or host-to-host copies through cudaMemcpy*/cuMemcpyHtoD*",
-    .explain = "no host-to-device or host-to-host copies through cudaMemcpy*/cuMemcpyHtoD*\n",
-    .check = NULL,
+    .summary = "no host-to-device, host-to-host or Default copies through "
+               "cudaMemcpy*/cudaMemcpyToSymbol*/cuMemcpyHtoD*",
+    .explain =
+        "Forbids copies whose kind is cudaMemcpyHostToDevice, cudaMemcpyHostToHost or\n"
+        "cudaMemcpyDefault (Default cannot be proven safe) through cudaMemcpy,\n"
+        "cudaMemcpyAsync, cudaMemcpy2D* and cudaMemcpy3D* (the kind in the params\n"
+        "struct, when it is set in the same function); every cudaMemcpyToSymbol* and\n"
+        "driver-API cuMemcpyHtoD* (always uploads). The kind is resolved through\n"
+        "enumerators, casts, macros, constants and const variables; a kind held in a\n"
+        "non-const variable or a parameter is not proven and not reported.\n"
+        "Device-to-device and device-to-host copies are allowed.\n"
+        "\n"
+        "Why: only the mapped pinned buffer crosses host to device; plain uploads\n"
+        "stall the stream and bypass the buffer the hot path is sized for.\n"
+        "\n"
+        "Bad:\n"
+        "    cudaMemcpy(d_x, h_x, bytes, cudaMemcpyHostToDevice);\n"
+        "Good:\n"
+        "    memcpy(h_mapped, h_x, bytes);\n"
+        "    cudaMemcpyAsync(d_x, d_mapped, bytes, cudaMemcpyDeviceToDevice, s);\n"
+        "    cudaStreamSynchronize(s);\n"
+        "\n"
+        "Suppress (a reason is required):\n"
+        "    // gpulint: allow(mapped-pinned-only) -- one-time test setup\n",
+    .check = check,
 };

@@ -1,10 +1,236 @@
-/* no-cpu-compute: skeleton row; the check lands with the extraction. */
+/* no-cpu-compute: floating-point arithmetic in a loop, in a hot host
+ * function or anywhere down its calls (across files, by USR).
+ *
+ * Hot: the gpulint:hot annotation on any declaration, or a name matching a
+ * `hot:` glob. GPU code (__global__, __device__-only) is neither hot nor
+ * followed; __host__ __device__ functions are followed: called from host
+ * code they run on the host. A direct site is reported where it computes;
+ * a chain at the hot function's call that starts it, naming the chain. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../extract.h"
 #include "../rule.h"
+#include "../xalloc.h"
+
+typedef struct {
+    const char *usr;
+    size_t file;
+    const fact_function *fn;           /* the definition */
+    const fact_float_loop *computes;   /* NULL when it does not compute in a loop */
+    size_t computes_file;
+    bool hot;
+} node;
+
+typedef struct {
+    node *nodes;           /* definitions, sorted by USR */
+    size_t n;
+    const fact_call **calls;   /* sorted by caller USR */
+    size_t ncalls;
+} call_graph;
+
+static int node_cmp(const void *a, const void *b)
+{
+    return strcmp(((const node *)a)->usr, ((const node *)b)->usr);
+}
+
+static int call_cmp(const void *a, const void *b)
+{
+    const fact_call *x = *(const fact_call *const *)a, *y = *(const fact_call *const *)b;
+    return strcmp(x->caller_usr, y->caller_usr);
+}
+
+static node *find_node(const call_graph *g, const char *usr)
+{
+    node key = { .usr = usr };
+    return bsearch(&key, g->nodes, g->n, sizeof *g->nodes, node_cmp);
+}
+
+/* The calls made by `usr`: [*first, *first + count). */
+static size_t calls_of(const call_graph *g, const char *usr, size_t *first)
+{
+    size_t lo = 0, hi = g->ncalls;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(g->calls[mid]->caller_usr, usr) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < g->ncalls && strcmp(g->calls[end]->caller_usr, usr) == 0)
+        end++;
+    *first = lo;
+    return end - lo;
+}
+
+static bool name_is_hot(const gl_config *cfg, const char *name)
+{
+    for (size_t i = 0; cfg && i < cfg->hot.n; i++)
+        if (glob_match(cfg->hot.items[i], name))
+            return true;
+    return false;
+}
+
+static bool runs_on_host(const fact_function *f)
+{
+    return f->exec == EXEC_HOST || f->exec == EXEC_HOST_DEVICE;
+}
+
+static void build_graph(const analysis *a, call_graph *g)
+{
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
+        const file_facts *facts = a->facts[fi];
+        for (size_t k = 0; k < facts->n_functions; k++)
+            if (facts->functions[k].is_definition && runs_on_host(&facts->functions[k])) {
+                g->nodes = xrealloc(g->nodes, (g->n + 1) * sizeof *g->nodes);
+                g->nodes[g->n++] = (node){ .usr = facts->functions[k].usr, .file = fi,
+                                           .fn = &facts->functions[k] };
+            }
+        for (size_t k = 0; k < facts->n_calls; k++) {
+            g->calls = xrealloc(g->calls, (g->ncalls + 1) * sizeof *g->calls);
+            g->calls[g->ncalls++] = &facts->calls[k];
+        }
+    }
+    qsort(g->nodes, g->n, sizeof *g->nodes, node_cmp);
+    qsort(g->calls, g->ncalls, sizeof *g->calls, call_cmp);
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
+        const file_facts *facts = a->facts[fi];
+        for (size_t k = 0; k < facts->n_float_loops; k++) {
+            node *n = find_node(g, facts->float_loops[k].function_usr);
+            if (n && !n->computes) {
+                n->computes = &facts->float_loops[k];
+                n->computes_file = fi;
+            }
+        }
+        /* The annotation may sit on a declaration only (a header). */
+        for (size_t k = 0; k < facts->n_functions; k++) {
+            const fact_function *f = &facts->functions[k];
+            node *n = find_node(g, f->usr);
+            if (n && (f->is_hot_annotated || name_is_hot(a->cfg, f->name)))
+                n->hot = true;
+        }
+    }
+}
+
+/* Breadth-first from `start`: the nearest function that computes in a loop,
+ * with the chain to it in `via` (node indices, parent links). */
+static long nearest_compute(const call_graph *g, size_t start, long *parent)
+{
+    long *queue = xmalloc(g->n * sizeof *queue);
+    bool *seen = xcalloc(g->n, sizeof *seen);
+    size_t head = 0, tail = 0;
+    queue[tail++] = (long)start;
+    seen[start] = true;
+    parent[start] = -1;
+    long found = -1;
+    while (head < tail && found < 0) {
+        long cur = queue[head++];
+        if (g->nodes[cur].computes) {
+            found = cur;
+            break;
+        }
+        size_t first, n = calls_of(g, g->nodes[cur].usr, &first);
+        for (size_t i = first; i < first + n; i++) {
+            node *next = find_node(g, g->calls[i]->callee_usr);
+            if (!next)
+                continue;
+            long idx = next - g->nodes;
+            if (!seen[idx]) {
+                seen[idx] = true;
+                parent[idx] = cur;
+                queue[tail++] = idx;
+            }
+        }
+    }
+    free(queue);
+    free(seen);
+    return found;
+}
+
+static void report_chain(const analysis *a, const call_graph *g, const node *hot,
+                         const fact_call *site, long end, const long *parent,
+                         diag_sink *sink)
+{
+    char chain[2048];
+    size_t used = (size_t)snprintf(chain, sizeof chain, "%s", hot->fn->name);
+    long path[64];
+    size_t depth = 0;
+    for (long cur = end; cur >= 0 && depth < 64; cur = parent[cur])
+        path[depth++] = cur;
+    while (depth > 0 && used < sizeof chain)
+        used += (size_t)snprintf(chain + used, sizeof chain - used, " -> %s",
+                                 g->nodes[path[--depth]].fn->name);
+    const node *c = &g->nodes[end];
+    diag_report(sink, "no-cpu-compute", a->snap->files[hot->file].path, site->loc.line,
+                site->loc.col,
+                "hot path computes on the CPU: %s computes floating-point arithmetic in "
+                "a loop at %s:%u; move it into a kernel or precompute it",
+                chain, a->snap->files[c->computes_file].path, c->computes->loc.line);
+}
+
+static void check(const analysis *a, diag_sink *sink)
+{
+    call_graph g = { 0 };
+    build_graph(a, &g);
+    long *parent = xmalloc((g.n ? g.n : 1) * sizeof *parent);
+    for (size_t h = 0; h < g.n; h++) {
+        const node *hot = &g.nodes[h];
+        if (!hot->hot)
+            continue;
+        if (hot->computes)
+            diag_report(sink, "no-cpu-compute", a->snap->files[hot->computes_file].path,
+                        hot->computes->loc.line, hot->computes->loc.col,
+                        "hot function '%s' computes floating-point arithmetic in a loop "
+                        "on the CPU; move it into a kernel or precompute it",
+                        hot->fn->name);
+        size_t first, n = calls_of(&g, hot->usr, &first);
+        for (size_t i = first; i < first + n; i++) {
+            const fact_call *site = g.calls[i];
+            node *callee = find_node(&g, site->callee_usr);
+            if (!callee || callee == hot)
+                continue;
+            long end = nearest_compute(&g, (size_t)(callee - g.nodes), parent);
+            if (end >= 0)
+                report_chain(a, &g, hot, site, end, parent, sink);
+        }
+    }
+    free(parent);
+    free(g.nodes);
+    free(g.calls);
+}
 
 const rule_def rule_no_cpu_compute = {
     .id = "no-cpu-compute",
     .default_severity = SEV_ERROR,
-    .summary = "no floating-point arithmetic in loops reachable from hot host functions",
-    .explain = "no floating-point arithmetic in loops reachable from hot host functions\n",
-    .check = NULL,
+    .summary = "floating-point arithmetic in loops on the CPU, in or called from hot "
+               "host functions",
+    .explain =
+        "Forbids, in a hot host function, floating-point arithmetic (+ - * / and\n"
+        "their compound assignments, ++/-- on floats) inside a loop, and calls that\n"
+        "lead (directly or through any chain, across files) to a host function that\n"
+        "does so. The finding names the chain: hot -> callee -> ... and the line\n"
+        "that computes. A function is hot when it carries\n"
+        "__attribute__((annotate(\"gpulint:hot\"))) or matches a `hot:` glob in\n"
+        ".gpulint.yaml. Integer arithmetic, kernel launches, CUDA/cuBLAS calls and\n"
+        "one-off scalar setup outside loops are allowed. __global__ and __device__\n"
+        "code is never flagged; __host__ __device__ functions called from hot host\n"
+        "code run on the host and are checked.\n"
+        "\n"
+        "Why: the dispatch path is GPU-only; a CPU loop over floats there is a\n"
+        "hidden synchronous bottleneck.\n"
+        "\n"
+        "Bad:\n"
+        "    GPULINT_HOT void forward(float *h, int n) {\n"
+        "        for (int i = 0; i < n; i++) h[i] *= 0.5f;\n"
+        "    }\n"
+        "Good:\n"
+        "    GPULINT_HOT void forward(float *d, int n, cudaStream_t s) {\n"
+        "        scale_kernel<<<blocks(n), 256, 0, s>>>(d, 0.5f, n);\n"
+        "    }\n"
+        "\n"
+        "Suppress (a reason is required):\n"
+        "    // gpulint: allow(no-cpu-compute) -- n <= 3, cheaper than a launch\n",
+    .check = check,
 };

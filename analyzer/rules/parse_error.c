@@ -1,10 +1,29 @@
-/* parse-error: skeleton row; the check lands with the extraction. */
+/* parse-error: compiler errors libclang found in a file. Reported during
+ * extraction (extract.c), one finding per error in the file itself; the
+ * rules still run on the AST libclang built. */
 #include "../rule.h"
 
 const rule_def rule_parse_error = {
     .id = "parse-error",
     .default_severity = SEV_WARNING,
-    .summary = "compiler errors in a file (the rules still run on what parsed)",
-    .explain = "compiler errors in a file (the rules still run on what parsed)\n",
+    .summary = "compiler errors in a file (the other rules still run on what parsed)",
+    .explain =
+        "Reports each error clang finds in a file, with clang's message. The other\n"
+        "rules still run on the syntax tree clang recovered, so a file with errors\n"
+        "is analysed as far as it parsed.\n"
+        "\n"
+        "Why: clang and nvcc disagree on some CUDA code, and a header that is not\n"
+        "self-contained fails alone; an error here means parts of the file may not\n"
+        "have been analysed, not necessarily that nvcc rejects it.\n"
+        "\n"
+        "Bad:\n"
+        "    __global__ void k(float *x) { undeclared(x); }\n"
+        "Good:\n"
+        "    #include \"helpers.cuh\"   /* declares undeclared() */\n"
+        "    __global__ void k(float *x) { undeclared(x); }\n"
+        "\n"
+        "Give gpulint the include directories and defines the build uses\n"
+        "(include-dirs:, defines: in .gpulint.yaml). Suppress (a reason is required):\n"
+        "    // gpulint: allow-file(parse-error) -- clang rejects this nvcc extension\n",
     .check = NULL,
 };

@@ -1,10 +1,45 @@
-/* unchecked-status: skeleton row; the check lands with the extraction. */
+/* unchecked-status: a CUDA runtime, driver or cuBLAS status dropped by an
+ * expression statement. Extraction decides what a dropped status is
+ * (extract_walk.c: functions declared in the CUDA headers returning
+ * cudaError_t, CUresult or cublasStatus_t, called as a statement). */
+#include "../extract.h"
 #include "../rule.h"
+
+static void check(const analysis *a, diag_sink *sink)
+{
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
+        const file_facts *facts = a->facts[fi];
+        for (size_t k = 0; k < facts->n_unchecked; k++) {
+            const fact_unchecked *u = &facts->unchecked[k];
+            diag_report(sink, "unchecked-status", a->snap->files[fi].path, u->loc.line,
+                        u->loc.col,
+                        "the status %s returns is dropped: check it (CUDA_CHECK, "
+                        "CUBLAS_CHECK) or cast it to (void) to say it does not matter",
+                        u->callee);
+        }
+    }
+}
 
 const rule_def rule_unchecked_status = {
     .id = "unchecked-status",
     .default_severity = SEV_ERROR,
-    .summary = "CUDA/driver/cuBLAS status results are not dropped",
-    .explain = "CUDA/driver/cuBLAS status results are not dropped\n",
-    .check = NULL,
+    .summary = "CUDA runtime, driver and cuBLAS calls whose status is silently dropped",
+    .explain =
+        "Forbids calling a CUDA runtime (cuda*), driver (cu*) or cuBLAS (cublas*)\n"
+        "function that returns cudaError_t, CUresult or cublasStatus_t as a statement\n"
+        "of its own, dropping the status. Checking it, assigning it, passing it to a\n"
+        "function or macro, returning it, or casting it to (void) are all fine.\n"
+        "\n"
+        "Why: CUDA errors are sticky and asynchronous; a dropped status turns a failed\n"
+        "launch or copy into wrong numbers far from the cause.\n"
+        "\n"
+        "Bad:\n"
+        "    cudaStreamSynchronize(s);\n"
+        "Good:\n"
+        "    CUDA_CHECK(cudaStreamSynchronize(s));\n"
+        "    (void)cudaFree(p);   /* on an error path that is already failing */\n"
+        "\n"
+        "Suppress (a reason is required):\n"
+        "    // gpulint: allow(unchecked-status) -- teardown, the process exits next\n",
+    .check = check,
 };
