@@ -11,6 +11,7 @@ packages=(
   libjansson-dev    # JSON and SARIF output
   libyaml-dev       # .gpulint.yaml, with line/column marks for errors
   libcmocka-dev     # C unit tests
+  libssl-dev        # SHA-256 content hash of each file (OpenSSL's libcrypto)
   bats bats-assert bats-support   # hook tests
 )
 
