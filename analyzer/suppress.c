@@ -92,6 +92,10 @@ static bool parse_one(suppression *s, const char *p, const char *end)
     while (p < end && is_space(*p))
         p++;
     if (p >= end || *p != '(') {
+        /* "allow no-via-pinned" is a mistyped directive; "allow..." or
+         * "allow`" in a sentence is prose about it. */
+        if (p >= end || !is_ident_char(*p))
+            return false;
         s->malformed = xstrdup("expected '(' after allow");
         return true;
     }

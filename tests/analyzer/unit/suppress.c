@@ -117,6 +117,7 @@ static void prose_is_not_a_suppression(void **state)
     assert_int_equal(parse("// gpulint: the analyzer. gpulint: allowed values are...\n", &s), 0);
     assert_int_equal(parse("/* write `gpulint: allow(...)` with a reason */\n", &s), 0);
     assert_int_equal(parse("// gpulint: allow(rule-id[, rule-id...]) -- reason\n", &s), 0);
+    assert_int_equal(parse("/* every `gpulint: allow...` in a comment */\n", &s), 0);
 }
 
 static void only_in_comments(void **state)
