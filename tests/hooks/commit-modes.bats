@@ -85,3 +85,15 @@ setup() {
   expect_blocked commit -a -m "from src"
   assert_finding src/b.c no-via-pinned
 }
+
+@test "a commit in a linked worktree checks that worktree's index" {
+  git worktree add -q "$BATS_TEST_TMPDIR/wt" -b other
+  cd "$BATS_TEST_TMPDIR/wt"
+  bad_c src/a.c
+  git add src/a.c
+  expect_blocked commit -m "in the worktree"
+  assert_finding src/a.c no-via-pinned
+  good_c src/a.c a4
+  git add src/a.c
+  expect_allowed commit -m "in the worktree"
+}

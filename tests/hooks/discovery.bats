@@ -146,3 +146,22 @@ wrapper() {
   GPULINT=$BATS_TEST_TMPDIR/bin/crashing-gpulint expect_blocked commit -m x
   assert_output --partial "exited 139"
 }
+
+@test "make install-hooks style: a relative core.hooksPath in the hooks' own repository" {
+  # The hooks' repository is the one being committed to, hooked up the way
+  # `make install-hooks` does it, and the commit is made from a subdirectory.
+  wrapper "$TOOL/build/gpulint"
+  git -C "$TOOL" init -q -b main
+  git -C "$TOOL" config core.hooksPath .githooks
+  printf '/build/\n' >"$TOOL/.gitignore"
+  git -C "$TOOL" add .gitignore hooks .githooks
+  git -C "$TOOL" commit -q -m "hooks"
+  rm "$BATS_TEST_TMPDIR/ran"
+  bad_c "$TOOL/src/upload.c"
+  git -C "$TOOL" add src/upload.c
+  cd "$TOOL/hooks"
+  expect_blocked commit -m x
+  assert_finding src/upload.c no-via-pinned
+  run cat "$BATS_TEST_TMPDIR/ran"
+  assert_output "$TOOL/build/gpulint"
+}
