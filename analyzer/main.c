@@ -218,6 +218,9 @@ int main(int argc, char **argv)
 {
     /* A dead git must surface as an error from write(), not kill gpulint. */
     signal(SIGPIPE, SIG_IGN);
+    /* gpulint only reads: git must not refresh the index as a side effect
+     * (the hooks promise the index stays byte-for-byte what it was). */
+    setenv("GIT_OPTIONAL_LOCKS", "0", 0);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     options opt = {.jobs = cpus > 0 ? (int)cpus : 1};
     int rc = parse_options(argc, argv, &opt);
