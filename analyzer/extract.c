@@ -433,7 +433,6 @@ void facts_free(file_facts *f)
         free(f->launches[i].kernel_name);
         free(f->launches[i].kernel_usr);
         strs_free(&f->launches[i].arg_types);
-        strs_free(&f->launches[i].callee_params);
     }
     for (size_t i = 0; i < f->n_copies; i++)
         free(f->copies[i].callee);

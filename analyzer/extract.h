@@ -58,12 +58,10 @@ typedef struct {
     char *kernel_name;
     char *kernel_usr;
     fact_loc loc;
-    /* Chevron: the argument types before implicit conversion; API: the types
-     * of x in each `&x` of the `void *args[]` initialiser. */
+    /* Chevron: the argument types before implicit conversion (a swapped
+     * float and int still compile); API: the types of x in each `&x` of the
+     * `void *args[]` initialiser. */
     fact_strs arg_types;
-    /* Chevron only: the parameter types of the declaration this file's
-     * compiler checked the arguments against. */
-    fact_strs callee_params;
     bool args_known;        /* API: the args array was found and every entry
                                is `&x`; otherwise only the kernel is known */
 } fact_launch;

@@ -420,10 +420,6 @@ static void record_chevron_launch(body_ctx *b, CXCursor call, CXCursor kernel, f
         CXCursor arg = strip_implicit(clang_Cursor_getArgument(call, (unsigned)i));
         strs_push(&l->arg_types, type_spelling(clang_getCursorType(arg)));
     }
-    CXType ktype = clang_getCursorType(kernel);
-    int np = clang_getNumArgTypes(ktype);
-    for (int i = 0; i < np; i++)
-        strs_push(&l->callee_params, type_spelling(clang_getArgType(ktype, (unsigned)i)));
 }
 
 /* The initialiser list of the variable an expression names, if any. */
@@ -472,6 +468,14 @@ static void record_api_launch(body_ctx *b, CXCursor call, bool cooperative, fact
         strs_push(&l->arg_types, type_spelling(clang_getCursorType(operand)));
     }
     free(entries.items);
+}
+
+/* The name as the programmer writes it: cuda.h and cublas_v2.h turn
+ * cuMemcpyHtoD into cuMemcpyHtoD_v2 and cublasCreate into cublasCreate_v2. */
+static char *api_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, "_v2") == 0 ? xstrndup(name, n - 3) : xstrdup(name);
 }
 
 /* ---- copy kinds ---------------------------------------------------------- */
@@ -553,6 +557,30 @@ static bool resolve_kind(CXCursor expr, long *value)
     }
 }
 
+/* `.kind = value` in the variable's initialiser (C designated
+ * initialisers): libclang shows each designator as an UnexposedExpr holding
+ * a MemberRef and the value. */
+static CXCursor designated_kind(CXCursor var)
+{
+    CXCursor value = clang_getNullCursor();
+    CXCursor init = last_expression_child(var);
+    if (clang_getCursorKind(init) != CXCursor_InitListExpr)
+        return value;
+    cursor_list entries = children_of(init);
+    for (size_t i = 0; i < entries.n; i++) {
+        cursor_list parts = children_of(entries.items[i]);
+        if (parts.n == 2 && clang_getCursorKind(parts.items[0]) == CXCursor_MemberRef) {
+            char *member = cx_take(clang_getCursorSpelling(parts.items[0]));
+            if (strcmp(member, "kind") == 0)
+                value = parts.items[1];
+            free(member);
+        }
+        free(parts.items);
+    }
+    free(entries.items);
+    return value;
+}
+
 /* cudaMemcpy3D*(&p): the kind is p.kind, set by an assignment before the call
  * in the same function ("where visible"). */
 static bool resolve_params_kind(body_ctx *b, CXCursor call, CXCursor params_arg, long *value)
@@ -570,6 +598,8 @@ static bool resolve_params_kind(body_ctx *b, CXCursor call, CXCursor params_arg,
         .value = clang_getNullCursor(),
     };
     clang_visitChildren(b->function, find_kind_assignment, &s);
+    if (clang_Cursor_isNull(s.value))
+        s.value = designated_kind(s.var);
     return !clang_Cursor_isNull(s.value) && resolve_kind(s.value, value);
 }
 
@@ -583,7 +613,7 @@ static void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char 
     if (!always && !by_kind)
         return;
     fact_copy *copy = FACT_PUSH(b->w->facts->copies, b->w->facts->n_copies);
-    copy->callee = xstrdup(name);
+    copy->callee = api_name(name);
     copy->loc = loc;
     copy->kind_value = -1;
     if (always) {
@@ -637,7 +667,9 @@ static bool is_statement(CXCursor call, CXCursor parent)
     for (size_t i = 0; i < kids.n; i++) {
         if (first_expr == kids.n && clang_isExpression(clang_getCursorKind(kids.items[i])))
             first_expr = i;
-        if (clang_equalCursors(kids.items[i], call))
+        /* Cursors from two visits do not compare equal: compare spans. */
+        if (clang_getCursorKind(kids.items[i]) == CXCursor_CallExpr &&
+            same_extent(kids.items[i], call))
             index = i;
     }
     bool body;
@@ -666,7 +698,7 @@ static void check_dropped_status(body_ctx *b, CXCursor call, CXCursor parent,
         !returns_cuda_status(callee) || !is_statement(call, parent))
         return;
     fact_unchecked *u = FACT_PUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
-    u->callee = xstrdup(name);
+    u->callee = api_name(name);
     u->loc = loc;
 }
 

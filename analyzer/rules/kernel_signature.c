@@ -124,6 +124,71 @@ static function_list candidates(const function_list *defs, const char *name, siz
     return out;
 }
 
+/* What an argument or parameter type is, from its spelling: what an
+ * implicit conversion at a launch may change without changing meaning. */
+typedef enum { TYPE_POINTER, TYPE_INTEGER, TYPE_FLOATING, TYPE_OTHER } type_class;
+
+static type_class classify(const char *t)
+{
+    static const char *const integers[] = {
+        "bool", "char", "signed char", "unsigned char", "short", "unsigned short",
+        "int", "unsigned int", "long", "unsigned long", "long long",
+        "unsigned long long", "char16_t", "char32_t", "wchar_t",
+    };
+    static const char *const floatings[] = { "float", "double", "long double",
+                                             "_Float16", "__bf16", "half" };
+    size_t n = strlen(t);
+    if (strchr(t, '*') || (n > 0 && t[n - 1] == ']') || strstr(t, "nullptr_t"))
+        return TYPE_POINTER;
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++)
+        if (strcmp(t, integers[i]) == 0)
+            return TYPE_INTEGER;
+    for (size_t i = 0; i < sizeof floatings / sizeof floatings[0]; i++)
+        if (strcmp(t, floatings[i]) == 0)
+            return TYPE_FLOATING;
+    return TYPE_OTHER;
+}
+
+/* An array argument decays: "float [16]" is passed as "float *". */
+static char *decayed(char *t)
+{
+    size_t n = strlen(t);
+    char *open = strrchr(t, '[');
+    if (n > 0 && t[n - 1] == ']' && open) {
+        while (open > t && open[-1] == ' ')
+            open--;
+        *open = '\0';
+        char *r = xasprintf("%s *", t);
+        free(t);
+        return r;
+    }
+    return t;
+}
+
+/* A <<<>>> argument fits its parameter when the types agree up to
+ * references, top-level and added const, array decay and void *, or
+ * both are integers or both floating: a conversion between those keeps the
+ * meaning. An integer passed as a float (or the reverse), or a pointer to
+ * something else, is the partial refactor the rule exists for: it compiles. */
+static bool argument_fits(const char *arg_type, const char *param_type)
+{
+    char *arg = decayed(by_value(arg_type)), *param = by_value(param_type);
+    type_class ca = classify(arg), cp = classify(param);
+    bool fits = strcmp(arg, param) == 0 ||
+                (ca == TYPE_INTEGER && cp == TYPE_INTEGER) ||
+                (ca == TYPE_FLOATING && cp == TYPE_FLOATING);
+    if (!fits && ca == TYPE_POINTER && cp == TYPE_POINTER) {
+        char *ua = unqualified(arg), *up = unqualified(param);
+        fits = strcmp(ua, up) == 0 || strcmp(up, "void *") == 0 ||
+               strstr(arg, "nullptr_t") != NULL;
+        free(ua);
+        free(up);
+    }
+    free(arg);
+    free(param);
+    return fits;
+}
+
 static bool launch_matches(const fact_launch *l, const fact_function *def)
 {
     if (l->arg_types.n != def->params.n)
@@ -132,18 +197,10 @@ static bool launch_matches(const fact_launch *l, const fact_function *def)
         const char *param = def->params.items[i];
         if (is_dependent(param))
             continue;
-        if (l->kind == LAUNCH_CHEVRON) {
-            /* The compiler converted the argument to the parameter of the
-             * declaration it saw: fine when that declaration is the
-             * definition's, or when the argument already has that type. */
-            bool checked_against_def = l->callee_params.n == def->params.n &&
-                                       strcmp(l->callee_params.items[i], param) == 0;
-            if (!checked_against_def &&
-                !same_text(by_value(l->arg_types.items[i]), by_value(param)))
-                return false;
-        } else if (!same_text(unqualified(l->arg_types.items[i]), unqualified(param))) {
+        if (l->kind == LAUNCH_CHEVRON ? !argument_fits(l->arg_types.items[i], param)
+                                      : !same_text(unqualified(l->arg_types.items[i]),
+                                                   unqualified(param)))
             return false;
-        }
     }
     return true;
 }
