@@ -1,0 +1,485 @@
+/* `tlob bench`: validates, then times
+ *  1. the QKV projection stage: three cublasSgemm calls against one
+ *     cublasSgemmStridedBatched(batch=3), TF32, at M=16 K=32 N=256 and at the
+ *     first-stage sizes of TLOB's reference cases;
+ *  2. the whole layer, forward and forward+backward, eager and replayed from a
+ *     CUDA graph, at the reference sizes, in TF32 and FP32 math.
+ * Times are medians of per-iteration CUDA-event intervals (throughput) or of
+ * host-clocked call+synchronize intervals (latency of one call). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "cli.h"
+#include "tlob.h"
+#include "tlob_ref.h"
+
+#define BENCH_CHECK_CUDA(call)                                                           \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess) {                                                         \
+            fprintf(stderr, "tlob bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,    \
+                    cudaGetErrorString(e_));                                             \
+            return 1;                                                                    \
+        }                                                                                \
+    } while (0)
+#define BENCH_CHECK_CUBLAS(call)                                                         \
+    do {                                                                                 \
+        cublasStatus_t s_ = (call);                                                      \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                               \
+            fprintf(stderr, "tlob bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,    \
+                    cublasGetStatusString(s_));                                          \
+            return 1;                                                                    \
+        }                                                                                \
+    } while (0)
+#define BENCH_CHECK_TLOB(call)                                                           \
+    do {                                                                                 \
+        tlob_status t_ = (call);                                                         \
+        if (t_ != TLOB_OK) {                                                             \
+            fprintf(stderr, "tlob bench: %s\n  %s\n", tlob_status_string(t_),           \
+                    tlob_last_error());                                                  \
+            return 1;                                                                    \
+        }                                                                                \
+    } while (0)
+
+/* TLOB.md's reference sizes (nh = 1 as in the published model's defaults). */
+typedef struct {
+    const char *name;
+    int B, T, D, Dout;
+} bench_case;
+static const bench_case cases[] = {
+    {"temporal BTC", 128, 128, 40, 40},
+    {"feature BTC", 128, 40, 128, 128},
+    {"temporal FI-2010", 32, 128, 144, 144},
+};
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+/* The batch the CPU reference validates the layer on (samples are
+ * independent, so a small batch exercises every code path). */
+#define VALIDATE_BATCH 2
+
+static float *random_host(size_t n, unsigned *seed) {
+    float *p = malloc(n * sizeof(float));
+    if (p)
+        for (size_t i = 0; i < n; i++) p[i] = (float)rand_r(seed) / RAND_MAX * 2.0f - 1.0f;
+    return p;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+/* ---- 1. the QKV projection stage ------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    int M, K, N;
+    double three_us, fused_us, three_sync_us, fused_sync_us, max_abs_diff, rel_err;
+} qkv_result;
+
+/* Y [3, N, M] = X [N, K] W [3, M, K]^T, as three calls or as one. */
+static cublasStatus_t qkv_three(cublasHandle_t h, const float *W, const float *X, float *Y,
+                                int M, int K, int N) {
+    static const float one = 1.0f, zero = 0.0f;
+    for (int i = 0; i < 3; i++) {
+        const cublasStatus_t s = cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one,
+                                             W + (size_t)i * M * K, K, X, K, &zero,
+                                             Y + (size_t)i * N * M, M);
+        if (s != CUBLAS_STATUS_SUCCESS) return s;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+static cublasStatus_t qkv_fused(cublasHandle_t h, const float *W, const float *X, float *Y,
+                                int M, int K, int N) {
+    static const float one = 1.0f, zero = 0.0f;
+    return cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, W, K,
+                                     (long long)M * K, X, K, 0, &zero, Y, M, (long long)N * M, 3);
+}
+
+static int bench_qkv(tlob_layer *uploader, cublasHandle_t h, cudaStream_t s, int iters,
+                     qkv_result *r) {
+    const int M = r->M, K = r->K, N = r->N;
+    const size_t nw = (size_t)3 * M * K, nx = (size_t)N * K, ny = (size_t)3 * N * M;
+    unsigned seed = 7;
+    float *hw = random_host(nw, &seed), *hx = random_host(nx, &seed);
+    float *y3 = malloc(ny * sizeof(float)), *y1 = malloc(ny * sizeof(float));
+    double *times = malloc((size_t)iters * sizeof(double));
+    if (!hw || !hx || !y3 || !y1 || !times) {
+        fprintf(stderr, "tlob bench: out of host memory\n");
+        return 1;
+    }
+    float *W, *X, *Y3, *Y1;
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&W, nw * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&X, nx * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&Y3, ny * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&Y1, ny * sizeof(float)));
+    BENCH_CHECK_TLOB(tlob_upload(uploader, W, hw, nw));
+    BENCH_CHECK_TLOB(tlob_upload(uploader, X, hx, nx));
+
+    /* validate: both against a double-precision CPU product, and each other */
+    BENCH_CHECK_CUBLAS(qkv_three(h, W, X, Y3, M, K, N));
+    BENCH_CHECK_CUBLAS(qkv_fused(h, W, X, Y1, M, K, N));
+    BENCH_CHECK_TLOB(tlob_download(uploader, y3, Y3, ny));
+    BENCH_CHECK_TLOB(tlob_download(uploader, y1, Y1, ny));
+    double num = 0.0, den = 0.0, maxdiff = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int n = 0; n < N; n++)
+            for (int m = 0; m < M; m++) {
+                double ref = 0.0;
+                for (int k = 0; k < K; k++)
+                    ref += (double)hx[(size_t)n * K + k] * hw[((size_t)i * M + m) * K + k];
+                const size_t o = ((size_t)i * N + n) * M + m;
+                num += (y1[o] - ref) * (y1[o] - ref);
+                den += ref * ref;
+                const double d = fabs((double)y1[o] - y3[o]);
+                if (d > maxdiff) maxdiff = d;
+            }
+    r->rel_err = sqrt(num / den);
+    r->max_abs_diff = maxdiff;
+    if (!(r->rel_err < 2e-3) || !(maxdiff < 2e-3)) {
+        fprintf(stderr, "tlob bench: QKV %s failed validation: rel err %.3g, fused vs three %.3g\n",
+                r->name, r->rel_err, maxdiff);
+        return 1;
+    }
+
+    cudaEvent_t e0, e1;
+    BENCH_CHECK_CUDA(cudaEventCreate(&e0));
+    BENCH_CHECK_CUDA(cudaEventCreate(&e1));
+    for (int variant = 0; variant < 2; variant++) {
+        for (int i = 0; i < 20; i++) /* warm-up */
+            BENCH_CHECK_CUBLAS(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
+        /* back-to-back: events around the whole run, divided by the count */
+        BENCH_CHECK_CUDA(cudaEventRecord(e0, s));
+        for (int i = 0; i < iters; i++)
+            BENCH_CHECK_CUBLAS(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
+        BENCH_CHECK_CUDA(cudaEventRecord(e1, s));
+        BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
+        float ms;
+        BENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        /* one call followed by a synchronize, as a latency-bound caller sees it */
+        for (int i = 0; i < iters; i++) {
+            const double t0 = now_us();
+            BENCH_CHECK_CUBLAS(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
+            BENCH_CHECK_CUDA(cudaStreamSynchronize(s));
+            times[i] = now_us() - t0;
+        }
+        if (variant) {
+            r->fused_us = 1e3 * ms / iters;
+            r->fused_sync_us = median(times, iters);
+        } else {
+            r->three_us = 1e3 * ms / iters;
+            r->three_sync_us = median(times, iters);
+        }
+    }
+    BENCH_CHECK_CUDA(cudaEventDestroy(e0));
+    BENCH_CHECK_CUDA(cudaEventDestroy(e1));
+    BENCH_CHECK_CUDA(cudaFree(W));
+    BENCH_CHECK_CUDA(cudaFree(X));
+    BENCH_CHECK_CUDA(cudaFree(Y3));
+    BENCH_CHECK_CUDA(cudaFree(Y1));
+    free(hw), free(hx), free(y3), free(y1), free(times);
+    return 0;
+}
+
+/* ---- 2. the whole layer ----------------------------------------------------- */
+
+typedef struct {
+    const bench_case *c;
+    tlob_math math;
+    double err_y, err_att, err_dx, err_grad; /* validation: relative L2, worst tensor */
+    double fwd_us, fwdbwd_us, fwd_graph_us, fwdbwd_graph_us;
+} layer_result;
+
+static int validate_layer(tlob_layer *L, const bench_case *c, float *x, float *y, float *att,
+                          float *dy, float *dx, layer_result *r) {
+    const int B = VALIDATE_BATCH, T = c->T, D = c->D, O = c->Dout;
+    const size_t nx = (size_t)B * T * D, ny = (size_t)B * T * O, na = (size_t)B * T * T,
+                 np = tlob_num_params(L);
+    unsigned seed = 11;
+    float *hx = random_host(nx, &seed), *hdy = random_host(ny, &seed);
+    float *hp = malloc(np * sizeof(float)), *hy = malloc(ny * sizeof(float)),
+          *ha = malloc(na * sizeof(float)), *hdx = malloc(nx * sizeof(float)),
+          *hg = malloc(np * sizeof(float));
+    double *dp = malloc(np * sizeof(double)), *dxin = malloc(nx * sizeof(double)),
+           *ddy = malloc(ny * sizeof(double)), *ry = malloc(ny * sizeof(double)),
+           *ra = malloc(na * sizeof(double)), *rdx = malloc(nx * sizeof(double)),
+           *rg = malloc(np * sizeof(double));
+    if (!hx || !hdy || !hp || !hy || !ha || !hdx || !hg || !dp || !dxin || !ddy || !ry || !ra ||
+        !rdx || !rg) {
+        fprintf(stderr, "tlob bench: out of host memory\n");
+        return 1;
+    }
+    BENCH_CHECK_TLOB(tlob_upload(L, x, hx, nx));
+    BENCH_CHECK_TLOB(tlob_upload(L, dy, hdy, ny));
+    BENCH_CHECK_TLOB(tlob_zero_grads(L));
+    BENCH_CHECK_TLOB(tlob_forward(L, x, B, y, att));
+    BENCH_CHECK_TLOB(tlob_backward(L, x, dy, B, dx));
+    BENCH_CHECK_TLOB(tlob_download(L, hp, tlob_params(L), np));
+    BENCH_CHECK_TLOB(tlob_download(L, hy, y, ny));
+    BENCH_CHECK_TLOB(tlob_download(L, ha, att, na));
+    BENCH_CHECK_TLOB(tlob_download(L, hdx, dx, nx));
+    BENCH_CHECK_TLOB(tlob_download(L, hg, tlob_grads(L), np));
+    for (size_t i = 0; i < np; i++) dp[i] = hp[i];
+    for (size_t i = 0; i < nx; i++) dxin[i] = hx[i];
+    for (size_t i = 0; i < ny; i++) ddy[i] = hdy[i];
+    const tlob_ref_shape sh = {D, 1, O, T, B};
+    BENCH_CHECK_TLOB(tlob_ref_forward(&sh, dp, dxin, ry, ra));
+    BENCH_CHECK_TLOB(tlob_ref_backward(&sh, dp, dxin, ddy, rdx, rg));
+    r->err_y = tlob_rel_l2(hy, ry, ny);
+    r->err_att = tlob_rel_l2(ha, ra, na);
+    r->err_dx = tlob_rel_l2(hdx, rdx, nx);
+    r->err_grad = 0.0;
+    const tlob_tensor_info *t = tlob_tensors(L);
+    for (int i = 0; i < TLOB_NUM_TENSORS; i++) {
+        const double e = tlob_rel_l2(hg + t[i].offset, rg + t[i].offset, t[i].numel);
+        if (!(e <= r->err_grad)) r->err_grad = e;
+    }
+    free(hx), free(hdy), free(hp), free(hy), free(ha), free(hdx), free(hg);
+    free(dp), free(dxin), free(ddy), free(ry), free(ra), free(rdx), free(rg);
+    const double tol = r->math == TLOB_MATH_FP32 ? 1e-5 : 2e-3;
+    if (!(r->err_y <= tol && r->err_att <= tol && r->err_dx <= tol && r->err_grad <= tol)) {
+        fprintf(stderr,
+                "tlob bench: %s (%s) failed validation: rel L2 y %.3g att %.3g dx %.3g "
+                "worst grad %.3g (tolerance %.0e)\n",
+                c->name, r->math == TLOB_MATH_FP32 ? "fp32" : "tf32", r->err_y, r->err_att,
+                r->err_dx, r->err_grad, tol);
+        return 1;
+    }
+    return 0;
+}
+
+/* Median of per-iteration event intervals; with_bwd adds the backward pass;
+ * graph replays `exec` instead of calling the dispatch functions. */
+static int time_layer(tlob_layer *L, int B, const float *x, float *y, float *att,
+                      const float *dy, float *dx, int with_bwd, cudaGraphExec_t exec,
+                      int iters, double *out_us) {
+    cudaStream_t s = tlob_stream(L);
+    cudaEvent_t e0, e1;
+    BENCH_CHECK_CUDA(cudaEventCreate(&e0));
+    BENCH_CHECK_CUDA(cudaEventCreate(&e1));
+    double *times = malloc((size_t)iters * sizeof(double));
+    if (!times) return 1;
+    for (int i = -10; i < iters; i++) { /* the first ten are warm-up */
+        BENCH_CHECK_CUDA(cudaEventRecord(e0, s));
+        if (exec) {
+            BENCH_CHECK_CUDA(cudaGraphLaunch(exec, s));
+        } else {
+            BENCH_CHECK_TLOB(tlob_forward(L, x, B, y, att));
+            if (with_bwd) BENCH_CHECK_TLOB(tlob_backward(L, x, dy, B, dx));
+        }
+        BENCH_CHECK_CUDA(cudaEventRecord(e1, s));
+        BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
+        float ms;
+        BENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) times[i] = 1e3 * ms;
+    }
+    *out_us = median(times, iters);
+    free(times);
+    BENCH_CHECK_CUDA(cudaEventDestroy(e0));
+    BENCH_CHECK_CUDA(cudaEventDestroy(e1));
+    return 0;
+}
+
+static int capture(tlob_layer *L, int B, const float *x, float *y, float *att, const float *dy,
+                   float *dx, int with_bwd, cudaGraphExec_t *exec) {
+    cudaStream_t s = tlob_stream(L);
+    cudaGraph_t graph;
+    BENCH_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    tlob_status st = tlob_forward(L, x, B, y, att);
+    if (st == TLOB_OK && with_bwd) st = tlob_backward(L, x, dy, B, dx);
+    BENCH_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+    BENCH_CHECK_TLOB(st);
+    BENCH_CHECK_CUDA(cudaGraphInstantiate(exec, graph, 0));
+    BENCH_CHECK_CUDA(cudaGraphDestroy(graph));
+    return 0;
+}
+
+static int bench_layer(layer_result *r, int iters) {
+    const bench_case *c = r->c;
+    const int B = c->B, T = c->T, D = c->D, O = c->Dout;
+    const tlob_config cfg = {D, 1, O, T, B, r->math};
+    tlob_layer *L;
+    BENCH_CHECK_TLOB(tlob_create(&cfg, &L));
+    BENCH_CHECK_TLOB(tlob_init_params(L, 1234));
+    const size_t nx = (size_t)B * T * D, ny = (size_t)B * T * O, na = (size_t)B * T * T;
+    float *x, *y, *att, *dy, *dx;
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&x, nx * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&y, ny * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&att, na * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&dy, ny * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&dx, nx * sizeof(float)));
+    if (validate_layer(L, c, x, y, att, dy, dx, r)) return 1;
+
+    unsigned seed = 5;
+    float *hx = random_host(nx, &seed), *hdy = random_host(ny, &seed);
+    if (!hx || !hdy) return 1;
+    BENCH_CHECK_TLOB(tlob_upload(L, x, hx, nx));
+    BENCH_CHECK_TLOB(tlob_upload(L, dy, hdy, ny));
+    free(hx), free(hdy);
+
+    if (time_layer(L, B, x, y, att, dy, dx, 0, NULL, iters, &r->fwd_us) ||
+        time_layer(L, B, x, y, att, dy, dx, 1, NULL, iters, &r->fwdbwd_us))
+        return 1;
+    cudaGraphExec_t fwd, fwdbwd;
+    if (capture(L, B, x, y, att, dy, dx, 0, &fwd) || capture(L, B, x, y, att, dy, dx, 1, &fwdbwd) ||
+        time_layer(L, B, x, y, att, dy, dx, 0, fwd, iters, &r->fwd_graph_us) ||
+        time_layer(L, B, x, y, att, dy, dx, 1, fwdbwd, iters, &r->fwdbwd_graph_us))
+        return 1;
+    BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
+    BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
+    BENCH_CHECK_CUDA(cudaFree(x));
+    BENCH_CHECK_CUDA(cudaFree(y));
+    BENCH_CHECK_CUDA(cudaFree(att));
+    BENCH_CHECK_CUDA(cudaFree(dy));
+    BENCH_CHECK_CUDA(cudaFree(dx));
+    tlob_destroy(L);
+    return 0;
+}
+
+/* ---- driver ----------------------------------------------------------------- */
+
+static const char bench_usage[] = "usage: tlob bench [--json] [--iters N]\n";
+
+int tlob_bench_main(int argc, char **argv) {
+    static const struct option longopts[] = {{"json", no_argument, 0, 'j'},
+                                             {"iters", required_argument, 0, 'i'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    int json = 0, iters = 200, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == 'j') json = 1;
+        else if (c == 'i') {
+            char *end;
+            errno = 0;
+            const long v = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || v < 1 || v > 1000000) {
+                fprintf(stderr, "tlob bench: bad --iters '%s'\n%s", optarg, bench_usage);
+                return 2;
+            }
+            iters = (int)v;
+        } else if (c == 'h') {
+            fputs(bench_usage, stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "tlob bench: bad option '%s'\n%s", argv[optind - 1], bench_usage);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "tlob bench: unexpected argument '%s'\n%s", argv[optind], bench_usage);
+        return 2;
+    }
+
+    /* A small layer owns the device context: its stream and upload path. */
+    const tlob_config small = {16, 1, 16, 4, 1, TLOB_MATH_TF32};
+    tlob_layer *ctx_layer;
+    tlob_status st = tlob_create(&small, &ctx_layer);
+    if (st == TLOB_ERR_NO_DEVICE) {
+        printf("SKIP tlob bench: no CUDA device (%s)\n", tlob_last_error());
+        return 0;
+    }
+    BENCH_CHECK_TLOB(st);
+    struct cudaDeviceProp prop;
+    BENCH_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+
+    /* The QKV microbenchmark uses its own handle in TF32 on the layers' stream. */
+    cublasHandle_t h;
+    void *ws;
+    BENCH_CHECK_CUBLAS(cublasCreate(&h));
+    BENCH_CHECK_CUBLAS(cublasSetStream(h, tlob_stream(ctx_layer)));
+    BENCH_CHECK_CUDA(cudaMalloc(&ws, 32u << 20));
+    BENCH_CHECK_CUBLAS(cublasSetWorkspace(h, ws, 32u << 20));
+    BENCH_CHECK_CUBLAS(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+    qkv_result q[1 + NCASES] = {{"small (origin)", 16, 32, 256, 0, 0, 0, 0, 0, 0}};
+    for (int i = 0; i < NCASES; i++) {
+        q[1 + i].name = cases[i].name;
+        q[1 + i].M = cases[i].D; /* E = D with nh = 1 */
+        q[1 + i].K = cases[i].D;
+        q[1 + i].N = cases[i].B * cases[i].T;
+    }
+    for (int i = 0; i < 1 + NCASES; i++)
+        if (bench_qkv(ctx_layer, h, tlob_stream(ctx_layer), iters, &q[i])) return 1;
+    BENCH_CHECK_CUBLAS(cublasDestroy(h));
+    BENCH_CHECK_CUDA(cudaFree(ws));
+
+    layer_result lr[2 * NCASES];
+    for (int m = 0; m < 2; m++)
+        for (int i = 0; i < NCASES; i++) {
+            layer_result *r = &lr[m * NCASES + i];
+            memset(r, 0, sizeof *r);
+            r->c = &cases[i];
+            r->math = m ? TLOB_MATH_FP32 : TLOB_MATH_TF32;
+            if (bench_layer(r, iters)) return 1;
+        }
+    tlob_destroy(ctx_layer);
+
+    if (json) {
+        printf("{\"device\":\"%s\",\"iters\":%d,\"qkv\":[", prop.name, iters);
+        for (int i = 0; i < 1 + NCASES; i++)
+            printf("%s{\"case\":\"%s\",\"M\":%d,\"K\":%d,\"N\":%d,\"three_sgemm_us\":%.3f,"
+                   "\"strided_batched_us\":%.3f,\"three_sgemm_sync_us\":%.3f,"
+                   "\"strided_batched_sync_us\":%.3f,\"max_abs_diff\":%.3g,\"rel_err\":%.3g}",
+                   i ? "," : "", q[i].name, q[i].M, q[i].K, q[i].N, q[i].three_us, q[i].fused_us,
+                   q[i].three_sync_us, q[i].fused_sync_us, q[i].max_abs_diff, q[i].rel_err);
+        printf("],\"layer\":[");
+        for (int i = 0; i < 2 * NCASES; i++)
+            printf("%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"Dout\":%d,\"heads\":1,"
+                   "\"math\":\"%s\",\"fwd_us\":%.2f,\"fwd_bwd_us\":%.2f,\"fwd_graph_us\":%.2f,"
+                   "\"fwd_bwd_graph_us\":%.2f,\"err_y\":%.3g,\"err_att\":%.3g,\"err_dx\":%.3g,"
+                   "\"err_grad_worst\":%.3g}",
+                   i ? "," : "", lr[i].c->name, lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
+                   lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
+                   lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, lr[i].err_y, lr[i].err_att,
+                   lr[i].err_dx, lr[i].err_grad);
+        printf("]}\n");
+        return 0;
+    }
+    printf("device: %s, %d iterations, medians\n\n", prop.name, iters);
+    printf("QKV projection stage, TF32: 3x cublasSgemm vs 1x cublasSgemmStridedBatched(batch=3)\n");
+    printf("%-18s %5s %5s %6s | %12s %12s %7s | %12s %12s %7s | %10s\n", "case", "M", "K", "N",
+           "3x (us/call)", "1x (us/call)", "speedup", "3x+sync (us)", "1x+sync (us)", "speedup",
+           "max|3x-1x|");
+    for (int i = 0; i < 1 + NCASES; i++)
+        printf("%-18s %5d %5d %6d | %12.2f %12.2f %6.2fx | %12.2f %12.2f %6.2fx | %10.2e\n",
+               q[i].name, q[i].M, q[i].K, q[i].N, q[i].three_us, q[i].fused_us,
+               q[i].three_us / q[i].fused_us, q[i].three_sync_us, q[i].fused_sync_us,
+               q[i].three_sync_us / q[i].fused_sync_us, q[i].max_abs_diff);
+    printf("\nTransformerLayer, nh = 1 (us; validated at B=%d against the CPU reference, "
+           "worst relative L2 shown)\n", VALIDATE_BATCH);
+    printf("%-18s %4s %4s %4s %4s %4s | %9s %9s | %9s %9s | %9s\n", "case", "B", "T", "D", "Dout",
+           "math", "fwd", "fwd+bwd", "fwd graph", "f+b graph", "max err");
+    for (int i = 0; i < 2 * NCASES; i++) {
+        double e = lr[i].err_y;
+        if (lr[i].err_att > e) e = lr[i].err_att;
+        if (lr[i].err_dx > e) e = lr[i].err_dx;
+        if (lr[i].err_grad > e) e = lr[i].err_grad;
+        printf("%-18s %4d %4d %4d %4d %4s | %9.1f %9.1f | %9.1f %9.1f | %9.2e\n", lr[i].c->name,
+               lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
+               lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
+               lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, e);
+    }
+    return 0;
+}

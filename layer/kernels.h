@@ -1,0 +1,67 @@
+/* Launchers of the layer's own kernels (layer/kernels.cu): everything the
+ * layer computes that cuBLAS does not. Each enqueues one kernel on `stream`
+ * and returns the launch status (cudaGetLastError), which the caller checks.
+ * Shapes are row-major; "rows" is B*T (or B*nh*T for attention rows). */
+#ifndef TLOB_KERNELS_H
+#define TLOB_KERNELS_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y[b][r][c] += bias[b][c] for b < nblocks. */
+cudaError_t tlob_launch_bias_add(float *y, const float *bias, int nblocks, int rows,
+                                 int cols, cudaStream_t stream);
+
+/* In place over p [rows, cols]: p = softmax(scale * p) along each row. */
+cudaError_t tlob_launch_softmax_fwd(float *p, int rows, int cols, float scale,
+                                    cudaStream_t stream);
+
+/* In place over dp [rows, cols], with the forward's p:
+ * dp = scale * p * (dp - sum_j p_j dp_j): the gradient of the raw scores. */
+cudaError_t tlob_launch_softmax_bwd(float *dp, const float *p, int rows, int cols,
+                                    float scale, cudaStream_t stream);
+
+/* Per row: h = a + bias + res (res may be NULL); n = LayerNorm(h) with gamma,
+ * beta, eps 1e-5; out = gelu ? GELU(n) : n; out += res2 (may be NULL).
+ * Stores h, mean and rstd for the backward pass. */
+cudaError_t tlob_launch_ln_fwd(const float *a, const float *bias, const float *res,
+                               const float *gamma, const float *beta, int gelu,
+                               const float *res2, float *h, float *mean, float *rstd,
+                               float *out, int rows, int cols, cudaStream_t stream);
+
+/* Backward of tlob_launch_ln_fwd's normalisation, per row: g = dout + dout2
+ * (dout2 may be NULL); through GELU at n when gelu; through the LayerNorm:
+ * dh. Writes dh, and dh_plus_skip = dh + skip (skip may be NULL) when
+ * dh_plus_skip is not NULL. Adds column sums into dgamma, dbeta (the affine
+ * parameters) and dbias (sum of dh: the gradient of the bias added before). */
+cudaError_t tlob_launch_ln_bwd(const float *dout, const float *dout2, int gelu,
+                               const float *h, const float *mean, const float *rstd,
+                               const float *gamma, const float *beta, float *dh,
+                               const float *skip, float *dh_plus_skip, float *dgamma,
+                               float *dbeta, float *dbias, int rows, int cols,
+                               cudaStream_t stream);
+
+/* f [rows, cols] += bias (in place); g = GELU(f). */
+cudaError_t tlob_launch_bias_gelu_fwd(float *f, const float *bias, float *g, int rows,
+                                      int cols, cudaStream_t stream);
+
+/* df = dg * GELU'(f); dbias[c] += sum over rows of df. */
+cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, float *df,
+                                 float *dbias, int rows, int cols, cudaStream_t stream);
+
+/* out[b][c] += sum over r of in[b][r][c], for b < nblocks. */
+cudaError_t tlob_launch_colsum(const float *in, float *out, int nblocks, int rows,
+                               int cols, cudaStream_t stream);
+
+/* dx[i] += parts[i] + parts[stride + i] + parts[2 * stride + i], i < n. */
+cudaError_t tlob_launch_add3(float *dx, const float *parts, size_t stride, size_t n,
+                             cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLOB_KERNELS_H */

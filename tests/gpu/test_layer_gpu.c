@@ -1,0 +1,254 @@
+/* The layer on the GPU against the CPU reference (double precision), on fresh
+ * random inputs and parameters, for several shapes (B = 1, odd T, nh > 1,
+ * Dout != D, batch below the maximum), in FP32 (relative L2 <= 1e-5) and TF32
+ * (<= 2e-3) math, for y, P, dx and every gradient. Outputs are poisoned with
+ * NaN first so that an unwritten element fails; gradients start from random
+ * values so that accumulation (not overwrite) is checked too.
+ * Also the fusion equivalence test: the layer's strided-batched projections
+ * against three separate cublasSgemm calls on identical inputs (TF32).
+ * Without a device it prints a SKIP line. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "../layer/check.h" /* tests/layer/check.h */
+#include "internal.h"
+#include "tlob.h"
+#include "tlob_ref.h"
+
+#define GPU_CHECK(call)                                                                \
+    do {                                                                               \
+        cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess) {                                                       \
+            printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
+                   cudaGetErrorString(e_));                                            \
+            exit(1);                                                                   \
+        }                                                                              \
+    } while (0)
+#define TLOB_OK_OR_DIE(call)                                                           \
+    do {                                                                               \
+        tlob_status s_ = (call);                                                       \
+        if (s_ != TLOB_OK) {                                                           \
+            printf("FAIL %s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,             \
+                   tlob_status_string(s_), tlob_last_error());                         \
+            exit(1);                                                                   \
+        }                                                                              \
+    } while (0)
+#define CUBLAS_OK_OR_DIE(call)                                                         \
+    do {                                                                               \
+        cublasStatus_t s_ = (call);                                                    \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                             \
+            printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
+                   cublasGetStatusString(s_));                                         \
+            exit(1);                                                                   \
+        }                                                                              \
+    } while (0)
+
+static unsigned seed = 20261130;
+static float urand(void) { return (float)rand_r(&seed) / RAND_MAX * 2.0f - 1.0f; }
+
+static float *dev_alloc(size_t n) {
+    float *p;
+    GPU_CHECK(cudaMalloc((void **)&p, n * sizeof(float)));
+    GPU_CHECK(cudaMemset(p, 0xff, n * sizeof(float))); /* all-ones bits: NaN */
+    return p;
+}
+
+static int all_finite(const float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* Random parameters: the reference's initialisation, then every bias and
+ * LayerNorm parameter perturbed so that none is a neutral 0 or 1. */
+static void random_params(float *p, int D, int nh, int O, const tlob_tensor_info *t) {
+    TLOB_OK_OR_DIE(tlob_init_params_host(D, nh, O, (uint64_t)rand_r(&seed), p));
+    static const tlob_tensor_id vec[] = {TLOB_NORM_W, TLOB_NORM_B, TLOB_QKV_Q_B, TLOB_QKV_K_B,
+                                         TLOB_QKV_V_B, TLOB_IN_PROJ_B, TLOB_OUT_PROJ_B,
+                                         TLOB_MLP_LN_W, TLOB_MLP_LN_B, TLOB_FC_B, TLOB_FC2_B,
+                                         TLOB_W0_B};
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
+        for (size_t j = 0; j < t[vec[k]].numel; j++) p[t[vec[k]].offset + j] += 0.2f * urand();
+}
+
+typedef struct {
+    int B, max_B, T, D, nh, O;
+} shape;
+
+static void check_layer(const shape *s, tlob_math math) {
+    const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
+    const double tol = math == TLOB_MATH_FP32 ? 1e-5 : 2e-3;
+    const tlob_config cfg = {s->D, s->nh, s->O, s->T, s->max_B, math};
+    tlob_layer *L;
+    TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
+    const tlob_tensor_info *t = tlob_tensors(L);
+    const size_t np = tlob_num_params(L), nx = (size_t)s->B * s->T * s->D,
+                 ny = (size_t)s->B * s->T * s->O, na = (size_t)s->B * s->nh * s->T * s->T;
+    float *hp = malloc(np * sizeof(float)), *hg0 = malloc(np * sizeof(float)),
+          *hx = malloc(nx * sizeof(float)), *hdy = malloc(ny * sizeof(float)),
+          *hy = malloc(ny * sizeof(float)), *ha = malloc(na * sizeof(float)),
+          *hdx = malloc(nx * sizeof(float)), *hg = malloc(np * sizeof(float));
+    double *dp = malloc(np * sizeof(double)), *dxin = malloc(nx * sizeof(double)),
+           *ddy = malloc(ny * sizeof(double)), *ry = malloc(ny * sizeof(double)),
+           *ra = malloc(na * sizeof(double)), *rdx = malloc(nx * sizeof(double)),
+           *rg = malloc(np * sizeof(double));
+    random_params(hp, s->D, s->nh, s->O, t);
+    for (size_t i = 0; i < np; i++) hg0[i] = urand();
+    for (size_t i = 0; i < nx; i++) hx[i] = urand();
+    for (size_t i = 0; i < ny; i++) hdy[i] = urand();
+
+    float *x = dev_alloc(nx), *dy = dev_alloc(ny), *y = dev_alloc(ny), *att = dev_alloc(na),
+          *dx = dev_alloc(nx);
+    TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
+    TLOB_OK_OR_DIE(tlob_upload(L, tlob_grads(L), hg0, np));
+    TLOB_OK_OR_DIE(tlob_upload(L, x, hx, nx));
+    TLOB_OK_OR_DIE(tlob_upload(L, dy, hdy, ny));
+    TLOB_OK_OR_DIE(tlob_forward(L, x, s->B, y, att));
+    TLOB_OK_OR_DIE(tlob_backward(L, x, dy, s->B, dx));
+    TLOB_OK_OR_DIE(tlob_sync(L));
+    GPU_CHECK(cudaGetLastError());
+    TLOB_OK_OR_DIE(tlob_download(L, hy, y, ny));
+    TLOB_OK_OR_DIE(tlob_download(L, ha, att, na));
+    TLOB_OK_OR_DIE(tlob_download(L, hdx, dx, nx));
+    TLOB_OK_OR_DIE(tlob_download(L, hg, tlob_grads(L), np));
+
+    for (size_t i = 0; i < np; i++) dp[i] = hp[i];
+    for (size_t i = 0; i < nx; i++) dxin[i] = hx[i];
+    for (size_t i = 0; i < ny; i++) ddy[i] = hdy[i];
+    const tlob_ref_shape rs = {s->D, s->nh, s->O, s->T, s->B};
+    TLOB_OK_OR_DIE(tlob_ref_forward(&rs, dp, dxin, ry, ra));
+    TLOB_OK_OR_DIE(tlob_ref_backward(&rs, dp, dxin, ddy, rdx, rg));
+    /* the layer accumulated into hg0: its contribution is hg - hg0 */
+    for (size_t i = 0; i < np; i++) hg[i] -= hg0[i];
+
+    char tag[128];
+    snprintf(tag, sizeof tag, "B=%d (max %d) T=%d D=%d nh=%d Dout=%d %s", s->B, s->max_B, s->T,
+             s->D, s->nh, s->O, mname);
+    CHECK(all_finite(hy, ny), "%s: every y written", tag);
+    CHECK(all_finite(ha, na), "%s: every att written", tag);
+    CHECK(all_finite(hdx, nx), "%s: every dx written", tag);
+    const double ey = tlob_rel_l2(hy, ry, ny), ea = tlob_rel_l2(ha, ra, na),
+                 edx = tlob_rel_l2(hdx, rdx, nx);
+    CHECK(ey <= tol, "%s: y rel L2 %.3g", tag, ey);
+    CHECK(ea <= tol, "%s: att rel L2 %.3g", tag, ea);
+    CHECK(edx <= tol, "%s: dx rel L2 %.3g", tag, edx);
+    double worst = 0.0;
+    const char *worst_name = "";
+    printf("     %s grads:", tag);
+    for (int i = 0; i < TLOB_NUM_TENSORS; i++) {
+        const double e = tlob_rel_l2(hg + t[i].offset, rg + t[i].offset, t[i].numel);
+        CHECK(e <= tol, "%s: grad %s rel L2 %.3g", tag, t[i].name, e);
+        printf(" %s=%.2e", t[i].name, e);
+        if (!(e <= worst)) worst = e, worst_name = t[i].name;
+    }
+    printf("\nok   %s: rel L2 y %.2e att %.2e dx %.2e, worst grad %.2e (%s)\n", tag, ey, ea, edx,
+           worst, worst_name);
+
+    GPU_CHECK(cudaFree(x));
+    GPU_CHECK(cudaFree(dy));
+    GPU_CHECK(cudaFree(y));
+    GPU_CHECK(cudaFree(att));
+    GPU_CHECK(cudaFree(dx));
+    tlob_destroy(L);
+    free(hp), free(hg0), free(hx), free(hdy), free(hy), free(ha), free(hdx), free(hg);
+    free(dp), free(dxin), free(ddy), free(ry), free(ra), free(rdx), free(rg);
+}
+
+/* The fused projections (one strided-batched call per stage) against three
+ * cublasSgemm calls each, on identical inputs, TF32. With the qkv and in_proj
+ * biases zero, the layer's q0|k0|v0 and q|k|v are the pure GEMM outputs. */
+static void check_fusion(int B, int T, int D, int nh) {
+    const int E = D * nh, N = B * T;
+    const tlob_config cfg = {D, nh, D, T, B, TLOB_MATH_TF32};
+    tlob_layer *L;
+    TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
+    const tlob_tensor_info *t = tlob_tensors(L);
+    const size_t np = tlob_num_params(L), nx = (size_t)N * D, nqkv = (size_t)3 * N * E;
+    float *hp = malloc(np * sizeof(float)), *hx = malloc(nx * sizeof(float));
+    random_params(hp, D, nh, D, t);
+    static const tlob_tensor_id zero[] = {TLOB_QKV_Q_B, TLOB_QKV_K_B, TLOB_QKV_V_B, TLOB_IN_PROJ_B};
+    for (size_t k = 0; k < 4; k++) memset(hp + t[zero[k]].offset, 0, t[zero[k]].numel * sizeof(float));
+    for (size_t i = 0; i < nx; i++) hx[i] = urand();
+    float *x = dev_alloc(nx), *y = dev_alloc((size_t)N * D), *sep0 = dev_alloc(nqkv),
+          *sep = dev_alloc(nqkv);
+    TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
+    TLOB_OK_OR_DIE(tlob_upload(L, x, hx, nx));
+    TLOB_OK_OR_DIE(tlob_forward(L, x, B, y, NULL));
+    TLOB_OK_OR_DIE(tlob_sync(L));
+
+    cublasHandle_t h;
+    CUBLAS_OK_OR_DIE(cublasCreate(&h));
+    CUBLAS_OK_OR_DIE(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+    const float one = 1.0f, zero_f = 0.0f;
+    const float *W = tlob_params(L), *qkv0 = tlob_internal_qkv0(L);
+    for (int i = 0; i < 3; i++) {
+        /* stage 1: block i = x W_i^T; stage 2: block i = (layer's q0|k0|v0 block i) W_in_i^T */
+        CUBLAS_OK_OR_DIE(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, E, N, D, &one,
+                                     W + t[TLOB_QKV_Q_W].offset + (size_t)i * E * D, D, x, D,
+                                     &zero_f, sep0 + (size_t)i * N * E, E));
+        CUBLAS_OK_OR_DIE(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, E, N, E, &one,
+                                     W + t[TLOB_IN_PROJ_W].offset + (size_t)i * E * E, E,
+                                     qkv0 + (size_t)i * N * E, E, &zero_f, sep + (size_t)i * N * E, E));
+    }
+    GPU_CHECK(cudaDeviceSynchronize());
+    float *a = malloc(nqkv * sizeof(float)), *b = malloc(nqkv * sizeof(float));
+    const char *names[3] = {"q", "k", "v"};
+    for (int stage = 0; stage < 2; stage++) {
+        TLOB_OK_OR_DIE(tlob_download(L, a, stage ? tlob_internal_qkv(L) : qkv0, nqkv));
+        TLOB_OK_OR_DIE(tlob_download(L, b, stage ? sep : sep0, nqkv));
+        printf("ok   fusion B=%d T=%d D=%d nh=%d stage %d (%s), max |strided-batched - 3x sgemm|:",
+               B, T, D, nh, stage + 1, stage ? "in_proj" : "qkv");
+        for (int i = 0; i < 3; i++) {
+            double m = 0.0;
+            for (size_t j = (size_t)i * N * E; j < (size_t)(i + 1) * N * E; j++) {
+                const double d = fabs((double)a[j] - b[j]);
+                if (!(d <= m)) m = d;
+            }
+            printf(" %s%s %.2e", names[i], stage ? "" : "0", m);
+            CHECK(m <= 2e-3, "fusion stage %d block %s: max abs diff %.3g", stage + 1, names[i], m);
+        }
+        printf("\n");
+    }
+    CUBLAS_OK_OR_DIE(cublasDestroy(h));
+    GPU_CHECK(cudaFree(x));
+    GPU_CHECK(cudaFree(y));
+    GPU_CHECK(cudaFree(sep0));
+    GPU_CHECK(cudaFree(sep));
+    tlob_destroy(L);
+    free(hp), free(hx), free(a), free(b);
+}
+
+int main(void) {
+    const shape shapes[] = {
+        {1, 1, 5, 8, 1, 8},       /* B = 1, odd T */
+        {3, 4, 7, 6, 2, 10},      /* nh > 1, Dout != D, batch below max */
+        {2, 2, 16, 12, 3, 12},    /* nh = 3 */
+        {4, 4, 33, 5, 1, 3},      /* odd D and T, Dout < D */
+        {2, 2, 128, 40, 1, 40},   /* temporal BTC sizes, small batch */
+        {2, 2, 40, 128, 1, 128},  /* feature BTC sizes, small batch */
+        {1, 2, 128, 144, 1, 144}, /* temporal FI-2010 sizes, B = 1 */
+    };
+    const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    const tlob_config probe = {4, 1, 4, 2, 1, TLOB_MATH_FP32};
+    tlob_layer *L;
+    const tlob_status st = tlob_create(&probe, &L);
+    if (st == TLOB_ERR_NO_DEVICE) {
+        printf("SKIP GPU layer tests: no CUDA device (%s)\n", tlob_last_error());
+        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3);
+        return 0;
+    }
+    TLOB_OK_OR_DIE(st);
+    tlob_destroy(L);
+    for (int m = 0; m < 2; m++)
+        for (int i = 0; i < nshapes; i++)
+            check_layer(&shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32);
+    check_fusion(16, 16, 32, 1); /* the origin's M=16-class sizes, N = 256 */
+    check_fusion(8, 16, 32, 2);  /* nh > 1 */
+    check_fusion(128, 128, 40, 1); /* temporal BTC, full batch */
+    return test_summary();
+}

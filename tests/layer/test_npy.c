@@ -1,0 +1,149 @@
+/* .npy reading and writing: round trips, and rejection of malformed files
+ * with an error that names the file. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "npy.h"
+
+static char dir[] = "/tmp/tlob-test-npy-XXXXXX";
+
+static const char *path_of(const char *name) {
+    static char buf[256];
+    snprintf(buf, sizeof buf, "%s/%s", dir, name);
+    return buf;
+}
+
+/* Writes raw bytes: a v1.0 magic, the header text as given, then `body` bytes. */
+static void write_raw(const char *name, const char *magic_version, const char *header,
+                      const void *body, size_t body_len) {
+    FILE *f = fopen(path_of(name), "wb");
+    const size_t hlen = strlen(header);
+    fwrite(magic_version, 1, 8, f);
+    const unsigned char len[2] = {(unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
+    fwrite(len, 1, 2, f);
+    fwrite(header, 1, hlen, f);
+    if (body_len) fwrite(body, 1, body_len, f);
+    fclose(f);
+}
+
+static const char V1[8] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
+
+static void expect_error(const char *name, tlob_status want, const char *phrase) {
+    npy_array a;
+    const tlob_status st = npy_read_f32(path_of(name), &a);
+    CHECK(st == want, "%s: status %d, want %d (%s)", name, st, want, tlob_last_error());
+    CHECK(strstr(tlob_last_error(), name) != NULL, "%s: message names the file: %s", name,
+          tlob_last_error());
+    CHECK(strstr(tlob_last_error(), phrase) != NULL, "%s: message says '%s': %s", name, phrase,
+          tlob_last_error());
+    CHECK(a.data == NULL, "%s: no data on failure", name);
+}
+
+static void round_trip(int ndim, const size_t *shape) {
+    size_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= shape[i];
+    float *v = malloc((n ? n : 1) * sizeof(float));
+    for (size_t i = 0; i < n; i++) v[i] = (float)i * 0.5f - 3.25f;
+    CHECK(npy_write_f32(path_of("rt.npy"), v, ndim, shape) == TLOB_OK, "write: %s", tlob_last_error());
+    npy_array a;
+    CHECK(npy_read_f32(path_of("rt.npy"), &a) == TLOB_OK, "read: %s", tlob_last_error());
+    CHECK(a.ndim == ndim && a.numel == n, "ndim %d numel %zu", a.ndim, a.numel);
+    int same = 1;
+    for (int i = 0; i < ndim && i < a.ndim; i++) same &= a.shape[i] == shape[i];
+    CHECK(same, "shape preserved");
+    CHECK(n == 0 || memcmp(a.data, v, n * sizeof(float)) == 0, "values preserved bit for bit");
+    /* the header is padded so that the data starts on a 64-byte boundary, as numpy writes it */
+    FILE *f = fopen(path_of("rt.npy"), "rb");
+    fseek(f, 0, SEEK_END);
+    CHECK((ftell(f) - (long)(n * sizeof(float))) % 64 == 0, "data offset aligned to 64");
+    fclose(f);
+    npy_free(&a);
+    free(v);
+}
+
+int main(void) {
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    const size_t s1[1] = {7}, s2[2] = {3, 5}, s3[3] = {2, 3, 4}, s4[4] = {1, 2, 3, 3}, s0[2] = {0, 4};
+    round_trip(1, s1);
+    round_trip(2, s2);
+    round_trip(3, s3);
+    round_trip(4, s4);
+    round_trip(2, s0);
+
+    /* a hand-written numpy-style header with different spacing, version 2.0 */
+    {
+        const char *h = "{'descr':'<f4','fortran_order':False,'shape':(2,)}\n";
+        const float body[2] = {1.5f, -2.0f};
+        FILE *f = fopen(path_of("v2.npy"), "wb");
+        const char magic[8] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 2, 0};
+        const unsigned hl = (unsigned)strlen(h);
+        const unsigned char len[4] = {(unsigned char)hl, 0, 0, 0};
+        fwrite(magic, 1, 8, f);
+        fwrite(len, 1, 4, f);
+        fwrite(h, 1, hl, f);
+        fwrite(body, sizeof(float), 2, f);
+        fclose(f);
+        npy_array a;
+        CHECK(npy_read_f32(path_of("v2.npy"), &a) == TLOB_OK, "v2 header: %s", tlob_last_error());
+        CHECK(a.ndim == 1 && a.shape[0] == 2 && a.data[0] == 1.5f && a.data[1] == -2.0f, "v2 values");
+        npy_free(&a);
+    }
+
+    const float body[6] = {1, 2, 3, 4, 5, 6};
+    write_raw("f8.npy", V1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }\n", body, 24);
+    expect_error("f8.npy", TLOB_ERR_FORMAT, "'<f8' is not");
+    write_raw("i4.npy", V1, "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }\n", body, 12);
+    expect_error("i4.npy", TLOB_ERR_FORMAT, "'<i4' is not");
+    write_raw("be.npy", V1, "{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }\n", body, 12);
+    expect_error("be.npy", TLOB_ERR_FORMAT, "float32");
+    write_raw("fortran.npy", V1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", body, 24);
+    expect_error("fortran.npy", TLOB_ERR_FORMAT, "Fortran");
+    write_raw("short.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }\n", body, 12);
+    expect_error("short.npy", TLOB_ERR_FORMAT, "truncated");
+    write_raw("long.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", body, 12);
+    expect_error("long.npy", TLOB_ERR_FORMAT, "longer");
+    write_raw("noshape.npy", V1, "{'descr': '<f4', 'fortran_order': False, }\n", body, 12);
+    expect_error("noshape.npy", TLOB_ERR_FORMAT, "shape");
+    write_raw("badshape.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }\n", body, 8);
+    expect_error("badshape.npy", TLOB_ERR_FORMAT, "malformed");
+    write_raw("nodict.npy", V1, "'descr': '<f4'\n", body, 8);
+    expect_error("nodict.npy", TLOB_ERR_FORMAT, "dict");
+    const char bad_magic[8] = {'\x93', 'N', 'U', 'M', 'P', 'X', 1, 0};
+    write_raw("magic.npy", bad_magic, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", body, 4);
+    expect_error("magic.npy", TLOB_ERR_FORMAT, "magic");
+    const char bad_version[8] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 9, 0};
+    write_raw("version.npy", bad_version, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", body, 4);
+    expect_error("version.npy", TLOB_ERR_FORMAT, "version");
+    FILE *f = fopen(path_of("tiny.npy"), "wb");
+    fwrite("\x93NUM", 1, 4, f);
+    fclose(f);
+    expect_error("tiny.npy", TLOB_ERR_FORMAT, "magic");
+    expect_error("missing.npy", TLOB_ERR_IO, "cannot open");
+
+    /* shape-checked reads name the file and both shapes */
+    {
+        const size_t want[2] = {3, 4};
+        npy_array a;
+        const size_t s23[2] = {2, 3};
+        CHECK(npy_write_f32(path_of("s.npy"), body, 2, s23) == TLOB_OK, "write");
+        CHECK(npy_read_f32_shape(path_of("s.npy"), 2, want, &a) == TLOB_ERR_SHAPE, "shape mismatch");
+        CHECK(strstr(tlob_last_error(), "s.npy") && strstr(tlob_last_error(), "(2, 3)") &&
+                  strstr(tlob_last_error(), "(3, 4)"),
+              "message: %s", tlob_last_error());
+        CHECK(npy_read_f32_shape(path_of("s.npy"), 2, s23, &a) == TLOB_OK, "matching shape");
+        npy_free(&a);
+    }
+    CHECK(npy_write_f32("/nonexistent-dir/x.npy", body, 1, s1) == TLOB_ERR_IO, "unwritable path");
+    CHECK(strstr(tlob_last_error(), "/nonexistent-dir/x.npy") != NULL, "names it: %s", tlob_last_error());
+
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) printf("note: could not remove %s\n", dir);
+    return test_summary();
+}
