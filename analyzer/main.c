@@ -22,7 +22,7 @@
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
 
-typedef enum { FORMAT_TEXT, FORMAT_JSON } output_format;
+typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_GITHUB, FORMAT_SARIF } output_format;
 typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode;
 
 typedef struct {
@@ -41,7 +41,8 @@ static const char USAGE[] =
     "\n"
     "  --staged              analyse the index: exactly what `git commit` would\n"
     "                        record, whole files (honours GIT_INDEX_FILE)\n"
-    "  --format FORMAT       text (default) or json\n"
+    "  --format FORMAT       text (default), json, sarif (2.1.0), or github\n"
+    "                        (GitHub Actions annotations)\n"
     "  --config FILE         default: .gpulint.yaml at the repository root, if any\n"
     "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
     "  --color WHEN          auto (default), always or never\n"
@@ -117,8 +118,12 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->format = FORMAT_TEXT;
             else if (strcmp(optarg, "json") == 0)
                 opt->format = FORMAT_JSON;
+            else if (strcmp(optarg, "github") == 0)
+                opt->format = FORMAT_GITHUB;
+            else if (strcmp(optarg, "sarif") == 0)
+                opt->format = FORMAT_SARIF;
             else
-                return usage_error("unknown format '%s' (text or json)", optarg);
+                return usage_error("unknown format '%s' (text, json, sarif or github)", optarg);
             break;
         case OPT_CONFIG:
             opt->config_path = optarg;
@@ -275,7 +280,13 @@ int main(int argc, char **argv)
         .color = use_color(opt.color),
         .exit_code = exit_code,
     };
-    int wrc = opt.format == FORMAT_JSON ? report_json(stdout, &in) : report_text(stdout, &in);
+    int wrc;
+    switch (opt.format) {
+    case FORMAT_JSON: wrc = report_json(stdout, &in); break;
+    case FORMAT_GITHUB: wrc = report_github(stdout, &in); break;
+    case FORMAT_SARIF: wrc = report_sarif(stdout, &in); break;
+    default: wrc = report_text(stdout, &in); break;
+    }
     if (opt.format == FORMAT_TEXT)
         print_summary(fs, n, snap.nfiles);
     if (wrc != 0 || fflush(stdout) != 0) {

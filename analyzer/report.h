@@ -24,5 +24,7 @@ typedef struct {
 /* Each returns 0, or -1 when writing failed. */
 int report_text(FILE *out, const report_input *in);
 int report_json(FILE *out, const report_input *in);
+int report_github(FILE *out, const report_input *in);
+int report_sarif(FILE *out, const report_input *in);
 
 #endif

@@ -10,30 +10,12 @@
 #define GREEN "\033[1;32m"
 #define RESET "\033[0m"
 
-/* The line-th line (1-based) of f: start and length without the newline. */
-static bool find_line(const source_file *f, unsigned line, const char **start, size_t *len)
-{
-    const char *p = f->text, *end = f->text + f->len;
-    for (unsigned l = 1; l < line; l++) {
-        p = memchr(p, '\n', (size_t)(end - p));
-        if (!p)
-            return false;
-        p++;
-    }
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    *start = p;
-    *len = (size_t)((nl ? nl : end) - p);
-    if (*len && p[*len - 1] == '\r')
-        (*len)--;
-    return true;
-}
-
 static void print_source_and_caret(FILE *out, const report_input *in, const diag_finding *d)
 {
     long idx = snapshot_find(in->snap, d->file);
     const char *line;
     size_t len;
-    if (idx < 0 || d->line == 0 || !find_line(&in->snap->files[idx], d->line, &line, &len))
+    if (idx < 0 || !source_line_text(&in->snap->files[idx], d->line, &line, &len))
         return;
     fprintf(out, "%.*s\n", (int)len, line);
     /* Keep the line's tabs so the caret lands under the column in any tab width. */

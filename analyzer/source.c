@@ -126,3 +126,22 @@ void source_line_col(const source_file *f, size_t off, unsigned *line, unsigned 
     *line = l;
     *col = (unsigned)(off - line_start) + 1;
 }
+
+bool source_line_text(const source_file *f, unsigned line, const char **start, size_t *len)
+{
+    const char *p = f->text, *end = f->text + f->len;
+    if (line == 0)
+        return false;
+    for (unsigned l = 1; l < line; l++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (!p)
+            return false;
+        p++;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *start = p;
+    *len = (size_t)((nl ? nl : end) - p);
+    if (*len && p[*len - 1] == '\r')
+        (*len)--;
+    return true;
+}

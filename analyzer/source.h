@@ -40,6 +40,10 @@ long snapshot_find(const snapshot *snap, const char *path);
 /* 1-based line and column of byte offset `off` in `f`. */
 void source_line_col(const source_file *f, size_t off, unsigned *line, unsigned *col);
 
+/* The line-th line (1-based) of f: its start and length without the line
+ * ending. false when the file has fewer lines. */
+bool source_line_text(const source_file *f, unsigned line, const char **start, size_t *len);
+
 /* --- Building a snapshot (driver side: inputs.c, source.c, header_lang.c) --- */
 
 /* Whether a path's extension is one gpulint analyses: .c .h (C, or CUDA for
