@@ -252,7 +252,7 @@ static int validate_layer(tlob_layer *L, const bench_case *c, float *x, float *y
     r->err_grad = 0.0;
     const tlob_tensor_info *t = tlob_tensors(L);
     for (int i = 0; i < TLOB_NUM_TENSORS; i++) {
-        const double e = tlob_rel_l2(hg + t[i].offset, rg + t[i].offset, t[i].numel);
+        const double e = tlob_grad_rel_l2(t, i, hg, rg);
         if (!(e <= r->err_grad)) r->err_grad = e;
     }
     free(hx), free(hdy), free(hp), free(hy), free(ha), free(hdx), free(hg);

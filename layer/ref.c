@@ -303,6 +303,10 @@ tlob_status tlob_ref_backward(const tlob_ref_shape *shape, const double *params,
 }
 
 double tlob_rel_l2(const float *got, const double *want, size_t n) {
+    return tlob_rel_l2_floor(got, want, n, 0.0);
+}
+
+double tlob_rel_l2_floor(const float *got, const double *want, size_t n, double floor) {
     double num = 0.0, den = 0.0;
     for (size_t i = 0; i < n; i++) {
         const double d = (double)got[i] - want[i];
@@ -310,5 +314,19 @@ double tlob_rel_l2(const float *got, const double *want, size_t n) {
         den += want[i] * want[i];
     }
     if (num != num) return INFINITY; /* a NaN anywhere fails every tolerance */
-    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+    den = sqrt(den);
+    if (den < floor) den = floor;
+    return den > 0.0 ? sqrt(num) / den : sqrt(num);
+}
+
+double tlob_grad_rel_l2(const tlob_tensor_info *tensors, int id, const float *got,
+                        const double *want) {
+    double floor = 0.0;
+    if (id == TLOB_QKV_K_B) {
+        const tlob_tensor_info *w = &tensors[TLOB_QKV_K_W];
+        for (size_t i = 0; i < w->numel; i++) floor += want[w->offset + i] * want[w->offset + i];
+        floor = sqrt(floor);
+    }
+    const tlob_tensor_info *t = &tensors[id];
+    return tlob_rel_l2_floor(got + t->offset, want + t->offset, t->numel, floor);
 }

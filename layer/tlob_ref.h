@@ -28,6 +28,17 @@ tlob_status tlob_ref_backward(const tlob_ref_shape *shape, const double *params,
  * infinity when got holds a NaN. */
 double tlob_rel_l2(const float *got, const double *want, size_t n);
 
+/* As tlob_rel_l2, with the denominator at least `floor`. */
+double tlob_rel_l2_floor(const float *got, const double *want, size_t n, double floor);
+
+/* Relative L2 error of gradient tensor `id` of two flat gradient buffers.
+ * The gradient of qkv.k.bias is exactly zero (adding a constant to every key
+ * shifts each score row by a constant, which softmax ignores), so its
+ * relative error is undefined; it is measured against the norm of the
+ * qkv.k.weight gradient, the scale of the terms that cancel. */
+double tlob_grad_rel_l2(const tlob_tensor_info *tensors, int id, const float *got,
+                        const double *want);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,10 +15,10 @@ echo "== GPU suite"; build/tests/gpu/test_layer_gpu 2>&1 | tee "$out/test_gpu.lo
 echo "== CPU suites on the device"
 tests/harness build/tests/layer/test_ref build/tests/layer/test_npy build/tests/layer/test_layout_api build/tests/layer/test_cli >"$out/test_cpu.log" 2>&1; tail -1 "$out/test_cpu.log"
 echo "== compute-sanitizer memcheck"
-compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 build/tests/gpu/test_layer_gpu >"$out/memcheck.log" 2>&1
+timeout 280 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 build/tests/gpu/test_layer_gpu >"$out/memcheck.log" 2>&1
 echo "memcheck exit $?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|passed, " "$out/memcheck.log" | tail -3
 echo "== bench"
-build/tlob bench 2>&1 | tee "$out/bench.txt"
-build/tlob bench --json >"$out/bench.json" 2>"$out/bench_json.err" || cat "$out/bench_json.err"
+timeout 100 build/tlob bench 2>&1 | tee "$out/bench.txt"
+timeout 100 build/tlob bench --json >"$out/bench.json" 2>"$out/bench_json.err" || cat "$out/bench_json.err"
 echo "== torch parity"
-PYTHONUNBUFFERED=1 python3 tests/layer/torch_parity.py --bench-json "$out/bench.json" --out "$out/torch.json" 2>&1 | tee "$out/torch.txt" | tail -40
+PYTHONUNBUFFERED=1 timeout 150 python3 tests/layer/torch_parity.py --bench-json "$out/bench.json" --out "$out/torch.json" 2>&1 | tee "$out/torch.txt" | tail -40

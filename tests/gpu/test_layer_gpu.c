@@ -141,7 +141,7 @@ static void check_layer(const shape *s, tlob_math math) {
     const char *worst_name = "";
     printf("     %s grads:", tag);
     for (int i = 0; i < TLOB_NUM_TENSORS; i++) {
-        const double e = tlob_rel_l2(hg + t[i].offset, rg + t[i].offset, t[i].numel);
+        const double e = tlob_grad_rel_l2(t, i, hg, rg);
         CHECK(e <= tol, "%s: grad %s rel L2 %.3g", tag, t[i].name, e);
         printf(" %s=%.2e", t[i].name, e);
         if (!(e <= worst)) worst = e, worst_name = t[i].name;
