@@ -25,6 +25,7 @@ static const char pch_prelude[] =
 
 static struct {
     char *cuda_path;
+    char *cccl_dir;    /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
     char *cache_dir;
     char *shim_dir;
     char *pch_path;    /* NULL when it could not be built: parse without it */
@@ -89,6 +90,11 @@ static size_t cuda_base_args(const char **argv, char *cuda_path_flag)
     argv[n++] = "-idirafter";
     argv[n++] = g.shim_dir;
     argv[n++] = "-w";   /* only errors matter; warnings cost time */
+    if (g.cccl_dir) {
+        /* nvcc searches it by itself; clang does not. */
+        argv[n++] = "-isystem";
+        argv[n++] = g.cccl_dir;
+    }
     return n;
 }
 
@@ -197,6 +203,11 @@ int facts_global_init(const gl_config *cfg, char **error)
     (void)cfg;
     const char *cuda = getenv("CUDA_PATH");
     g.cuda_path = xstrdup(cuda && *cuda ? cuda : "/usr/local/cuda");
+    char *cccl = xasprintf("%s/include/cccl", g.cuda_path);
+    if (access(cccl, R_OK) == 0)
+        g.cccl_dir = cccl;
+    else
+        free(cccl);
     g.cache_dir = choose_cache_dir();
     if (!g.cache_dir) {
         *error = xasprintf("cannot create a cache directory for the CUDA shim: %s",
@@ -220,6 +231,7 @@ int facts_global_init(const gl_config *cfg, char **error)
 void facts_global_cleanup(void)
 {
     free(g.cuda_path);
+    free(g.cccl_dir);
     free(g.cache_dir);
     free(g.shim_dir);
     free(g.pch_path);

@@ -258,8 +258,26 @@ static bool find_param_command(const walk_ctx *ctx, CXSourceRange range,
     return false;
 }
 
-static void check_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_loc fn_loc)
+static bool has_unnamed_parameter(const function_parts *parts)
 {
+    for (size_t i = 0; i < parts->parms.n; i++) {
+        char *name = cx_take(clang_getCursorSpelling(parts->parms.items[i]));
+        bool unnamed = *name == '\0';
+        free(name);
+        if (unnamed)
+            return true;
+    }
+    return false;
+}
+
+static void check_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_loc fn_loc,
+                             const function_parts *parts)
+{
+    /* A parameter left unnamed (its name in a comment, as CUB does for tag
+     * types): the documented parameter exists, but clang cannot match the
+     * name to it, so nothing can be told about this comment. */
+    if (has_unnamed_parameter(parts))
+        return;
     CXComment comment = clang_Cursor_getParsedComment(c);
     if (clang_Comment_getKind(comment) == CXComment_Null)
         return;
@@ -322,9 +340,9 @@ static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
     }
     f->result = type_spelling(clang_getCursorResultType(c));
     fill_params(f, c, &parts);
-    free(parts.parms.items);
     note_hidden_name(ctx, c, f->name, loc);
-    check_doc_params(ctx, c, f->name, loc);
+    check_doc_params(ctx, c, f->name, loc, &parts);
+    free(parts.parms.items);
     return f;
 }
 
