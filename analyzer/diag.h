@@ -36,7 +36,14 @@ typedef struct {
     severity sev;             /* set by the driver from the config / registry */
     bool suppressed;          /* kept (SARIF reports them), not printed as findings */
     char *suppress_reason;    /* the suppression's `-- reason` when suppressed */
+    bool in_baseline;         /* matched an entry of --baseline: known, not new */
 } diag_finding;
+
+/* Whether a finding is printed as a finding and counts for the exit status. */
+static inline bool finding_is_reported(const diag_finding *f)
+{
+    return !f->suppressed && !f->in_baseline;
+}
 
 diag_sink *diag_sink_new(void);
 void diag_sink_free(diag_sink *sink);

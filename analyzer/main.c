@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "config.h"
 #include "diag.h"
 #include "header_lang.h"
@@ -31,6 +32,8 @@ typedef struct {
     const char *config_path;
     int jobs;
     color_mode color;
+    const char *baseline;         /* --baseline FILE */
+    const char *write_baseline;   /* --write-baseline FILE */
 } options;
 
 static const char USAGE[] =
@@ -46,6 +49,9 @@ static const char USAGE[] =
     "  --config FILE         default: .gpulint.yaml at the repository root, if any\n"
     "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
     "  --color WHEN          auto (default), always or never\n"
+    "  --write-baseline FILE record the current findings in FILE and exit 0\n"
+    "  --baseline FILE       report only findings FILE does not know, and those\n"
+    "                        of its findings that are fixed\n"
     "  --list-rules          list the rules and exit\n"
     "  --explain RULE        what RULE forbids, why, examples, how to suppress\n"
     "  --version             print the version and exit\n"
@@ -93,7 +99,10 @@ static int explain_rule(const char *id)
 /* Returns -1 to go on, or the exit code of an option that ends the run. */
 static int parse_options(int argc, char **argv, options *opt)
 {
-    enum { OPT_STAGED = 256, OPT_FORMAT, OPT_CONFIG, OPT_COLOR, OPT_LIST, OPT_EXPLAIN, OPT_VERSION };
+    enum {
+        OPT_STAGED = 256, OPT_FORMAT, OPT_CONFIG, OPT_COLOR, OPT_LIST, OPT_EXPLAIN, OPT_VERSION,
+        OPT_BASELINE, OPT_WRITE_BASELINE
+    };
     static const struct option longopts[] = {
         {"staged", no_argument, NULL, OPT_STAGED},
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -104,6 +113,8 @@ static int parse_options(int argc, char **argv, options *opt)
         {"explain", required_argument, NULL, OPT_EXPLAIN},
         {"version", no_argument, NULL, OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
+        {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;   /* our own messages, with the exit code 2 */
@@ -145,6 +156,12 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->color = COLOR_NEVER;
             else
                 return usage_error("--color takes auto, always or never, not '%s'", optarg);
+            break;
+        case OPT_BASELINE:
+            opt->baseline = optarg;
+            break;
+        case OPT_WRITE_BASELINE:
+            opt->write_baseline = optarg;
             break;
         case OPT_LIST:
             return list_rules();
@@ -211,7 +228,7 @@ static void print_summary(const diag_finding *fs, size_t n, size_t files)
 {
     size_t errors = 0, warnings = 0;
     for (size_t i = 0; i < n; i++)
-        if (!fs[i].suppressed)
+        if (finding_is_reported(&fs[i]))
             *(fs[i].sev == SEV_ERROR ? &errors : &warnings) += 1;
     if (errors || warnings)
         fprintf(stderr, "gpulint: %zu error%s, %zu warning%s in %zu file%s analysed\n", errors,
@@ -263,10 +280,31 @@ int main(int argc, char **argv)
     int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs, sink);
 
     size_t n;
-    const diag_finding *fs = diag_findings(sink, &n);
+    diag_finding *fs = diag_findings(sink, &n);
     int exit_code = EXIT_CLEAN;
-    for (size_t i = 0; i < n; i++)
-        if (!fs[i].suppressed && fs[i].sev == SEV_ERROR)
+    if (opt.write_baseline) {
+        if (baseline_write(opt.write_baseline, &snap, fs, n, &error) != 0) {
+            fprintf(stderr, "gpulint: error: %s\n", error);
+            free(error);
+            exit_code = EXIT_USAGE;
+        } else {
+            size_t recorded = 0;
+            for (size_t i = 0; i < n; i++)
+                recorded += !fs[i].suppressed;
+            fprintf(stderr, "gpulint: wrote %zu finding%s to the baseline %s\n", recorded,
+                    recorded == 1 ? "" : "s", opt.write_baseline);
+        }
+    }
+    baseline_fixed *fixed = NULL;
+    size_t nfixed = 0;
+    if (opt.baseline && baseline_apply(opt.baseline, &snap, sink, &fixed, &nfixed, &error) != 0) {
+        fprintf(stderr, "gpulint: error: %s\n", error);
+        free(error);
+        exit_code = EXIT_USAGE;
+    }
+    /* Writing a baseline accepts what it recorded: only errors fail it. */
+    for (size_t i = 0; i < n && !opt.write_baseline; i++)
+        if (finding_is_reported(&fs[i]) && fs[i].sev == SEV_ERROR && exit_code == EXIT_CLEAN)
             exit_code = EXIT_FINDINGS;
     if (pipeline_rc)
         exit_code = EXIT_INTERNAL;
@@ -279,21 +317,28 @@ int main(int argc, char **argv)
         .files_analyzed = snap.nfiles,
         .color = use_color(opt.color),
         .exit_code = exit_code,
+        .baseline_active = opt.baseline != NULL,
+        .fixed = fixed,
+        .nfixed = nfixed,
     };
-    int wrc;
-    switch (opt.format) {
-    case FORMAT_JSON: wrc = report_json(stdout, &in); break;
-    case FORMAT_GITHUB: wrc = report_github(stdout, &in); break;
-    case FORMAT_SARIF: wrc = report_sarif(stdout, &in); break;
-    default: wrc = report_text(stdout, &in); break;
-    }
-    if (opt.format == FORMAT_TEXT)
-        print_summary(fs, n, snap.nfiles);
-    if (wrc != 0 || fflush(stdout) != 0) {
-        fputs("gpulint: error: cannot write the report to stdout\n", stderr);
-        exit_code = EXIT_INTERNAL;
+    /* A baseline that could not be read or written was reported above. */
+    if (exit_code != EXIT_USAGE) {
+        int wrc;
+        switch (opt.format) {
+        case FORMAT_JSON: wrc = report_json(stdout, &in); break;
+        case FORMAT_GITHUB: wrc = report_github(stdout, &in); break;
+        case FORMAT_SARIF: wrc = report_sarif(stdout, &in); break;
+        default: wrc = report_text(stdout, &in); break;
+        }
+        if (opt.format == FORMAT_TEXT)
+            print_summary(fs, n, snap.nfiles);
+        if (wrc != 0 || fflush(stdout) != 0) {
+            fputs("gpulint: error: cannot write the report to stdout\n", stderr);
+            exit_code = EXIT_INTERNAL;
+        }
     }
 
+    baseline_fixed_free(fixed, nfixed);
     diag_sink_free(sink);
     snapshot_free(&snap);
     config_free(&cfg);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "baseline.h"
 #include "config.h"
 #include "diag.h"
 #include "source.h"
@@ -19,6 +20,9 @@ typedef struct {
     size_t files_analyzed;
     bool color;                    /* text: ANSI colours */
     int exit_code;                 /* what gpulint will exit with (SARIF records it) */
+    bool baseline_active;          /* --baseline: findings carry in_baseline */
+    const baseline_fixed *fixed;   /* baseline entries no finding matched any more */
+    size_t nfixed;
 } report_input;
 
 /* Each returns 0, or -1 when writing failed. */

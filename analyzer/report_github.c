@@ -23,7 +23,7 @@ int report_github(FILE *out, const report_input *in)
 {
     for (size_t i = 0; i < in->nfindings; i++) {
         const diag_finding *d = &in->findings[i];
-        if (d->suppressed)
+        if (!finding_is_reported(d))
             continue;
         fprintf(out, "::%s file=", d->sev == SEV_ERROR ? "error" : "warning");
         put_escaped(out, d->file, true);
@@ -34,6 +34,16 @@ int report_github(FILE *out, const report_input *in)
         fputs(" [", out);
         put_escaped(out, d->rule, false);
         fputs("]\n", out);
+    }
+    for (size_t i = 0; i < in->nfixed; i++) {
+        const baseline_fixed *f = &in->fixed[i];
+        fputs("::notice file=", out);
+        put_escaped(out, f->file, true);
+        fprintf(out, ",line=%u,title=", f->line ? f->line : 1);
+        put_escaped(out, f->rule, true);
+        fputs("::fixed since the baseline: ", out);
+        put_escaped(out, f->message, false);
+        fputs("\n", out);
     }
     return ferror(out) ? -1 : 0;
 }

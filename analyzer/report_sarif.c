@@ -142,6 +142,8 @@ static json_t *result(const report_input *in, const diag_finding *d, long rule_i
                           "partialFingerprints", "gpulint/v1", fingerprint);
     if (rule_index >= 0)
         json_object_set_new(r, "ruleIndex", json_integer(rule_index));
+    if (in->baseline_active)
+        json_object_set_new(r, "baselineState", json_string(d->in_baseline ? "unchanged" : "new"));
     if (d->suppressed)
         json_object_set_new(r, "suppressions",
                             json_pack("[{s:s, s:o}]", "kind", "inSource", "justification",
@@ -198,11 +200,25 @@ int report_sarif(FILE *out, const report_input *in)
                 index = (long)k;
         json_array_append_new(results, result(in, &in->findings[i], index, fps[i]));
     }
+    /* Baseline entries that are gone: "absent" results, so dashboards can
+     * show what was fixed. */
+    for (size_t i = 0; i < in->nfixed && emitted < SARIF_MAX_RESULTS; i++, emitted++) {
+        const baseline_fixed *f = &in->fixed[i];
+        char *text = xasprintf("fixed since the baseline: %s", f->message);
+        json_t *region = json_pack("{s:I}", "startLine", (json_int_t)(f->line ? f->line : 1));
+        json_array_append_new(results,
+                              json_pack("{s:o, s:s, s:{s:o}, s:[{s:{s:o, s:o}}], s:s}", "ruleId",
+                                        json_text(f->rule), "level", "none", "message", "text",
+                                        json_text(text), "locations", "physicalLocation",
+                                        "artifactLocation", artifact_location(in, f->file),
+                                        "region", region, "baselineState", "absent"));
+        free(text);
+    }
     json_t *notifications = json_array();
-    if (in->nfindings > SARIF_MAX_RESULTS) {
+    if (in->nfindings + in->nfixed > SARIF_MAX_RESULTS) {
         char *text = xasprintf("%zu results, truncated to the first %d (the most a SARIF run may "
                                "hold for GitHub code scanning); run gpulint --format json for all",
-                               in->nfindings, SARIF_MAX_RESULTS);
+                               in->nfindings + in->nfixed, SARIF_MAX_RESULTS);
         json_array_append_new(notifications, json_pack("{s:s, s:{s:o}}", "level", "warning",
                                                         "message", "text", json_text(text)));
         free(text);

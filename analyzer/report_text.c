@@ -28,7 +28,7 @@ int report_text(FILE *out, const report_input *in)
 {
     for (size_t i = 0; i < in->nfindings; i++) {
         const diag_finding *d = &in->findings[i];
-        if (d->suppressed)
+        if (!finding_is_reported(d))
             continue;
         bool is_error = d->sev == SEV_ERROR;
         const char *sev_colour = is_error ? RED : MAGENTA;
@@ -37,6 +37,12 @@ int report_text(FILE *out, const report_input *in)
                 is_error ? "error" : "warning", in->color ? RESET : "", in->color ? BOLD : "",
                 d->message, in->color ? RESET : "", d->rule);
         print_source_and_caret(out, in, d);
+    }
+    for (size_t i = 0; i < in->nfixed; i++) {
+        const baseline_fixed *f = &in->fixed[i];
+        fprintf(out, "%s%s:%u:%s %snote:%s fixed since the baseline: %s [%s]\n",
+                in->color ? BOLD : "", f->file, f->line, in->color ? RESET : "",
+                in->color ? GREEN : "", in->color ? RESET : "", f->message, f->rule);
     }
     return ferror(out) ? -1 : 0;
 }
