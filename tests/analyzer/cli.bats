@@ -1,0 +1,643 @@
+#!/usr/bin/env bats
+# gpulint's command line, as DESIGN.md states it: exit codes, help and usage
+# errors, the rule list, odd inputs, config errors, JSON/SARIF/text output,
+# determinism across -j, and --staged in throwaway repositories.
+#
+# Every test works in its own temporary directory; nothing is written into
+# the repository. GPULINT overrides the binary under test (default
+# build/gpulint of this checkout).
+
+bats_require_minimum_version 1.5.0
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+RULES=(no-via-pinned mapped-pinned-only no-cpu-compute kernel-signature doc-params
+       unchecked-status parse-error invalid-suppression unused-suppression)
+
+setup_file() {
+  REPO_ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  export REPO_ROOT
+  local bin=${GPULINT:-$REPO_ROOT/build/gpulint}
+  [ -x "$bin" ] || { echo "gpulint not built: $bin (make analyzer)" >&2; return 1; }
+  # Others rebuild build/gpulint while the tests run: test one fixed copy.
+  cp "$bin" "$BATS_FILE_TMPDIR/gpulint"
+  export GL=$BATS_FILE_TMPDIR/gpulint
+}
+
+setup() {
+  cd "$BATS_TEST_TMPDIR" || return 1
+  # A fixed identity and an empty HOME: the machine's git config plays no part.
+  export HOME=$BATS_TEST_TMPDIR/home
+  mkdir -p "$HOME"
+  export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Fixture GIT_AUTHOR_EMAIL=fixture@example.com
+  export GIT_COMMITTER_NAME=Fixture GIT_COMMITTER_EMAIL=fixture@example.com
+  export GIT_AUTHOR_DATE='2026-11-30T00:00:00Z' GIT_COMMITTER_DATE='2026-11-30T00:00:00Z'
+  unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+  printf '{}\n' >"$BATS_TEST_TMPDIR/empty.yaml"
+  EMPTY_CONFIG=$BATS_TEST_TMPDIR/empty.yaml
+}
+
+# ---- helpers ---------------------------------------------------------------
+
+# A C file with exactly one error finding (no-via-pinned) on line 2.
+bad_c() {
+  mkdir -p "$(dirname "$1")"
+  printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\n' >"$1"
+}
+
+# A C file with no finding.
+good_c() {
+  mkdir -p "$(dirname "$1")"
+  printf '#include <stddef.h>\nvoid upload_f32_via_mapped(float *d, const float *h, size_t n);\n' >"$1"
+}
+
+# Run gpulint with the empty config (separate stdout/stderr).
+gl() {
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" "$@"
+}
+
+# JSON.parse the file $1 and run the JS expression $2 on it as `j`; the
+# expression throws (exit 1, message on stderr) when a check fails.
+json_check() {
+  if command -v node >/dev/null; then
+    node -e '
+      const fs = require("fs");
+      const j = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+      const ok = (c, m) => { if (!c) throw new Error(m); };
+      '"$2" "$1"
+  elif command -v python3 >/dev/null; then
+    python3 -m json.tool "$1" >/dev/null || return 1
+    skip "node is missing: JSON parsed with python3, fields not checked"
+  else
+    skip "neither node nor python3 to parse JSON"
+  fi
+}
+
+# Checksums of everything in the work tree and of the index file itself.
+tree_state() {
+  git ls-files --stage
+  find . -path ./.git -prune -o -type f -print | LC_ALL=C sort | xargs -d '\n' sha256sum
+  sha256sum "${GIT_INDEX_FILE:-.git/index}"
+}
+
+new_repo() {
+  git init -q -b main "$1"
+  cd "$1" || return 1
+}
+
+# ---- help, version, usage errors --------------------------------------------
+
+@test "--help: usage on stdout, nothing on stderr, exit 0" {
+  run --separate-stderr "$GL" --help
+  assert_success
+  assert_output --partial "usage: gpulint"
+  assert_output --partial "--staged"
+  assert_output --partial "--format"
+  assert_equal "$stderr" ""
+}
+
+@test "-h is --help" {
+  run --separate-stderr "$GL" -h
+  assert_success
+  assert_output --partial "usage: gpulint"
+}
+
+@test "--version prints 'gpulint X.Y.Z' and exits 0" {
+  run --separate-stderr "$GL" --version
+  assert_success
+  assert_output --regexp '^gpulint [0-9]+\.[0-9]+\.[0-9]+'
+  assert_equal "$stderr" ""
+}
+
+@test "an unknown option: exit 2, the option named on stderr, nothing on stdout" {
+  run --separate-stderr "$GL" --bogus-option x.c
+  assert_equal "$status" 2
+  assert_output ""
+  [[ $stderr == *"--bogus-option"* ]]
+}
+
+@test "an unknown short option: exit 2" {
+  run --separate-stderr "$GL" -Q
+  assert_equal "$status" 2
+  assert_output ""
+  [ -n "$stderr" ]
+}
+
+@test "a bad --format value: exit 2, the value named on stderr" {
+  good_c a.c
+  run --separate-stderr "$GL" --format xml a.c
+  assert_equal "$status" 2
+  assert_output ""
+  [[ $stderr == *xml* ]]
+}
+
+@test "a bad --color value: exit 2" {
+  good_c a.c
+  run --separate-stderr "$GL" --color=sometimes a.c
+  assert_equal "$status" 2
+  assert_output ""
+  [[ $stderr == *sometimes* ]]
+}
+
+@test "a missing option argument (--config, --format, --explain, -j): exit 2" {
+  for opt in --config --format --explain -j; do
+    run --separate-stderr "$GL" "$opt"
+    assert_equal "$status" 2
+    assert_output ""
+    [[ $stderr == *"${opt##*-}"* ]] || { echo "stderr for $opt does not name it: $stderr"; return 1; }
+  done
+}
+
+@test "-j with a non-number: exit 2" {
+  good_c a.c
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" -j many a.c
+  assert_equal "$status" 2
+  assert_output ""
+  [[ $stderr == *many* ]]
+}
+
+# ---- rules -------------------------------------------------------------------
+
+@test "--list-rules lists every rule id, one per line, on stdout" {
+  run --separate-stderr "$GL" --list-rules
+  assert_success
+  for r in "${RULES[@]}"; do
+    assert_line --regexp "^$r([[:space:]]|$)"
+  done
+  assert_line --regexp '^pattern:'
+}
+
+@test "--explain RULE for every rule: exit 0, names the rule, a few lines of text" {
+  for r in "${RULES[@]}"; do
+    run --separate-stderr "$GL" --explain "$r"
+    assert_success
+    assert_output --partial "$r"
+    [ "${#lines[@]}" -ge 3 ] || { echo "--explain $r: ${#lines[@]} lines"; return 1; }
+  done
+}
+
+@test "--explain for a rule with findings shows how to suppress with a reason" {
+  for r in no-via-pinned mapped-pinned-only no-cpu-compute kernel-signature doc-params unchecked-status; do
+    run --separate-stderr "$GL" --explain "$r"
+    assert_success
+    assert_output --partial "gpulint: allow($r) --"
+  done
+}
+
+@test "--explain of an unknown rule: exit 2, named on stderr" {
+  run --separate-stderr "$GL" --explain no-such-rule
+  assert_equal "$status" 2
+  assert_output ""
+  [[ $stderr == *no-such-rule* ]]
+}
+
+# ---- exit codes and missing inputs -------------------------------------------
+
+@test "exit 0 for a clean file, 1 for an error finding, 0 for warnings only" {
+  good_c clean.c
+  gl clean.c
+  assert_success
+  assert_output ""
+
+  bad_c bad.c
+  gl bad.c
+  assert_equal "$status" 1
+  assert_line --regexp '^bad\.c:2:[0-9]+: error: .*\[no-via-pinned\]$'
+
+  printf '/**\n * @param nope gone\n */\nvoid f(int x);\n' >warn.c
+  gl --format json warn.c
+  assert_success
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1, "one finding");
+    ok(j.findings[0].rule === "doc-params" && j.findings[0].severity === "warning", "a doc-params warning");'
+}
+
+@test "a missing file: exit 2, the path named on stderr" {
+  good_c present.c
+  gl present.c does-not-exist.c
+  assert_equal "$status" 2
+  [[ $stderr == *does-not-exist.c* ]]
+}
+
+@test "a dangling symlink given as a path: exit 2, named on stderr" {
+  ln -s nowhere/gone.c dangling.c
+  gl dangling.c
+  assert_equal "$status" 2
+  [[ $stderr == *dangling.c* ]]
+}
+
+@test "a FIFO given as a path: exit 2 without blocking on it" {
+  mkfifo pipe.c
+  run --separate-stderr timeout 30 "$GL" --config "$EMPTY_CONFIG" pipe.c
+  [ "$status" -ne 124 ] || { echo "gpulint blocked reading the FIFO"; return 1; }
+  assert_equal "$status" 2
+  [[ $stderr == *pipe.c* ]]
+}
+
+@test "an unreadable file (chmod 000): exit 2" {
+  [ "$(id -u)" -ne 0 ] || skip "running as root: chmod 000 does not stop root from reading"
+  good_c secret.c
+  chmod 000 secret.c
+  gl secret.c
+  assert_equal "$status" 2
+  [[ $stderr == *secret.c* ]]
+}
+
+# ---- odd inputs ----------------------------------------------------------------
+
+@test "an empty file: analysed, no finding, exit 0" {
+  : >empty.c
+  : >empty.cu
+  gl --format json empty.c empty.cu
+  assert_success
+  json_check <(printf '%s' "$output") '
+    ok(j.files_analyzed === 2, "files_analyzed " + j.files_analyzed);
+    ok(j.findings.length === 0, "findings: " + JSON.stringify(j.findings));'
+}
+
+@test "a binary .c file: handled (no crash, valid JSON, no error finding, exit 0)" {
+  { head -c 3000 /dev/urandom; printf '\0\0\377\376'; head -c 3000 /dev/urandom; } >blob.c
+  good_c ok.c
+  gl --format json blob.c ok.c
+  [ "$status" -eq 0 ] || { echo "exit $status; stderr: $stderr"; return 1; }
+  # Analysed or skipped as binary: either way the other file is analysed.
+  json_check <(printf '%s' "$output") '
+    ok(j.files_analyzed === 1 || j.files_analyzed === 2, "files_analyzed " + j.files_analyzed);
+    ok(!j.findings.some(f => f.severity === "error"), JSON.stringify(j.findings));'
+}
+
+@test "a non-UTF-8 (Latin-1) file: the finding on the right line, valid JSON" {
+  printf '/* caf\351 cr\350me \377 */\n#include <stddef.h>\n/* \344 */ void upload_f32_via_pinned(float *d, const float *h, size_t n);\n' >latin1.c
+  gl --format json latin1.c
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1, "findings: " + JSON.stringify(j.findings));
+    ok(j.findings[0].rule === "no-via-pinned" && j.findings[0].line === 3, JSON.stringify(j.findings[0]));'
+  gl --format text --color=never latin1.c
+  assert_equal "$status" 1
+  assert_line --regexp '^latin1\.c:3:[0-9]+: error: .*\[no-via-pinned\]$'
+}
+
+@test "a 5 MB file: analysed, the finding at its last line" {
+  awk 'BEGIN { for (i = 0; i < 110000; i++) printf "static int f%d(int x) { return x + %d; }\n", i, i }' >big.c
+  printf 'void upload_f32_via_pinned(float *d, const float *h, unsigned long n);\n' >>big.c
+  [ "$(stat -c %s big.c)" -ge 5000000 ]
+  local last
+  last=$(wc -l <big.c)
+  run --separate-stderr timeout 300 "$GL" --config "$EMPTY_CONFIG" --format json big.c
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") "
+    ok(j.findings.length === 1, 'findings: ' + JSON.stringify(j.findings));
+    ok(j.findings[0].line === $last && j.findings[0].rule === 'no-via-pinned', JSON.stringify(j.findings[0]));"
+}
+
+@test "compiler errors: parse-error warnings, the rules still run (exit 1 with an error finding)" {
+  printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\nint f(void) { return 1 }\n' >broken.c
+  gl --format json broken.c
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    const r = j.findings.map(f => f.rule + ":" + f.line + ":" + f.severity).sort();
+    ok(JSON.stringify(r) === JSON.stringify(["no-via-pinned:2:error", "parse-error:3:warning"]), JSON.stringify(r));'
+}
+
+@test "compiler errors alone: parse-error warnings, exit 0" {
+  printf 'int f(void) { return 1 }\n' >broken.c
+  gl --format json broken.c
+  assert_success
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length >= 1, "no finding");
+    ok(j.findings.every(f => f.rule === "parse-error" && f.severity === "warning"), JSON.stringify(j.findings));'
+}
+
+# ---- config errors -------------------------------------------------------------
+
+@test "config: an unknown key is exit 2 with the config's file:line:col" {
+  good_c a.c
+  printf '# settings\nhot: ["tlob_*"]\nbogus-key: 1\n' >bad.yaml
+  run --separate-stderr "$GL" --config bad.yaml a.c
+  assert_equal "$status" 2
+  assert_output ""
+  [[ $stderr =~ bad\.yaml:3:[0-9]+ ]] || { echo "stderr: $stderr"; return 1; }
+  [[ $stderr == *bogus-key* ]]
+}
+
+@test "config: an unknown key inside a rule is exit 2 with file:line:col" {
+  good_c a.c
+  printf 'rules:\n  no-via-pinned:\n    enabled: true\n    sevrity: warning\n' >bad.yaml
+  run --separate-stderr "$GL" --config bad.yaml a.c
+  assert_equal "$status" 2
+  [[ $stderr =~ bad\.yaml:4:[0-9]+ ]] || { echo "stderr: $stderr"; return 1; }
+}
+
+@test "config: a bad value is exit 2 with file:line:col" {
+  good_c a.c
+  printf 'rules:\n  no-via-pinned:\n    severity: fatal\n' >bad.yaml
+  run --separate-stderr "$GL" --config bad.yaml a.c
+  assert_equal "$status" 2
+  [[ $stderr =~ bad\.yaml:3:[0-9]+ ]] || { echo "stderr: $stderr"; return 1; }
+  [[ $stderr == *fatal* ]]
+}
+
+@test "config: a rule id that does not exist is exit 2 with file:line:col" {
+  good_c a.c
+  printf 'rules:\n  no-such-rule:\n    enabled: false\n' >bad.yaml
+  run --separate-stderr "$GL" --config bad.yaml a.c
+  assert_equal "$status" 2
+  [[ $stderr =~ bad\.yaml:2:[0-9]+ ]] || { echo "stderr: $stderr"; return 1; }
+}
+
+@test "config: a pattern whose regex does not compile is exit 2 with file:line:col" {
+  good_c a.c
+  printf 'patterns:\n  - id: broken\n    regex: "(unclosed"\n    message: "x"\n' >bad.yaml
+  run --separate-stderr "$GL" --config bad.yaml a.c
+  assert_equal "$status" 2
+  [[ $stderr =~ bad\.yaml:3:[0-9]+ ]] || { echo "stderr: $stderr"; return 1; }
+}
+
+@test "config: invalid YAML is exit 2 with file:line:col" {
+  good_c a.c
+  printf 'hot: ["a",\nrules: {\n' >bad.yaml
+  run --separate-stderr "$GL" --config bad.yaml a.c
+  assert_equal "$status" 2
+  [[ $stderr =~ bad\.yaml:[0-9]+:[0-9]+ ]] || { echo "stderr: $stderr"; return 1; }
+}
+
+@test "config: a missing config file is exit 2, named on stderr" {
+  good_c a.c
+  gl --config nowhere.yaml a.c
+  assert_equal "$status" 2
+  [[ $stderr == *nowhere.yaml* ]]
+}
+
+# ---- output formats --------------------------------------------------------------
+
+@test "JSON: tool, version, files_analyzed and every field of every finding" {
+  mkdir -p src
+  printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\n\n/**\n * @param gone x\n */\nvoid g(int y);\n' >src/two.c
+  good_c src/ok.c
+  local version
+  version=$("$GL" --version | awk '{ print $2 }')
+  gl --format json src/two.c src/ok.c
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") "
+    ok(Object.keys(j).sort().join() === 'files_analyzed,findings,tool,version', 'keys: ' + Object.keys(j));
+    ok(j.tool === 'gpulint', 'tool');
+    ok(j.version === '$version', 'version ' + j.version);
+    ok(j.files_analyzed === 2, 'files_analyzed ' + j.files_analyzed);
+    ok(Array.isArray(j.findings) && j.findings.length === 2, 'two findings');
+    for (const f of j.findings) {
+      ok(Object.keys(f).sort().join() === 'column,file,line,message,rule,severity', 'finding keys: ' + Object.keys(f));
+      ok(typeof f.line === 'number' && typeof f.column === 'number' && f.line >= 1 && f.column >= 1, 'line/column');
+      ok(f.file === 'src/two.c', 'file ' + f.file);
+      ok(typeof f.message === 'string' && f.message.length > 0, 'message');
+    }
+    const r = j.findings.map(f => f.rule + '@' + f.line + '/' + f.severity).join();
+    ok(r === 'no-via-pinned@2/error,doc-params@5/warning', r);"
+}
+
+@test "JSON: no finding is an empty findings array, exit 0" {
+  good_c ok.c
+  gl --format json ok.c
+  assert_success
+  json_check <(printf '%s' "$output") 'ok(Array.isArray(j.findings) && j.findings.length === 0, "findings"); ok(j.files_analyzed === 1, "count");'
+}
+
+@test "JSON: paths are relative to the repository root" {
+  new_repo repo
+  mkdir -p src/deep
+  bad_c src/deep/bad.c
+  git add . && git commit -q -m init
+  cd src
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json deep/bad.c
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") 'ok(j.findings.length === 1 && j.findings[0].file === "src/deep/bad.c", JSON.stringify(j.findings));'
+}
+
+@test "text: file:line:col: severity: message [rule], the source line, a caret" {
+  bad_c bad.c
+  gl --format text --color=never bad.c
+  assert_equal "$status" 1
+  assert_line --index 0 --regexp '^bad\.c:2:([0-9]+): error: .+ \[no-via-pinned\]$'
+  local col
+  col=$(printf '%s\n' "${lines[0]}" | sed -E 's/^bad\.c:2:([0-9]+):.*/\1/')
+  assert_line --index 1 'void upload_f32_via_pinned(float *d, const float *h, size_t n);'
+  # The caret sits under the reported column.
+  assert_line --index 2 --regexp "^ {$((col - 1))}\\^"
+}
+
+@test "--color: never and auto (not a terminal) print no escape codes, always does" {
+  bad_c bad.c
+  gl --color=never bad.c
+  [[ $output != *$'\e['* ]]
+  gl --color=auto bad.c
+  [[ $output != *$'\e['* ]]
+  gl --color=always bad.c
+  [[ $output == *$'\e['* ]]
+}
+
+@test "SARIF: valid 2.1.0 with one result per finding" {
+  bad_c bad.c
+  gl --format sarif bad.c
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.version === "2.1.0", "version " + j.version);
+    ok(j.runs.length === 1 && j.runs[0].tool.driver.name === "gpulint", "driver");
+    const res = j.runs[0].results;
+    ok(res.length === 1 && res[0].ruleId === "no-via-pinned" && res[0].level === "error", JSON.stringify(res));
+    ok(res[0].locations[0].physicalLocation.region.startLine === 2, "line");'
+}
+
+@test "github: one ::error annotation per error finding" {
+  bad_c bad.c
+  gl --format github bad.c
+  assert_equal "$status" 1
+  assert_line --regexp '^::error file=bad\.c,line=2(,col=[0-9]+)?.*::.*'
+}
+
+@test "output is the same with -j 1 and -j 4, sorted by file and line" {
+  for i in 01 02 03 04 05 06 07 08 09 10 11 12; do
+    printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\n/** @param q x */\nvoid h%s(int y);\nvoid clone_to_device_x_via_pinned(void);\n' "$i" >"f$i.c"
+  done
+  local files=(f*.c)
+  gl -j 1 --format json "${files[@]}"
+  assert_equal "$status" 1
+  local one=$output
+  gl -j 4 --format json "${files[@]}"
+  assert_equal "$status" 1
+  assert_equal "$output" "$one"
+  gl -j 1 --color=never "${files[@]}"
+  local text_one=$output
+  gl -j 4 --color=never "${files[@]}"
+  assert_equal "$output" "$text_one"
+  json_check <(printf '%s' "$one") '
+    ok(j.findings.length === 36, "36 findings, got " + j.findings.length);
+    const keys = j.findings.map(f => [f.file, f.line, f.column]);
+    for (let i = 1; i < keys.length; i++) {
+      const a = keys[i - 1], b = keys[i];
+      ok(a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] <= b[2]))), "order at " + i);
+    }'
+}
+
+# ---- inputs: directories, default paths -------------------------------------------
+
+@test "a directory is searched recursively for sources; other files are not analysed" {
+  mkdir -p tree/a/b
+  bad_c tree/a/b/deep.c
+  good_c tree/top.c
+  printf 'upload_f32_via_pinned is mentioned in the docs\n' >tree/a/README.md
+  gl --format json tree
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.files_analyzed === 2, "files_analyzed " + j.files_analyzed);
+    ok(j.findings.length === 1 && j.findings[0].file.endsWith("tree/a/b/deep.c"), JSON.stringify(j.findings));'
+}
+
+@test "no PATH in a repository: the files git tracks, not untracked ones" {
+  new_repo repo
+  bad_c tracked.c
+  git add tracked.c && git commit -q -m init
+  bad_c untracked.c
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].file === "tracked.c", JSON.stringify(j.findings));'
+}
+
+# ---- --staged -------------------------------------------------------------------
+
+@test "--staged: the staged blob, not the working tree (both directions)" {
+  new_repo repo
+  bad_c staged_bad.c
+  good_c staged_good.c
+  git add staged_bad.c staged_good.c
+  good_c staged_bad.c
+  bad_c staged_good.c
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1, JSON.stringify(j.findings));
+    ok(j.findings[0].file === "staged_bad.c" && j.findings[0].line === 2, JSON.stringify(j.findings[0]));'
+  assert_equal "$(tree_state)" "$before"
+}
+
+@test "--staged: line numbers come from the staged content" {
+  new_repo repo
+  bad_c a.c
+  git add a.c
+  { printf '/* one */\n/* two */\n/* three */\n'; cat a.c; } >a.c.new && mv a.c.new a.c
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") 'ok(j.findings.length === 1 && j.findings[0].line === 2, JSON.stringify(j.findings));'
+  gl a.c --format json
+  json_check <(printf '%s' "$output") 'ok(j.findings.length === 1 && j.findings[0].line === 5, JSON.stringify(j.findings));'
+}
+
+@test "--staged: a header is read from the index too" {
+  new_repo repo
+  printf '#define SYNC() cudaDeviceSynchronize()\n' >sync.h
+  printf '#include <cuda_runtime_api.h>\n#include "sync.h"\nvoid f(void)\n{\n    SYNC();\n}\n' >main.c
+  git add sync.h main.c
+  printf '#define SYNC() ((void)cudaDeviceSynchronize())\n' >sync.h
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].rule === "unchecked-status" && j.findings[0].file === "main.c" && j.findings[0].line === 5, JSON.stringify(j.findings));'
+  assert_equal "$(tree_state)" "$before"
+  gl --format json main.c sync.h
+  assert_success
+}
+
+@test "--staged respects GIT_INDEX_FILE" {
+  new_repo repo
+  good_c a.c
+  git add a.c && git commit -q -m init
+  bad_c a.c
+  cp .git/index "$BATS_TEST_TMPDIR/alt-index"
+  GIT_INDEX_FILE=$BATS_TEST_TMPDIR/alt-index git add a.c
+  good_c a.c
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_success
+  json_check <(printf '%s' "$output") 'ok(j.findings.length === 0, JSON.stringify(j.findings));'
+  export GIT_INDEX_FILE=$BATS_TEST_TMPDIR/alt-index
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") 'ok(j.findings.length === 1 && j.findings[0].file === "a.c", JSON.stringify(j.findings));'
+  assert_equal "$(tree_state)" "$before"
+}
+
+@test "--staged: a staged deletion is not analysed; a file deleted only from the working tree is" {
+  new_repo repo
+  bad_c gone.c
+  good_c still_staged.c
+  good_c keep.c
+  git add . && git commit -q -m init
+  git rm -q gone.c
+  bad_c still_staged.c
+  git add still_staged.c
+  rm still_staged.c
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    const files = j.findings.map(f => f.file);
+    ok(!files.includes("gone.c"), "the deleted file was analysed: " + files);
+    ok(files.includes("still_staged.c"), "the staged blob of a file missing on disk was not analysed: " + files);'
+  assert_equal "$(tree_state)" "$before"
+}
+
+@test "--staged: a renamed file is reported under its new name" {
+  new_repo repo
+  bad_c old_name.c
+  git add . && git commit -q -m init
+  mkdir -p "new dir"
+  git mv old_name.c "new dir/new name.c"
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].file === "new dir/new name.c", JSON.stringify(j.findings));'
+  assert_equal "$(tree_state)" "$before"
+}
+
+@test "--staged: binary entries are handled" {
+  new_repo repo
+  { head -c 2000 /dev/urandom; printf '\0upload_f32_via_pinned(\0'; } >weights.bin
+  { head -c 2000 /dev/urandom; printf '\0\0'; } >blob.c
+  good_c ok.c
+  git add .
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_success
+  json_check <(printf '%s' "$output") '
+    ok(!j.findings.some(f => f.file === "weights.bin"), JSON.stringify(j.findings));
+    ok(!j.findings.some(f => f.severity === "error"), JSON.stringify(j.findings));'
+  assert_equal "$(tree_state)" "$before"
+}
+
+@test "--staged with nothing staged: no finding, exit 0" {
+  new_repo repo
+  good_c a.c
+  git add a.c && git commit -q -m init
+  bad_c a.c
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_success
+  json_check <(printf '%s' "$output") 'ok(j.findings.length === 0, JSON.stringify(j.findings));'
+}
+
+@test "--staged outside a git repository: exit 2 with a message" {
+  mkdir plain && cd plain
+  export GIT_CEILING_DIRECTORIES=$BATS_TEST_TMPDIR
+  good_c a.c
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged
+  assert_equal "$status" 2
+  [ -n "$stderr" ]
+}
