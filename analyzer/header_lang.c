@@ -3,47 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
 #include "xalloc.h"
-
-/* "a/./b/../c.h" -> "a/c.h"; leading ".." that cannot be resolved is kept. */
-static char *normalise_path(const char *path)
-{
-    char *copy = xstrdup(path);
-    char **parts = xcalloc(strlen(path) + 1, sizeof *parts);
-    size_t n = 0;
-    bool absolute = path[0] == '/';
-    for (char *tok = strtok(copy, "/"); tok; tok = strtok(NULL, "/")) {
-        if (strcmp(tok, ".") == 0)
-            continue;
-        if (strcmp(tok, "..") == 0 && n > 0 && strcmp(parts[n - 1], "..") != 0) {
-            n--;
-            continue;
-        }
-        parts[n++] = tok;
-    }
-    byte_buf out = {0};
-    if (absolute)
-        buf_append(&out, "/", 1);
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            buf_append(&out, "/", 1);
-        buf_append(&out, parts[i], strlen(parts[i]));
-    }
-    if (!out.data)
-        buf_append(&out, "", 0);
-    free(parts);
-    free(copy);
-    return out.data;
-}
 
 /* The snapshot file `dir/name` names, or -1. dir is in reported form. */
 static long find_in(const snapshot *snap, const char *dir, const char *name)
 {
-    char *joined = dir && *dir ? xasprintf("%s/%s", dir, name) : xstrdup(name);
-    char *norm = normalise_path(joined);
+    char *norm = path_join(dir, name);
     long idx = snapshot_find(snap, norm);
     free(norm);
-    free(joined);
     return idx;
 }
 

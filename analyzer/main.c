@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "compile_db.h"
 #include "config.h"
 #include "diag.h"
 #include "header_lang.h"
@@ -34,6 +35,7 @@ typedef struct {
     color_mode color;
     const char *baseline;         /* --baseline FILE */
     const char *write_baseline;   /* --write-baseline FILE */
+    char *compile_commands;       /* -p DIR / --compile-commands FILE: the JSON file */
 } options;
 
 static const char USAGE[] =
@@ -49,6 +51,8 @@ static const char USAGE[] =
     "  --config FILE         default: .gpulint.yaml at the repository root, if any\n"
     "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
     "  --color WHEN          auto (default), always or never\n"
+    "  -p DIR                use DIR/compile_commands.json for per-file flags\n"
+    "  --compile-commands FILE   the same, naming the file\n"
     "  --write-baseline FILE record the current findings in FILE and exit 0\n"
     "  --baseline FILE       report only findings FILE does not know, and those\n"
     "                        of its findings that are fixed\n"
@@ -101,7 +105,7 @@ static int parse_options(int argc, char **argv, options *opt)
 {
     enum {
         OPT_STAGED = 256, OPT_FORMAT, OPT_CONFIG, OPT_COLOR, OPT_LIST, OPT_EXPLAIN, OPT_VERSION,
-        OPT_BASELINE, OPT_WRITE_BASELINE
+        OPT_BASELINE, OPT_WRITE_BASELINE, OPT_COMPILE_COMMANDS
     };
     static const struct option longopts[] = {
         {"staged", no_argument, NULL, OPT_STAGED},
@@ -115,11 +119,12 @@ static int parse_options(int argc, char **argv, options *opt)
         {"help", no_argument, NULL, 'h'},
         {"baseline", required_argument, NULL, OPT_BASELINE},
         {"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
+        {"compile-commands", required_argument, NULL, OPT_COMPILE_COMMANDS},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;   /* our own messages, with the exit code 2 */
     int c;
-    while ((c = getopt_long(argc, argv, ":j:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:p:h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_STAGED:
             opt->staged = true;
@@ -156,6 +161,14 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->color = COLOR_NEVER;
             else
                 return usage_error("--color takes auto, always or never, not '%s'", optarg);
+            break;
+        case 'p':
+            free(opt->compile_commands);
+            opt->compile_commands = xasprintf("%s/compile_commands.json", optarg);
+            break;
+        case OPT_COMPILE_COMMANDS:
+            free(opt->compile_commands);
+            opt->compile_commands = xstrdup(optarg);
             break;
         case OPT_BASELINE:
             opt->baseline = optarg;
@@ -246,13 +259,27 @@ int main(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     options opt = {.jobs = cpus > 0 ? (int)cpus : 1};
     int rc = parse_options(argc, argv, &opt);
-    if (rc >= 0)
+    if (rc >= 0) {
+        free(opt.compile_commands);
         return rc;
+    }
+    compile_db *db = NULL;
+    if (opt.compile_commands) {
+        char *db_error = NULL;
+        db = compile_db_load(opt.compile_commands, &db_error);
+        free(opt.compile_commands);
+        if (!db) {
+            fprintf(stderr, "gpulint: error: %s\n", db_error);
+            free(db_error);
+            return EXIT_USAGE;
+        }
+    }
 
     char *root = inputs_repo_root();
     gl_config cfg;
     if (load_config(&cfg, &opt, root) != 0) {
         config_free(&cfg);
+        compile_db_free(db);
         free(root);
         return EXIT_USAGE;
     }
@@ -271,10 +298,15 @@ int main(int argc, char **argv)
         free(error);
         snapshot_free(&snap);
         config_free(&cfg);
+        compile_db_free(db);
         free(root);
         return rc;
     }
     header_langs_resolve(&snap, &cfg);
+    if (db) {
+        compile_db_apply(db, &snap);
+        compile_db_free(db);
+    }
 
     diag_sink *sink = diag_sink_new();
     int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs, sink);

@@ -1,0 +1,163 @@
+/* compile_commands.json (analyzer/compile_db.c): shell splitting, the flags
+ * kept from gcc/clang and nvcc commands, lookup by file. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compile_db.h"
+
+static void free_list(str_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->n = 0;
+}
+
+/* The list joined with '|', for one readable comparison. */
+static char *joined(const str_list *l)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < l->n; i++)
+        len += strlen(l->items[i]) + 1;
+    char *s = calloc(1, len);
+    for (size_t i = 0; i < l->n; i++) {
+        if (i)
+            strcat(s, "|");
+        strcat(s, l->items[i]);
+    }
+    return s;
+}
+
+static void expect_split(const char *command, const char *want)
+{
+    str_list words = {0};
+    assert_int_equal(shell_split(command, &words), 0);
+    char *got = joined(&words);
+    assert_string_equal(got, want);
+    free(got);
+    free_list(&words);
+}
+
+static void shell_words(void **state)
+{
+    (void)state;
+    expect_split("cc  -c a.c", "cc|-c|a.c");
+    expect_split("cc -DNAME=\"\\\"x y\\\"\" 'a b.c'", "cc|-DNAME=\"x y\"|a b.c");
+    expect_split("cc -Ipath\\ with\\ spaces", "cc|-Ipath with spaces");
+    str_list words = {0};
+    assert_int_equal(shell_split("cc 'unterminated", &words), -1);
+    free_list(&words);
+}
+
+static void expect_translation(const char *command, const char *want)
+{
+    str_list argv = {0}, out = {0};
+    assert_int_equal(shell_split(command, &argv), 0);
+    compile_args_translate(argv.items, argv.n, "/build", &out);
+    char *got = joined(&out);
+    assert_string_equal(got, want);
+    free(got);
+    free_list(&argv);
+    free_list(&out);
+}
+
+static void host_compiler_flags(void **state)
+{
+    (void)state;
+    expect_translation("cc -std=c11 -O2 -Wall -Iinc -I /abs/inc -isystem sys -DA=1 -D B -UC "
+                       "-include pre.h -MMD -MF x.d -c -o x.o ../src/x.c",
+                       "-std=c11|-I/build/inc|-I/abs/inc|-isystem|/build/sys|-DA=1|-DB|-UC|"
+                       "-include|/build/pre.h");
+}
+
+static void nvcc_flags(void **state)
+{
+    (void)state;
+    expect_translation("/usr/local/cuda/bin/nvcc -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] "
+                       "--generate-code=arch=compute_80,code=sm_80 -arch sm_90 -arch=sm_90 "
+                       "-Xcompiler -Wall,-fPIC,-DHOST=1,-Ihost_inc -Xcompiler=-Werror "
+                       "-forward-unknown-to-host-compiler -rdc=true -rdc true "
+                       "--relocatable-device-code=true --include-path=layer --define-macro K=2 "
+                       "-x cu -c layer/kernels.cu -o kernels.o",
+                       "-std=c++17|-DHOST=1|-I/build/host_inc|-I/build/layer|-DK=2");
+}
+
+static void database_lookup(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gpulint-unit-cdb-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fputs("[\n"
+          " {\"directory\": \"/repo\", \"file\": \"layer/a.cu\",\n"
+          "  \"arguments\": [\"nvcc\", \"-Ilayer\", \"-DFIRST\", \"-c\", \"layer/a.cu\"]},\n"
+          " {\"directory\": \"/repo/build\", \"file\": \"../layer/b.c\",\n"
+          "  \"command\": \"cc -I../inc -c ../layer/b.c\"},\n"
+          " {\"directory\": \"/repo\", \"file\": \"/repo/layer/a.cu\",\n"
+          "  \"command\": \"nvcc -DSECOND -c layer/a.cu\"}\n"
+          "]\n",
+          fp);
+    fclose(fp);
+    char *error = NULL;
+    compile_db *db = compile_db_load(path, &error);
+    unlink(path);
+    assert_non_null(db);
+    const str_list *a = compile_db_lookup(db, "/repo/layer/a.cu");
+    assert_non_null(a);
+    char *got = joined(a);
+    assert_string_equal(got, "-I/repo/layer|-DFIRST");   /* the first entry wins */
+    free(got);
+    const str_list *b = compile_db_lookup(db, "/repo/layer/b.c");
+    assert_non_null(b);
+    got = joined(b);
+    assert_string_equal(got, "-I/repo/inc");
+    free(got);
+    assert_null(compile_db_lookup(db, "/repo/layer/a.h"));
+
+    snapshot snap = {.root = "/repo"};
+    source_file f;
+    source_file_init(&f, strdup("layer/b.c"), strdup("/repo/layer/b.c"), strdup("x;\n"), 3);
+    snapshot_add(&snap, &f);
+    compile_db_apply(db, &snap);
+    assert_int_equal(snap.files[0].nargs, 1);
+    assert_string_equal(snap.files[0].args[0], "-I/repo/inc");
+    snapshot_free(&snap);
+    compile_db_free(db);
+}
+
+static void malformed_database(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gpulint-unit-cdb-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *fp = fdopen(fd, "w");
+    fputs("[{\"directory\": \"/repo\", \"file\": \"a.c\"}]\n", fp);
+    fclose(fp);
+    char *error = NULL;
+    assert_null(compile_db_load(path, &error));
+    assert_non_null(strstr(error, "entry 0 needs"));
+    free(error);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shell_words),
+        cmocka_unit_test(host_compiler_flags),
+        cmocka_unit_test(nvcc_flags),
+        cmocka_unit_test(database_lookup),
+        cmocka_unit_test(malformed_database),
+    };
+    return cmocka_run_group_tests_name("compile_db", tests, NULL, NULL);
+}
