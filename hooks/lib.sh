@@ -73,6 +73,69 @@ run_gpulint() {
   done <<<"$lint_output"
 }
 
+# Clean results are remembered under a key made of everything that decides
+# them: the snapshot's entries (mode, blob id, path of every file), the
+# gpulint binary (path, size, mtime, inode) and the configuration gpulint
+# reads (.gpulint.yaml at the root of the working tree). A snapshot already
+# found clean is not analysed again: an amend that only rewords, and every
+# commit pushed after pre-commit checked it. Findings and failures are never
+# remembered. GPULINT_HOOK_CACHE=0 turns this off; GPULINT_HOOK_CACHE_DIR
+# moves it (default: $XDG_CACHE_HOME/gpulint/hook-clean or ~/.cache/...).
+result_cache_dir() {
+  [ "${GPULINT_HOOK_CACHE:-1}" != 0 ] || return 1
+  if [ -n "${GPULINT_HOOK_CACHE_DIR:-}" ]; then
+    printf '%s\n' "$GPULINT_HOOK_CACHE_DIR"
+    return 0
+  fi
+  local base=${XDG_CACHE_HOME:-}
+  if [ -z "$base" ]; then
+    [ -n "${HOME:-}" ] || return 1
+    base=$HOME/.cache
+  fi
+  printf '%s\n' "$base/gpulint/hook-clean"
+}
+
+# Sets result_key for the index named by GIT_INDEX_FILE (or the default one).
+# The hook runs at the top of the working tree, where gpulint finds its
+# configuration.
+compute_result_key() {
+  local listing binary config=none
+  result_key=
+  listing=$(set -o pipefail; git ls-files --stage -z | sha256sum) || return 1
+  binary=$(stat -L -c '%s %Y %i' -- "$gpulint") || return 1
+  if [ -e .gpulint.yaml ]; then
+    config=$(sha256sum <.gpulint.yaml) || return 1
+  fi
+  result_key=$(printf '%s\n' "$gpulint" "$binary" "$config" "$listing" | sha256sum) || return 1
+  result_key=${result_key%% *}
+}
+
+# True when this snapshot was found clean before; sets lint_warnings.
+known_clean() {
+  local dir
+  result_key=
+  dir=$(result_cache_dir) || return 1
+  compute_result_key || return 1
+  [ -f "$dir/$result_key" ] || return 1
+  lint_warnings=$(<"$dir/$result_key") || return 1
+  [[ $lint_warnings =~ ^[0-9]+$ ]] || lint_warnings=0
+  touch -- "$dir/$result_key" 2>/dev/null
+  return 0
+}
+
+# After a clean run: remember it (best effort; a cache that cannot be
+# written only costs speed). Entries unused for 30 days are dropped.
+remember_clean() {
+  local dir
+  dir=$(result_cache_dir) || return 0
+  [ -n "${result_key:-}" ] || compute_result_key || return 0
+  mkdir -p -- "$dir" 2>/dev/null || return 0
+  printf '%s\n' "$lint_warnings" >"$dir/.$result_key.$$" 2>/dev/null &&
+    mv -f -- "$dir/.$result_key.$$" "$dir/$result_key" 2>/dev/null
+  find "$dir" -type f -mtime +30 -delete 2>/dev/null
+  return 0
+}
+
 # "1 error", "2 errors".
 count() { if [ "$1" -eq 1 ]; then echo "1 $2"; else echo "$1 ${2}s"; fi; }
 

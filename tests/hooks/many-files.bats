@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # A commit of 2,000 files: no file list on any command line, so no
-# argument-list limit, and every file is checked.
+# argument-list limit, and every file is checked. One gpulint run over 2,000
+# files costs several seconds of CPU, so this file has a single test.
 
 load test_helper
 
@@ -28,10 +29,4 @@ make_files() {
   assert_finding src/module_with_a_long_directory_name_39/file_with_a_long_name_for_limits_49.c no-via-pinned
   # Both occurrences in that file (declaration and call), nothing else.
   assert_output --partial "2 errors in the staged files"
-
-  # Fixed: the same 2,000 files go through.
-  good_c src/module_with_a_long_directory_name_39/file_with_a_long_name_for_limits_49.c
-  git add .
-  expect_allowed commit -q -m "2,000 files"
-  assert_equal "$(git ls-tree -r --name-only HEAD | wc -l)" 2000
 }

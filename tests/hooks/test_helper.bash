@@ -17,7 +17,7 @@ common_setup() {
   unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX GIT_OBJECT_DIRECTORY \
         GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CEILING_DIRECTORIES GIT_NAMESPACE \
         GIT_EDITOR GIT_SEQUENCE_EDITOR GIT_OPTIONAL_LOCKS GIT_CONFIG \
-        GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT
+        GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT GPULINT_HOOK_CACHE
   export HOME=$BATS_TEST_TMPDIR/home
   mkdir -p "$HOME"
   export GIT_CONFIG_NOSYSTEM=1
@@ -30,6 +30,9 @@ common_setup() {
   # gpulint caches what it can reuse between runs (its CUDA precompiled
   # header): shared by the tests of one run, like a developer's ~/.cache.
   export XDG_CACHE_HOME=${BATS_RUN_TMPDIR:-$BATS_FILE_TMPDIR}/cache
+  # The hooks' own cache of clean results: per test, so no test depends on
+  # what another one checked.
+  export GPULINT_HOOK_CACHE_DIR=$BATS_TEST_TMPDIR/hook-cache
   export TMPDIR=$BATS_TEST_TMPDIR/tmp
   mkdir -p "$TMPDIR"
   # HOOK_TEST_GPULINT: run the suite against another gpulint build.

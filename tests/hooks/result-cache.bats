@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# The hooks remember snapshots gpulint found clean (keyed by every entry of
+# the snapshot, the gpulint binary and the configuration), so the same
+# snapshot is not analysed twice: a reworded amend, and each commit pushed
+# after pre-commit checked it.
+
+load test_helper
+
+setup() {
+  common_setup
+  REAL_GPULINT=$GPULINT
+  # A gpulint that counts its runs, then runs the real one.
+  export GPULINT=$BATS_TEST_TMPDIR/bin/gpulint
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  printf '#!/bin/sh\necho run >>"%s/runs"\nexec "%s" "$@"\n' \
+    "$BATS_TEST_TMPDIR" "$REAL_GPULINT" >"$GPULINT"
+  chmod +x "$GPULINT"
+  : >"$BATS_TEST_TMPDIR/runs"
+}
+
+runs() { wc -l <"$BATS_TEST_TMPDIR/runs"; }
+
+@test "rewording with --amend does not analyse the same snapshot again" {
+  good_c src/a.c
+  git add src/a.c
+  git commit -q -m first
+  assert_equal "$(runs)" 1
+  git commit -q --amend -m "first, reworded"
+  assert_equal "$(runs)" 1
+  GPULINT_HOOK_CACHE=0 git commit -q --amend -m "first, reworded again"
+  assert_equal "$(runs)" 2
+}
+
+@test "commits checked by pre-commit are not analysed again by pre-push" {
+  git init -q --bare "$BATS_TEST_TMPDIR/remote.git"
+  git remote add origin "$BATS_TEST_TMPDIR/remote.git"
+  local i
+  for i in 1 2 3; do
+    good_c "src/f$i.c" "f$i"
+    git add "src/f$i.c"
+    git commit -q -m "commit $i"
+  done
+  assert_equal "$(runs)" 3
+  run git push origin main
+  assert_success
+  assert_equal "$(runs)" 3
+}
+
+@test "a snapshot with findings is analysed every time" {
+  bad_c src/upload.c
+  git add src/upload.c
+  expect_blocked commit -m one
+  expect_blocked commit -m two
+  assert_equal "$(runs)" 2
+}
+
+@test "a changed configuration is not answered from the cache" {
+  good_c src/a.c
+  git add src/a.c
+  git commit -q -m first
+  # Same snapshot, but gpulint now reads a broken configuration.
+  printf 'exclude: [unclosed\n' >.gpulint.yaml
+  expect_blocked commit --amend -m "first, reworded"
+  assert_output --partial "exit 2"
+}
+
+@test "a rebuilt gpulint is not answered from the cache" {
+  good_c src/a.c
+  git add src/a.c
+  git commit -q -m first
+  assert_equal "$(runs)" 1
+  # A different binary at the same path (size and mtime change).
+  printf '#!/bin/sh\n# rebuilt\necho run >>"%s/runs"\nexec "%s" "$@"\n' \
+    "$BATS_TEST_TMPDIR" "$REAL_GPULINT" >"$GPULINT"
+  git commit -q --amend -m "first, reworded"
+  assert_equal "$(runs)" 2
+}
