@@ -43,16 +43,14 @@ __device__ __forceinline__ float gelu_grad(float x) {
 
 /* ---- kernels --------------------------------------------------------------- */
 
-__global__ void tlob_bias_add_kernel(float *y, const float *bias, int nblocks, int rows,
-                                     int cols) {
-    const size_t per_block = (size_t)rows * cols;
-    const size_t n = per_block * nblocks;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const size_t b = i / per_block;
-        const int c = (int)(i % cols);
-        y[i] += bias[b * cols + c];
-    }
+/* grid.y = block of the batched tensor; 32-bit indices inside a block
+ * (tlob_create bounds every activation block below 2^31 elements). */
+__global__ void tlob_bias_add_kernel(float *y, const float *bias, int rows, int cols) {
+    float *yb = y + (size_t)blockIdx.y * rows * cols;
+    const float *bb = bias + (size_t)blockIdx.y * cols;
+    const int n = rows * cols;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        yb[i] += bb[i % cols];
 }
 
 __global__ void tlob_softmax_fwd_kernel(float *p, int rows, int cols, float scale) {
@@ -84,6 +82,10 @@ __global__ void tlob_softmax_bwd_kernel(float *dp, const float *p, int rows, int
     }
 }
 
+/* K > 0: each lane keeps its K columns (c = lane + 32 k) of the row in
+ * registers, for rows up to 32 K wide; K = 0: any width, re-reading global
+ * memory (L1-cached) in each pass. */
+template <int K>
 __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const float *res,
                                    const float *gamma, const float *beta, int use_gelu,
                                    const float *res2, float *h, float *mean, float *rstd,
@@ -92,25 +94,44 @@ __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const floa
     for (int row = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP; row < rows;
          row += gridDim.x * ROWS_PER_BLOCK) {
         const size_t base = (size_t)row * cols;
+        float v[K > 0 ? K : 1];
         float s = 0.0f;
-        for (int c = lane; c < cols; c += WARP) {
-            float v = a[base + c] + bias[c];
-            if (res) v += res[base + c];
-            h[base + c] = v;
-            s += v;
+        if (K > 0) {
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                const int c = lane + k * WARP;
+                v[k] = 0.0f;
+                if (c < cols) {
+                    v[k] = a[base + c] + bias[c] + (res ? res[base + c] : 0.0f);
+                    h[base + c] = v[k];
+                    s += v[k];
+                }
+            }
+        } else {
+            for (int c = lane; c < cols; c += WARP) {
+                const float x = a[base + c] + bias[c] + (res ? res[base + c] : 0.0f);
+                h[base + c] = x;
+                s += x;
+            }
         }
         const float m = warp_sum(s) / cols;
         float ss = 0.0f;
-        for (int c = lane; c < cols; c += WARP) {
-            const float d = h[base + c] - m;
-            ss += d * d;
+        if (K > 0) {
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                if (lane + k * WARP < cols) ss += (v[k] - m) * (v[k] - m);
+        } else {
+            for (int c = lane; c < cols; c += WARP) ss += (h[base + c] - m) * (h[base + c] - m);
         }
         const float rs = rsqrtf(warp_sum(ss) / cols + 1e-5f);
-        for (int c = lane; c < cols; c += WARP) {
-            float v = (h[base + c] - m) * rs * gamma[c] + beta[c];
-            if (use_gelu) v = gelu(v);
-            if (res2) v += res2[base + c];
-            out[base + c] = v;
+#pragma unroll
+        for (int k = 0; k < (K > 0 ? K : 1); k++) {
+            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
+                float x = ((K > 0 ? v[k] : h[base + c]) - m) * rs * gamma[c] + beta[c];
+                if (use_gelu) x = gelu(x);
+                if (res2) x += res2[base + c];
+                out[base + c] = x;
+            }
         }
         if (lane == 0) {
             mean[row] = m;
@@ -119,54 +140,106 @@ __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const floa
     }
 }
 
-/* Dynamic shared memory: 3 * cols floats (dgamma, dbeta, dbias partials). */
+/* Gradient of the normalised value's input for one element: g is the
+ * incoming gradient (after GELU if any), xhat the normalised input. */
+struct ln_grad_terms {
+    float g, xhat;
+};
+
+__device__ __forceinline__ ln_grad_terms ln_bwd_terms(const float *dout, const float *dout2,
+                                                      int use_gelu, const float *h,
+                                                      const float *gamma, const float *beta,
+                                                      size_t i, int c, float m, float rs) {
+    ln_grad_terms t;
+    t.xhat = (h[i] - m) * rs;
+    t.g = dout[i] + (dout2 ? dout2[i] : 0.0f);
+    if (use_gelu) t.g *= gelu_grad(t.xhat * gamma[c] + beta[c]);
+    return t;
+}
+
+/* K > 0 (rows up to 32 K wide): each lane accumulates its columns' dgamma,
+ * dbeta, dbias in registers over all its rows; the block then sums its warps
+ * through shared memory (3 * ROWS_PER_BLOCK * cols floats) and adds one value
+ * per column to the global gradient. K = 0: any width, accumulating with
+ * shared-memory atomics (3 * cols floats). */
+template <int K>
 __global__ void tlob_ln_bwd_kernel(const float *dout, const float *dout2, int use_gelu,
                                    const float *h, const float *mean, const float *rstd,
                                    const float *gamma, const float *beta, float *dh,
                                    const float *skip, float *dh_plus_skip, float *dgamma,
                                    float *dbeta, float *dbias, int rows, int cols) {
     extern __shared__ float acc[];
-    float *acc_g = acc, *acc_b = acc + cols, *acc_bias = acc + 2 * cols;
-    for (int c = threadIdx.x; c < 3 * cols; c += blockDim.x) acc[c] = 0.0f;
-    __syncthreads();
-
-    const int lane = threadIdx.x % WARP;
-    for (int row = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP; row < rows;
+    const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+    float rg[K > 0 ? K : 1], rb[K > 0 ? K : 1], rbias[K > 0 ? K : 1];
+#pragma unroll
+    for (int k = 0; k < (K > 0 ? K : 1); k++) rg[k] = rb[k] = rbias[k] = 0.0f;
+    if (K == 0) {
+        for (int c = threadIdx.x; c < 3 * cols; c += blockDim.x) acc[c] = 0.0f;
+        __syncthreads();
+    }
+    for (int row = blockIdx.x * ROWS_PER_BLOCK + warp; row < rows;
          row += gridDim.x * ROWS_PER_BLOCK) {
         const size_t base = (size_t)row * cols;
         const float m = mean[row], rs = rstd[row];
         /* pass 1: the two row means the LayerNorm gradient needs */
         float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
-        for (int c = lane; c < cols; c += WARP) {
-            const float xhat = (h[base + c] - m) * rs;
-            float g = dout[base + c];
-            if (dout2) g += dout2[base + c];
-            if (use_gelu) g *= gelu_grad(xhat * gamma[c] + beta[c]);
-            atomicAdd(&acc_g[c], g * xhat);
-            atomicAdd(&acc_b[c], g);
-            const float dxhat = g * gamma[c];
-            sum_dxhat += dxhat;
-            sum_dxhat_xhat += dxhat * xhat;
+#pragma unroll
+        for (int k = 0; k < (K > 0 ? K : 1); k++) {
+            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
+                const ln_grad_terms t =
+                    ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
+                if (K > 0) {
+                    rg[k] += t.g * t.xhat;
+                    rb[k] += t.g;
+                } else {
+                    atomicAdd(&acc[c], t.g * t.xhat);
+                    atomicAdd(&acc[cols + c], t.g);
+                }
+                sum_dxhat += t.g * gamma[c];
+                sum_dxhat_xhat += t.g * gamma[c] * t.xhat;
+            }
         }
         const float mean_dxhat = warp_sum(sum_dxhat) / cols;
         const float mean_dxhat_xhat = warp_sum(sum_dxhat_xhat) / cols;
         /* pass 2: dh = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) */
-        for (int c = lane; c < cols; c += WARP) {
-            const float xhat = (h[base + c] - m) * rs;
-            float g = dout[base + c];
-            if (dout2) g += dout2[base + c];
-            if (use_gelu) g *= gelu_grad(xhat * gamma[c] + beta[c]);
-            const float d = rs * (g * gamma[c] - mean_dxhat - xhat * mean_dxhat_xhat);
-            dh[base + c] = d;
-            if (dh_plus_skip) dh_plus_skip[base + c] = skip ? d + skip[base + c] : d;
-            atomicAdd(&acc_bias[c], d);
+#pragma unroll
+        for (int k = 0; k < (K > 0 ? K : 1); k++) {
+            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
+                const ln_grad_terms t =
+                    ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
+                const float d = rs * (t.g * gamma[c] - mean_dxhat - t.xhat * mean_dxhat_xhat);
+                dh[base + c] = d;
+                if (dh_plus_skip) dh_plus_skip[base + c] = skip ? d + skip[base + c] : d;
+                if (K > 0) rbias[k] += d;
+                else atomicAdd(&acc[2 * cols + c], d);
+            }
         }
     }
-    __syncthreads();
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) {
-        atomicAdd(&dgamma[c], acc_g[c]);
-        atomicAdd(&dbeta[c], acc_b[c]);
-        atomicAdd(&dbias[c], acc_bias[c]);
+    if (K > 0) {
+        /* per-warp partials to shared memory, then one sum per column */
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const int c = lane + k * WARP;
+            if (c < cols) {
+                acc[(0 * ROWS_PER_BLOCK + warp) * cols + c] = rg[k];
+                acc[(1 * ROWS_PER_BLOCK + warp) * cols + c] = rb[k];
+                acc[(2 * ROWS_PER_BLOCK + warp) * cols + c] = rbias[k];
+            }
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < 3 * cols; i += blockDim.x) {
+            const int which = i / cols, c = i % cols;
+            float s = 0.0f;
+            for (int w = 0; w < ROWS_PER_BLOCK; w++) s += acc[(which * ROWS_PER_BLOCK + w) * cols + c];
+            atomicAdd(which == 0 ? &dgamma[c] : which == 1 ? &dbeta[c] : &dbias[c], s);
+        }
+    } else {
+        __syncthreads();
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+            atomicAdd(&dgamma[c], acc[c]);
+            atomicAdd(&dbeta[c], acc[cols + c]);
+            atomicAdd(&dbias[c], acc[2 * cols + c]);
+        }
     }
 }
 
@@ -230,6 +303,24 @@ __global__ void tlob_add3_kernel(float *dx, const float *parts, size_t stride, s
         dx[i] += parts[i] + parts[stride + i] + parts[2 * stride + i];
 }
 
+/* grid.y = copy index: dst[k] = src for k < gridDim.y. */
+__global__ void tlob_replicate_kernel(float *dst, const float *src, int n) {
+    float *d = dst + (size_t)blockIdx.y * n;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        d[i] = src[i];
+}
+
+/* grid.y = output block b: out[b][i] += sum over s < splits of part[b * splits + s][i]. */
+__global__ void tlob_reduce_splits_kernel(const float *part, float *out, int splits, int n) {
+    const float *p = part + (size_t)blockIdx.y * splits * n;
+    float *o = out + (size_t)blockIdx.y * n;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        float s = 0.0f;
+        for (int k = 0; k < splits; k++) s += p[(size_t)k * n + i];
+        o[i] += s;
+    }
+}
+
 /* ---- launchers ------------------------------------------------------------- */
 
 static unsigned elem_grid(size_t n) {
@@ -247,8 +338,8 @@ static unsigned row_grid(int rows, int bounded) {
 /* y [nblocks, rows, cols] += bias [nblocks, cols] */
 extern "C" cudaError_t tlob_launch_bias_add(float *y, const float *bias, int nblocks,
                                             int rows, int cols, cudaStream_t stream) {
-    tlob_bias_add_kernel<<<elem_grid((size_t)nblocks * rows * cols), ELEM_BLOCK, 0, stream>>>(
-        y, bias, nblocks, rows, cols);
+    const dim3 grid(elem_grid((size_t)rows * cols), (unsigned)nblocks);
+    tlob_bias_add_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(y, bias, rows, cols);
     return cudaGetLastError();
 }
 
@@ -267,14 +358,24 @@ extern "C" cudaError_t tlob_launch_softmax_bwd(float *dp, const float *p, int ro
     return cudaGetLastError();
 }
 
+/* Register-cached row kernels handle rows up to this many columns. */
+#define LN_MAX_CACHED_COLS (8 * WARP)
+
 /* a, res, res2, h, out [rows = B*T, cols]; bias, gamma, beta [cols]; mean, rstd [rows] */
 extern "C" cudaError_t tlob_launch_ln_fwd(const float *a, const float *bias, const float *res,
                                           const float *gamma, const float *beta, int gelu,
                                           const float *res2, float *h, float *mean,
                                           float *rstd, float *out, int rows, int cols,
                                           cudaStream_t stream) {
-    tlob_ln_fwd_kernel<<<row_grid(rows, 0), ROW_BLOCK, 0, stream>>>(
-        a, bias, res, gamma, beta, gelu, res2, h, mean, rstd, out, rows, cols);
+    const unsigned grid = row_grid(rows, 0);
+#define LN_FWD(K)                                                                          \
+    tlob_ln_fwd_kernel<K><<<grid, ROW_BLOCK, 0, stream>>>(a, bias, res, gamma, beta, gelu, \
+                                                          res2, h, mean, rstd, out, rows, cols)
+    if (cols <= 2 * WARP) LN_FWD(2);
+    else if (cols <= 4 * WARP) LN_FWD(4);
+    else if (cols <= LN_MAX_CACHED_COLS) LN_FWD(8);
+    else LN_FWD(0);
+#undef LN_FWD
     return cudaGetLastError();
 }
 
@@ -287,10 +388,17 @@ extern "C" cudaError_t tlob_launch_ln_bwd(const float *dout, const float *dout2,
                                           float *dh_plus_skip, float *dgamma, float *dbeta,
                                           float *dbias, int rows, int cols,
                                           cudaStream_t stream) {
-    const size_t smem = 3 * (size_t)cols * sizeof(float);
-    tlob_ln_bwd_kernel<<<row_grid(rows, 1), ROW_BLOCK, smem, stream>>>(
-        dout, dout2, gelu, h, mean, rstd, gamma, beta, dh, skip, dh_plus_skip, dgamma, dbeta,
-        dbias, rows, cols);
+    const unsigned grid = row_grid(rows, 1);
+    const size_t smem_cached = 3 * ROWS_PER_BLOCK * (size_t)cols * sizeof(float);
+#define LN_BWD(K, SMEM)                                                                    \
+    tlob_ln_bwd_kernel<K><<<grid, ROW_BLOCK, SMEM, stream>>>(                              \
+        dout, dout2, gelu, h, mean, rstd, gamma, beta, dh, skip, dh_plus_skip, dgamma, dbeta, \
+        dbias, rows, cols)
+    if (cols <= 2 * WARP) LN_BWD(2, smem_cached);
+    else if (cols <= 4 * WARP) LN_BWD(4, smem_cached);
+    else if (cols <= LN_MAX_CACHED_COLS) LN_BWD(8, smem_cached);
+    else LN_BWD(0, 3 * (size_t)cols * sizeof(float));
+#undef LN_BWD
     return cudaGetLastError();
 }
 
@@ -325,5 +433,21 @@ extern "C" cudaError_t tlob_launch_colsum(const float *in, float *out, int nbloc
 extern "C" cudaError_t tlob_launch_add3(float *dx, const float *parts, size_t stride,
                                         size_t n, cudaStream_t stream) {
     tlob_add3_kernel<<<elem_grid(n), ELEM_BLOCK, 0, stream>>>(dx, parts, stride, n);
+    return cudaGetLastError();
+}
+
+/* dst [copies, n] <- src [n] */
+extern "C" cudaError_t tlob_launch_replicate(float *dst, const float *src, int copies, int n,
+                                             cudaStream_t stream) {
+    const dim3 grid(elem_grid((size_t)n), (unsigned)copies);
+    tlob_replicate_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(dst, src, n);
+    return cudaGetLastError();
+}
+
+/* part [nblocks * splits, n]; out [nblocks, n] */
+extern "C" cudaError_t tlob_launch_reduce_splits(const float *part, float *out, int nblocks,
+                                                 int splits, int n, cudaStream_t stream) {
+    const dim3 grid(elem_grid((size_t)n), (unsigned)nblocks);
+    tlob_reduce_splits_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(part, out, splits, n);
     return cudaGetLastError();
 }

@@ -61,6 +61,15 @@ cudaError_t tlob_launch_colsum(const float *in, float *out, int nblocks, int row
 cudaError_t tlob_launch_add3(float *dx, const float *parts, size_t stride, size_t n,
                              cudaStream_t stream);
 
+/* dst[k][i] = src[i] for k < copies, i < n. */
+cudaError_t tlob_launch_replicate(float *dst, const float *src, int copies, int n,
+                                  cudaStream_t stream);
+
+/* out[b][i] += sum over s < splits of part[b * splits + s][i], for b < nblocks:
+ * the reduction step of a split-K weight gradient. */
+cudaError_t tlob_launch_reduce_splits(const float *part, float *out, int nblocks, int splits,
+                                      int n, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

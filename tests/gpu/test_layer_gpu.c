@@ -1,6 +1,7 @@
 /* The layer on the GPU against the CPU reference (double precision), on fresh
  * random inputs and parameters, for several shapes (B = 1, odd T, nh > 1,
- * Dout != D, batch below the maximum), in FP32 (relative L2 <= 1e-5) and TF32
+ * Dout != D, batch below the maximum, row counts that split the weight
+ * gradients into chunks and ones that do not), in FP32 (relative L2 <= 1e-5) and TF32
  * (<= 2e-3) math, for y, P, dx and every gradient. Outputs are poisoned with
  * NaN first so that an unwritten element fails; gradients start from random
  * values so that accumulation (not overwrite) is checked too.
@@ -232,6 +233,8 @@ int main(void) {
         {2, 2, 128, 40, 1, 40},   /* temporal BTC sizes, small batch */
         {2, 2, 40, 128, 1, 128},  /* feature BTC sizes, small batch */
         {1, 2, 128, 144, 1, 144}, /* temporal FI-2010 sizes, B = 1 */
+        {16, 16, 128, 40, 1, 40}, /* 2048 rows: split-K weight gradients, 16 chunks */
+        {8, 9, 64, 20, 2, 12},    /* 512 rows: 4 chunks, nh > 1, Dout != D */
     };
     const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
     const tlob_config probe = {4, 1, 4, 2, 1, TLOB_MATH_FP32};
