@@ -62,6 +62,9 @@ typedef struct {
      * float and int still compile); API: the types of x in each `&x` of the
      * `void *args[]` initialiser. */
     fact_strs arg_types;
+    /* Chevron: bit i set when argument i is an arithmetic compile-time
+     * constant (NULL, 0, 2, 0.5f): it converts to the parameter by intent. */
+    unsigned long long constant_args;
     bool args_known;        /* API: the args array was found and every entry
                                is `&x`; otherwise only the kernel is known */
 } fact_launch;

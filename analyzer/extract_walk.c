@@ -425,6 +425,22 @@ static void set_launch_kernel(fact_launch *l, CXCursor kernel)
     l->kernel_usr = cx_take(clang_getCursorUSR(primary));
 }
 
+/* An arithmetic compile-time constant: NULL, 0, 2, 0.5f. */
+static bool is_arithmetic_constant(CXCursor arg)
+{
+    CXType t = clang_getCanonicalType(clang_getCursorType(arg));
+    bool arithmetic = (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || is_floating(t);
+    if (!arithmetic)
+        return false;
+    CXEvalResult r = clang_Cursor_Evaluate(arg);
+    if (!r)
+        return false;
+    bool constant = clang_EvalResult_getKind(r) == CXEval_Int ||
+                    clang_EvalResult_getKind(r) == CXEval_Float;
+    clang_EvalResult_dispose(r);
+    return constant;
+}
+
 static void record_chevron_launch(body_ctx *b, CXCursor call, CXCursor kernel, fact_loc loc)
 {
     fact_launch *l = FACT_PUSH(b->w->facts->launches, b->w->facts->n_launches);
@@ -437,6 +453,8 @@ static void record_chevron_launch(body_ctx *b, CXCursor call, CXCursor kernel, f
     for (int i = 0; i < n; i++) {
         CXCursor arg = strip_implicit(clang_Cursor_getArgument(call, (unsigned)i));
         strs_push(&l->arg_types, type_spelling(clang_getCursorType(arg)));
+        if (i < 64 && is_arithmetic_constant(arg))
+            l->constant_args |= 1ULL << i;
     }
 }
 
@@ -733,10 +751,47 @@ static bool is_launch_configuration(CXCursor c)
     return is;
 }
 
-static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc)
+static enum CXChildVisitResult find_overloaded_ref(CXCursor c, CXCursor parent,
+                                                   CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) != CXCursor_OverloadedDeclRef)
+        return CXChildVisit_Recurse;
+    *(CXCursor *)data = c;
+    return CXChildVisit_Break;
+}
+
+/* The function a call names. In a template, a call with dependent arguments
+ * names an unresolved set of candidates: all of them share the name, so the
+ * first stands for it; *unique tells whether it was the only one. */
+static CXCursor callee_of(CXCursor call, bool *unique)
 {
     CXCursor callee = clang_getCursorReferenced(call);
-    if (clang_Cursor_isNull(callee) || !is_function_kind(clang_getCursorKind(callee)))
+    *unique = true;
+    if (!clang_Cursor_isNull(callee) && is_function_kind(clang_getCursorKind(callee)))
+        return callee;
+    cursor_list kids = children_of(call);
+    CXCursor ref = clang_getNullCursor();
+    if (kids.n > 0) {
+        if (clang_getCursorKind(kids.items[0]) == CXCursor_OverloadedDeclRef)
+            ref = kids.items[0];
+        else
+            clang_visitChildren(kids.items[0], find_overloaded_ref, &ref);
+    }
+    free(kids.items);
+    unsigned n = clang_Cursor_isNull(ref) ? 0 : clang_getNumOverloadedDecls(ref);
+    if (n == 0)
+        return clang_getNullCursor();
+    *unique = n == 1;
+    callee = clang_getOverloadedDecl(ref, 0);
+    return is_function_kind(clang_getCursorKind(callee)) ? callee : clang_getNullCursor();
+}
+
+static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc)
+{
+    bool unique;
+    CXCursor callee = callee_of(call, &unique);
+    if (clang_Cursor_isNull(callee))
         return;
     cursor_list kids = children_of(call);
     bool chevron = kids.n >= 2 && is_launch_configuration(kids.items[1]);
@@ -752,7 +807,8 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
         record_api_launch(b, call, true, loc);
     record_copy(b, call, callee, name, loc);
     check_dropped_status(b, call, parent, callee, name, loc);
-    if (!in_system_header(callee)) {
+    /* An edge to the wrong overload could invent a chain: only certain ones. */
+    if (unique && !in_system_header(callee)) {
         fact_call *e = FACT_PUSH(b->w->facts->calls, b->w->facts->n_calls);
         e->caller_usr = xstrdup(b->function_usr);
         e->callee_usr = cx_take(clang_getCursorUSR(primary_template(callee)));

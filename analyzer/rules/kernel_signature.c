@@ -38,16 +38,16 @@ static void push(function_list *l, size_t file, const fact_function *fn)
 
 static bool is_dependent(const char *type)
 {
-    return strstr(type, "type-parameter-") != NULL;
+    return strstr(type, "type-parameter-") != NULL || strstr(type, "dependent type") != NULL;
 }
 
-/* Remove every const/volatile: a `void *args[]` entry is read through the
+/* Remove every qualifier: a `void *args[]` entry is read through the
  * parameter's type, so qualifiers do not change what the kernel receives. */
 static char *unqualified(const char *type)
 {
     char *s = xstrdup(type);
-    static const char *const words[] = { "const", "volatile" };
-    for (size_t w = 0; w < 2; w++) {
+    static const char *const words[] = { "const", "volatile", "__restrict", "restrict" };
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
         size_t n = strlen(words[w]);
         for (char *p = s; (p = strstr(p, words[w])) != NULL;) {
             bool word = (p == s || p[-1] == ' ' || p[-1] == '*') &&
@@ -166,17 +166,20 @@ static char *decayed(char *t)
 }
 
 /* A <<<>>> argument fits its parameter when the types agree up to
- * references, top-level and added const, array decay and void *, or
- * both are integers or both floating: a conversion between those keeps the
- * meaning. An integer passed as a float (or the reverse), or a pointer to
- * something else, is the partial refactor the rule exists for: it compiles. */
-static bool argument_fits(const char *arg_type, const char *param_type)
+ * references, qualifiers, array decay and void *, or both are integers or
+ * both floating: a conversion between those keeps the meaning. A constant
+ * (NULL, 0, 2, 0.5f) converts by intent. A variable integer passed as a
+ * float (or the reverse), or a pointer to something else, is the partial
+ * refactor the rule exists for: it compiles. */
+static bool argument_fits(const char *arg_type, const char *param_type, bool constant)
 {
     char *arg = decayed(by_value(arg_type)), *param = by_value(param_type);
     type_class ca = classify(arg), cp = classify(param);
+    bool arithmetic = ca == TYPE_INTEGER || ca == TYPE_FLOATING;
     bool fits = strcmp(arg, param) == 0 ||
                 (ca == TYPE_INTEGER && cp == TYPE_INTEGER) ||
-                (ca == TYPE_FLOATING && cp == TYPE_FLOATING);
+                (ca == TYPE_FLOATING && cp == TYPE_FLOATING) ||
+                (constant && arithmetic && cp != TYPE_OTHER);
     if (!fits && ca == TYPE_POINTER && cp == TYPE_POINTER) {
         char *ua = unqualified(arg), *up = unqualified(param);
         fits = strcmp(ua, up) == 0 || strcmp(up, "void *") == 0 ||
@@ -195,9 +198,12 @@ static bool launch_matches(const fact_launch *l, const fact_function *def)
         return false;
     for (size_t i = 0; i < def->params.n; i++) {
         const char *param = def->params.items[i];
-        if (is_dependent(param))
+        /* A template's parameter, or an argument in a template's body: its
+         * type is known per instantiation only. */
+        if (is_dependent(param) || is_dependent(l->arg_types.items[i]))
             continue;
-        if (l->kind == LAUNCH_CHEVRON ? !argument_fits(l->arg_types.items[i], param)
+        bool constant = i < 64 && (l->constant_args >> i) & 1;
+        if (l->kind == LAUNCH_CHEVRON ? !argument_fits(l->arg_types.items[i], param, constant)
                                       : !same_text(unqualified(l->arg_types.items[i]),
                                                    unqualified(param)))
             return false;
