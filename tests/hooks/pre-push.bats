@@ -174,3 +174,24 @@ remote_rev() { git --git-dir="$REMOTE" rev-parse -q --verify "$1"; }
   expect_blocked push origin main
   assert_output --partial "merge feature"
 }
+
+@test "a pushed tag is checked like a branch" {
+  bad_c src/upload.c
+  git add src/upload.c
+  commit_unchecked -m "tagged bad"
+  git tag -a -m "release" v1
+  git reset -q --hard HEAD~1
+  expect_blocked push origin v1
+  assert_output --partial "tagged bad"
+  run git --git-dir="$REMOTE" rev-parse -q --verify refs/tags/v1
+  assert_failure
+  git tag -a -m "release" v0 main
+  run git push origin v0
+  assert_success
+}
+
+@test "a tag of a tree pushes no commit and goes through" {
+  git tag tree-tag "$(git rev-parse 'HEAD^{tree}')"
+  run git push origin tree-tag
+  assert_success
+}
