@@ -157,6 +157,10 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
                 dir[--n] = '\0';
             rc = walk_directory(snap, req, cfg, abs_path, dir, error);
             free(dir);
+        } else if (!S_ISREG(st.st_mode)) {
+            /* A FIFO or a device would block or never end. */
+            *error = xasprintf("'%s' is neither a regular file nor a directory", given);
+            rc = 2;
         } else if (source_is_analysable(given)) {
             /* Named explicitly: analysed even when the config excludes it. */
             rc = add_disk_file(snap, req->root, abs_path, given, error);

@@ -185,7 +185,7 @@ static void exclude_applies_to_discovery_not_to_named_files(void **state)
     config_free(&cfg);
 }
 
-static void missing_path_is_a_usage_error(void **state)
+static void missing_path_or_fifo_is_a_usage_error(void **state)
 {
     (void)state;
     gl_config cfg;
@@ -197,6 +197,15 @@ static void missing_path_is_a_usage_error(void **state)
     assert_int_equal(inputs_load(&snap, &req, &cfg, &error), 2);
     assert_non_null(strstr(error, "'no/such/file.c'"));
     free(error);
+    /* A FIFO would block the read: refused by name. */
+    sh("mkfifo fifo.c");
+    char *fifo[] = {"fifo.c"};
+    req.paths = fifo;
+    error = NULL;
+    assert_int_equal(inputs_load(&snap, &req, &cfg, &error), 2);
+    assert_non_null(strstr(error, "'fifo.c' is neither a regular file nor a directory"));
+    free(error);
+    sh("rm fifo.c");
     snapshot_free(&snap);
     config_free(&cfg);
 }
@@ -208,7 +217,7 @@ int main(void)
         cmocka_unit_test(default_reads_tracked_files_from_the_working_tree),
         cmocka_unit_test(staged_honours_git_index_file),
         cmocka_unit_test(exclude_applies_to_discovery_not_to_named_files),
-        cmocka_unit_test(missing_path_is_a_usage_error),
+        cmocka_unit_test(missing_path_or_fifo_is_a_usage_error),
     };
     return cmocka_run_group_tests_name("inputs", tests, make_repo, remove_repo);
 }
