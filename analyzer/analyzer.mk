@@ -15,8 +15,11 @@ ANALYZER_LIBS := $(LIBCLANG_LIBS) -lpcre2-8 -ljansson -lyaml -lcrypto -lpthread
 .PHONY: analyzer
 analyzer: $(BUILD)/gpulint
 
+# Linked beside and renamed into place: hook tests running while gpulint is
+# rebuilt never see a half-written binary.
 $(BUILD)/gpulint: $(ANALYZER_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(ANALYZER_LIBS)
+	$(CC) $(CFLAGS) -o $@.tmp $^ $(ANALYZER_LIBS)
+	mv -f $@.tmp $@
 
 $(BUILD)/obj/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)
