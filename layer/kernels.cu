@@ -15,8 +15,8 @@
 #define ELEM_BLOCK 256
 /* Row kernels with per-column accumulators stride over rows so that the
  * number of blocks, hence of global atomics per column, stays bounded. */
-#define MAX_ACCUM_BLOCKS 264 /* two per multiprocessor on an H200 */
-#define COLSUM_ROWS 64        /* rows summed by one block of tlob_colsum_kernel */
+#define MAX_ACCUM_BLOCKS 528 /* four per multiprocessor on an H200 */
+#define COLSUM_ROWS 256       /* rows summed by one block of tlob_colsum_kernel */
 
 /* ---- device helpers ------------------------------------------------------ */
 
@@ -43,17 +43,23 @@ __device__ __forceinline__ float gelu_grad(float x) {
 
 /* ---- kernels --------------------------------------------------------------- */
 
-/* grid.y = block of the batched tensor; 32-bit indices inside a block
- * (tlob_create bounds every activation block below 2^31 elements). */
-__global__ void tlob_bias_add_kernel(float *y, const float *bias, int rows, int cols) {
-    float *yb = y + (size_t)blockIdx.y * rows * cols;
-    const float *bb = bias + (size_t)blockIdx.y * cols;
+/* grid.y = destination block k < 7: q0 | k0 | v0 | q | k | v | a, each
+ * [rows, cols], set to its bias row broadcast (the GEMMs then add into it).
+ * 32-bit indices inside a block: tlob_create bounds every activation block
+ * below 2^31 elements. */
+__global__ void tlob_bias_fill_kernel(float *qkv0, const float *b_qkv, float *qkv,
+                                      const float *b_in, float *a, const float *b_out, int rows,
+                                      int cols) {
+    const int k = blockIdx.y;
+    const size_t block = (size_t)rows * cols;
+    float *dst = k < 3 ? qkv0 + k * block : k < 6 ? qkv + (k - 3) * block : a;
+    const float *bias = k < 3 ? b_qkv + k * cols : k < 6 ? b_in + (k - 3) * cols : b_out;
     const int n = rows * cols;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        yb[i] += bb[i % cols];
+        dst[i] = bias[i % cols];
 }
 
-__global__ void tlob_softmax_fwd_kernel(float *p, int rows, int cols, float scale) {
+__global__ void tlob_softmax_fwd_kernel(float *p, float *copy, int rows, int cols, float scale) {
     const int lane = threadIdx.x % WARP;
     for (int row = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP; row < rows;
          row += gridDim.x * ROWS_PER_BLOCK) {
@@ -64,7 +70,12 @@ __global__ void tlob_softmax_fwd_kernel(float *p, int rows, int cols, float scal
         float s = 0.0f;
         for (int c = lane; c < cols; c += WARP) s += expf(r[c] * scale - m);
         const float inv = 1.0f / warp_sum(s);
-        for (int c = lane; c < cols; c += WARP) r[c] = expf(r[c] * scale - m) * inv;
+        float *rc = copy ? copy + (size_t)row * cols : NULL;
+        for (int c = lane; c < cols; c += WARP) {
+            const float v = expf(r[c] * scale - m) * inv;
+            r[c] = v;
+            if (rc) rc[c] = v;
+        }
     }
 }
 
@@ -310,17 +321,6 @@ __global__ void tlob_replicate_kernel(float *dst, const float *src, int n) {
         d[i] = src[i];
 }
 
-/* grid.y = output block b: out[b][i] += sum over s < splits of part[b * splits + s][i]. */
-__global__ void tlob_reduce_splits_kernel(const float *part, float *out, int splits, int n) {
-    const float *p = part + (size_t)blockIdx.y * splits * n;
-    float *o = out + (size_t)blockIdx.y * n;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        float s = 0.0f;
-        for (int k = 0; k < splits; k++) s += p[(size_t)k * n + i];
-        o[i] += s;
-    }
-}
-
 /* ---- launchers ------------------------------------------------------------- */
 
 static unsigned elem_grid(size_t n) {
@@ -335,18 +335,21 @@ static unsigned row_grid(int rows, int bounded) {
     return blocks;
 }
 
-/* y [nblocks, rows, cols] += bias [nblocks, cols] */
-extern "C" cudaError_t tlob_launch_bias_add(float *y, const float *bias, int nblocks,
-                                            int rows, int cols, cudaStream_t stream) {
-    const dim3 grid(elem_grid((size_t)rows * cols), (unsigned)nblocks);
-    tlob_bias_add_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(y, bias, rows, cols);
+/* qkv0, qkv [3, rows = B*T, cols = E]; a [rows, E]; b_qkv, b_in [3, E]; b_out [E] */
+extern "C" cudaError_t tlob_launch_bias_fill(float *qkv0, const float *b_qkv, float *qkv,
+                                             const float *b_in, float *a, const float *b_out,
+                                             int rows, int cols, cudaStream_t stream) {
+    const dim3 grid(elem_grid((size_t)rows * cols), 7);
+    tlob_bias_fill_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(qkv0, b_qkv, qkv, b_in, a, b_out, rows,
+                                                           cols);
     return cudaGetLastError();
 }
 
-/* p [rows = B*nh*T, cols = T] */
-extern "C" cudaError_t tlob_launch_softmax_fwd(float *p, int rows, int cols, float scale,
-                                               cudaStream_t stream) {
-    tlob_softmax_fwd_kernel<<<row_grid(rows, 0), ROW_BLOCK, 0, stream>>>(p, rows, cols, scale);
+/* p, copy [rows = B*nh*T, cols = T] */
+extern "C" cudaError_t tlob_launch_softmax_fwd(float *p, float *copy, int rows, int cols,
+                                               float scale, cudaStream_t stream) {
+    tlob_softmax_fwd_kernel<<<row_grid(rows, 0), ROW_BLOCK, 0, stream>>>(p, copy, rows, cols,
+                                                                        scale);
     return cudaGetLastError();
 }
 
@@ -441,13 +444,5 @@ extern "C" cudaError_t tlob_launch_replicate(float *dst, const float *src, int c
                                              cudaStream_t stream) {
     const dim3 grid(elem_grid((size_t)n), (unsigned)copies);
     tlob_replicate_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(dst, src, n);
-    return cudaGetLastError();
-}
-
-/* part [nblocks * splits, n]; out [nblocks, n] */
-extern "C" cudaError_t tlob_launch_reduce_splits(const float *part, float *out, int nblocks,
-                                                 int splits, int n, cudaStream_t stream) {
-    const dim3 grid(elem_grid((size_t)n), (unsigned)nblocks);
-    tlob_reduce_splits_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(part, out, splits, n);
     return cudaGetLastError();
 }

@@ -12,12 +12,16 @@
 extern "C" {
 #endif
 
-/* y[b][r][c] += bias[b][c] for b < nblocks. */
-cudaError_t tlob_launch_bias_add(float *y, const float *bias, int nblocks, int rows,
-                                 int cols, cudaStream_t stream);
+/* Sets q0|k0|v0 and q|k|v [3, rows, cols] and a [rows, cols] to their biases
+ * (b_qkv, b_in [3, cols]; b_out [cols]) broadcast over rows, so that the three
+ * projection GEMMs add into them (beta = 1): one launch for three bias adds. */
+cudaError_t tlob_launch_bias_fill(float *qkv0, const float *b_qkv, float *qkv, const float *b_in,
+                                  float *a, const float *b_out, int rows, int cols,
+                                  cudaStream_t stream);
 
-/* In place over p [rows, cols]: p = softmax(scale * p) along each row. */
-cudaError_t tlob_launch_softmax_fwd(float *p, int rows, int cols, float scale,
+/* In place over p [rows, cols]: p = softmax(scale * p) along each row; also
+ * stored into copy when it is not NULL (the caller's attention map). */
+cudaError_t tlob_launch_softmax_fwd(float *p, float *copy, int rows, int cols, float scale,
                                     cudaStream_t stream);
 
 /* In place over dp [rows, cols], with the forward's p:
@@ -53,7 +57,8 @@ cudaError_t tlob_launch_bias_gelu_fwd(float *f, const float *bias, float *g, int
 cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, float *df,
                                  float *dbias, int rows, int cols, cudaStream_t stream);
 
-/* out[b][c] += sum over r of in[b][r][c], for b < nblocks. */
+/* out[b][c] += sum over r of in[b][r][c], for b < nblocks (also the reduction
+ * step of a split-K weight gradient: in = the partial products). */
 cudaError_t tlob_launch_colsum(const float *in, float *out, int nblocks, int rows,
                                int cols, cudaStream_t stream);
 
@@ -64,11 +69,6 @@ cudaError_t tlob_launch_add3(float *dx, const float *parts, size_t stride, size_
 /* dst[k][i] = src[i] for k < copies, i < n. */
 cudaError_t tlob_launch_replicate(float *dst, const float *src, int copies, int n,
                                   cudaStream_t stream);
-
-/* out[b][i] += sum over s < splits of part[b * splits + s][i], for b < nblocks:
- * the reduction step of a split-K weight gradient. */
-cudaError_t tlob_launch_reduce_splits(const float *part, float *out, int nblocks, int splits,
-                                      int n, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

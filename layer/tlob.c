@@ -309,16 +309,19 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     const float *W = L->params;
     const tlob_tensor_info *t = L->tensors;
 
-    /* 1. q0|k0|v0 [3, N, E] = x [N, D] Wq|Wk|Wv [3, E, D]^T: one call, x shared (stride 0) */
+    /* The biases of both projection stages and of the out-projection first:
+     * the GEMMs below accumulate onto them (beta = 1). */
+    CUDA_CHECK(tlob_launch_bias_fill(L->qkv0, W + t[TLOB_QKV_Q_B].offset, L->qkv,
+                                     W + t[TLOB_IN_PROJ_B].offset, L->a,
+                                     W + t[TLOB_OUT_PROJ_B].offset, N, E, s));
+    /* 1. q0|k0|v0 [3, N, E] += x [N, D] Wq|Wk|Wv [3, E, D]^T: one call, x shared (stride 0) */
     CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_T, CUBLAS_OP_N, E, N, D, &ONE,
                                            W + t[TLOB_QKV_Q_W].offset, D, (long long)E * D, x, D,
-                                           0, &ZERO, L->qkv0, E, NE, 3));
-    CUDA_CHECK(tlob_launch_bias_add(L->qkv0, W + t[TLOB_QKV_Q_B].offset, 3, N, E, s));
-    /* 2. q|k|v [3, N, E] = block i of q0|k0|v0 times row block i of W_in [3, E, E]^T */
+                                           0, &ONE, L->qkv0, E, NE, 3));
+    /* 2. q|k|v [3, N, E] += block i of q0|k0|v0 times row block i of W_in [3, E, E]^T */
     CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_T, CUBLAS_OP_N, E, N, E, &ONE,
                                            W + t[TLOB_IN_PROJ_W].offset, E, (long long)E * E,
-                                           L->qkv0, E, NE, &ZERO, L->qkv, E, NE, 3));
-    CUDA_CHECK(tlob_launch_bias_add(L->qkv, W + t[TLOB_IN_PROJ_B].offset, 3, N, E, s));
+                                           L->qkv0, E, NE, &ONE, L->qkv, E, NE, 3));
     /* 3. per head h, batched over samples: S = Q_h K_h^T [T, T] into att, then
      *    softmax, then O_h = P V_h. Q_h is [T, D] with row stride E. */
     const float *q = L->qkv, *k = L->qkv + NE, *v = L->qkv + 2 * NE;
@@ -326,15 +329,14 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_T, CUBLAS_OP_N, T, T, D, &ONE,
                                                k + h * D, E, TE, q + h * D, E, TE, &ZERO,
                                                L->att + h * TT, T, nh * TT, batch));
-    CUDA_CHECK(tlob_launch_softmax_fwd(L->att, batch * nh * T, T, L->scale, s));
+    CUDA_CHECK(tlob_launch_softmax_fwd(L->att, att, batch * nh * T, T, L->scale, s));
     for (int h = 0; h < nh; h++)
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_N, D, T, T, &ONE,
                                                v + h * D, E, TE, L->att + h * TT, T, nh * TT,
                                                &ZERO, L->o + h * D, E, TE, batch));
-    /* 4. a [N, E] = o W_out^T + b_out */
+    /* 4. a [N, E] = b_out + o W_out^T */
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_T, CUBLAS_OP_N, E, N, E, &ONE,
-                             W + t[TLOB_OUT_PROJ_W].offset, E, L->o, E, &ZERO, L->a, E));
-    CUDA_CHECK(tlob_launch_bias_add(L->a, W + t[TLOB_OUT_PROJ_B].offset, 1, N, E, s));
+                             W + t[TLOB_OUT_PROJ_W].offset, E, L->o, E, &ONE, L->a, E));
     /* 5. r [N, D] = a W0^T; y1 = LayerNorm(r + b0 + x) */
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_T, CUBLAS_OP_N, D, N, E, &ONE, W + t[TLOB_W0_W].offset,
                              E, L->a, E, &ZERO, L->r, D));
@@ -351,9 +353,6 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     CUDA_CHECK(tlob_launch_ln_fwd(L->z0, W + t[TLOB_FC2_B].offset, L->res ? L->y1 : NULL,
                                   W + t[TLOB_MLP_LN_W].offset, W + t[TLOB_MLP_LN_B].offset, 1,
                                   L->res ? x : NULL, L->z1, L->mean2, L->rstd2, y, N, O, s));
-    if (att)
-        CUDA_CHECK(cudaMemcpyAsync(att, L->att, (size_t)batch * nh * TT * sizeof(float),
-                                   cudaMemcpyDeviceToDevice, s));
     return TLOB_OK;
 }
 
@@ -451,8 +450,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                                                L->qkv0, E, (long long)chunk * E, L->dqkv, E,
                                                (long long)chunk * E, &ZERO, L->wpart, E,
                                                (long long)E * E, 3 * splits));
-        CUDA_CHECK(tlob_launch_reduce_splits(L->wpart, G + t[TLOB_IN_PROJ_W].offset, 3, splits,
-                                             E * E, s));
+        CUDA_CHECK(tlob_launch_colsum(L->wpart, G + t[TLOB_IN_PROJ_W].offset, 3, splits, E * E, s));
     }
     CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_N, E, N, E, &ONE,
                                            W + t[TLOB_IN_PROJ_W].offset, E, (long long)E * E,
@@ -472,8 +470,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                                                L->x3, D, (long long)chunk * D, L->dqkv0, E,
                                                (long long)chunk * E, &ZERO, L->wpart, D,
                                                (long long)E * D, 3 * splits));
-        CUDA_CHECK(tlob_launch_reduce_splits(L->wpart, G + t[TLOB_QKV_Q_W].offset, 3, splits,
-                                             E * D, s));
+        CUDA_CHECK(tlob_launch_colsum(L->wpart, G + t[TLOB_QKV_Q_W].offset, 3, splits, E * D, s));
     }
     CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_N, D, N, E, &ONE,
                                            W + t[TLOB_QKV_Q_W].offset, D, (long long)E * D,
