@@ -27,6 +27,22 @@ setup() {
   assert_output --partial "merge blocked"
   assert_finding src/upload.c no-via-pinned
   assert_equal "$(git rev-parse HEAD)" "$head"
+  # git merge writes the merged tree and index before the hook runs; the
+  # hook added nothing to that: the state is what `git merge --no-commit`
+  # leaves (contents, index entries, status).
+  merge_state >"$BATS_TEST_TMPDIR/after-hook"
+  git merge --abort
+  git merge -q --no-ff --no-commit feature
+  merge_state >"$BATS_TEST_TMPDIR/no-commit"
+  run diff -u "$BATS_TEST_TMPDIR/no-commit" "$BATS_TEST_TMPDIR/after-hook"
+  assert_success
+}
+
+merge_state() {
+  find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum --
+  git ls-files --stage
+  GIT_OPTIONAL_LOCKS=0 git status --porcelain=v2
+  git rev-parse MERGE_HEAD
 }
 
 @test "a merge concluded with git commit is checked and left intact when blocked" {
