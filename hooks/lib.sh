@@ -1,4 +1,5 @@
 # Shared by hooks/pre-commit and hooks/pre-push; sourced, never run.
+# shellcheck shell=bash disable=SC2154  # hooks_dir: set by the hook that sources this
 #
 # The caller sets hooks_dir (the real directory of the hook scripts, symlinks
 # resolved). Everything here reads; nothing writes to the repository being
