@@ -76,8 +76,8 @@ run_gpulint() {
 
 # Clean results are remembered under a key made of everything that decides
 # them: the snapshot's entries (mode, blob id, path of every file), the
-# gpulint binary (path, size, mtime, inode) and the configuration gpulint
-# reads (.gpulint.yaml at the root of the working tree). A snapshot already
+# gpulint binary (path, size, mtime, inode) and what else it reads: the
+# configuration (.gpulint.yaml at the root of the working tree) and CUDA_PATH. A snapshot already
 # found clean is not analysed again: an amend that only rewords, and every
 # commit pushed after pre-commit checked it. Findings and failures are never
 # remembered. GPULINT_HOOK_CACHE=0 turns this off; GPULINT_HOOK_CACHE_DIR
@@ -107,7 +107,8 @@ compute_result_key() {
   if [ -e .gpulint.yaml ]; then
     config=$(sha256sum <.gpulint.yaml) || return 1
   fi
-  result_key=$(printf '%s\n' "$gpulint" "$binary" "$config" "$listing" | sha256sum) || return 1
+  result_key=$(printf '%s\n' "$gpulint" "$binary" "$config" "${CUDA_PATH:-}" "$listing" |
+    sha256sum) || return 1
   result_key=${result_key%% *}
 }
 
