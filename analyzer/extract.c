@@ -17,18 +17,22 @@
  * includes it: an empty one found through -idirafter satisfies it. */
 #define SHIM_HEADER "texture_fetch_functions.h"
 
-/* What the PCH holds: the headers nearly every .cu includes and that cost
- * most of a parse (clang's CUDA wrapper pulls in cuda_runtime.h itself). */
-static const char pch_prelude[] =
-    "#include <cuda_runtime.h>\n"
-    "#include <cublas_v2.h>\n";
+/* What each language's PCH holds: the headers that cost most of a parse
+ * (clang's CUDA wrapper pulls in cuda_runtime.h itself; cublas_v2.h alone is
+ * about half of a .cu parse). Indexed by source_lang. */
+static const char *const pch_prelude[] = {
+    [LANG_C] = "#include <cuda_runtime_api.h>\n#include <cublas_v2.h>\n",
+    [LANG_CUDA] = "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n",
+};
 
 static struct {
     char *cuda_path;
-    char *cccl_dir;    /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
+    char *cuda_include;   /* <cuda>/include */
+    char *cuda_path_flag; /* --cuda-path=<cuda> */
+    char *cccl_dir;       /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
     char *cache_dir;
     char *shim_dir;
-    char *pch_path;    /* NULL when it could not be built: parse without it */
+    char *pch_path[2];    /* by source_lang; NULL when it could not be built */
 } g;
 
 char *cx_take(CXString s)
@@ -76,25 +80,38 @@ static char *choose_cache_dir(void)
     return NULL;
 }
 
-/* The flags every CUDA parse starts with (LIBCLANG.md: zero errors on CUDA
- * 13 with libclang 19). The PCH is built with exactly these. */
-static size_t cuda_base_args(const char **argv, char *cuda_path_flag)
+#define MAX_BASE_ARGS 16
+
+/* The flags every parse of a language starts with (LIBCLANG.md: zero errors
+ * on CUDA 13 with libclang 19). Its PCH is built with exactly these. */
+static size_t base_args(source_lang lang, const char **argv)
 {
     size_t n = 0;
-    argv[n++] = "-x";
-    argv[n++] = "cuda";
-    argv[n++] = "--cuda-host-only";
-    argv[n++] = cuda_path_flag;
-    argv[n++] = "-nocudalib";
-    argv[n++] = "-Wno-unknown-cuda-version";
-    argv[n++] = "-idirafter";
-    argv[n++] = g.shim_dir;
-    argv[n++] = "-w";   /* only errors matter; warnings cost time */
-    if (g.cccl_dir) {
-        /* nvcc searches it by itself; clang does not. */
+    if (lang == LANG_CUDA) {
+        argv[n++] = "-x";
+        argv[n++] = "cuda";
+        argv[n++] = "--cuda-host-only";
+        argv[n++] = g.cuda_path_flag;
+        argv[n++] = "-nocudalib";
+        argv[n++] = "-Wno-unknown-cuda-version";
+        argv[n++] = "-idirafter";
+        argv[n++] = g.shim_dir;
+        if (g.cccl_dir) {
+            /* nvcc searches it by itself; clang does not. */
+            argv[n++] = "-isystem";
+            argv[n++] = g.cccl_dir;
+        }
+    } else {
+        argv[n++] = "-x";
+        argv[n++] = "c";
+        /* -isystem, not -I: CUDA's headers are not ours to diagnose. */
         argv[n++] = "-isystem";
-        argv[n++] = g.cccl_dir;
+        argv[n++] = g.cuda_include;
     }
+    argv[n++] = "-w";   /* only errors matter; warnings cost time */
+    /* Every error is a finding and clang stops at 20 by default, after
+     * which the rest of the file is not parsed either. */
+    argv[n++] = "-ferror-limit=0";
     return n;
 }
 
@@ -110,7 +127,7 @@ static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n
     return h;
 }
 
-static unsigned long long pch_key(const char **argv, size_t argc)
+static unsigned long long pch_key(const char *prelude, const char **argv, size_t argc)
 {
     unsigned long long h = 14695981039346656037ULL;
     char *version = cx_take(clang_getClangVersion());
@@ -118,7 +135,7 @@ static unsigned long long pch_key(const char **argv, size_t argc)
     free(version);
     for (size_t i = 0; i < argc; i++)
         h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
-    h = fnv1a(h, pch_prelude, sizeof pch_prelude);
+    h = fnv1a(h, prelude, strlen(prelude) + 1);
     static const char *const stamped[] = { "include/cuda_runtime_api.h",
                                            "include/cublas_api.h",
                                            "include/cuda.h" };
@@ -156,28 +173,27 @@ static int write_file_atomically(const char *path, const char *text)
     return rc;
 }
 
-/* Build the PCH unless a valid one is cached. clang validates a PCH against
- * every input file it was built from, the prelude included, so the prelude
- * stays in the cache next to it (same key) and is never rewritten while the
- * PCH exists. */
-static void prepare_pch(void)
+/* Build a language's PCH unless a valid one is cached. clang validates a
+ * PCH against every input file it was built from, the prelude included, so
+ * the prelude stays in the cache next to it (same key) and is never
+ * rewritten while the PCH exists. */
+static void prepare_pch(source_lang lang)
 {
-    char *cuda_flag = xasprintf("--cuda-path=%s", g.cuda_path);
-    const char *argv[16];
-    size_t argc = cuda_base_args(argv, cuda_flag);
-    unsigned long long key = pch_key(argv, argc);
-    char *path = xasprintf("%s/cuda-%016llx.pch", g.cache_dir, key);
-    char *prelude = xasprintf("%s/cuda-%016llx.prelude.cuh", g.cache_dir, key);
+    const char *argv[MAX_BASE_ARGS];
+    size_t argc = base_args(lang, argv);
+    unsigned long long key = pch_key(pch_prelude[lang], argv, argc);
+    const char *ext = lang == LANG_CUDA ? "cuh" : "h";
+    char *path = xasprintf("%s/%s-%016llx.pch", g.cache_dir, ext, key);
+    char *prelude = xasprintf("%s/%s-%016llx.prelude.%s", g.cache_dir, ext, key, ext);
     if (access(path, R_OK) == 0 && access(prelude, R_OK) == 0) {
-        g.pch_path = path;
+        g.pch_path[lang] = path;
         free(prelude);
-        free(cuda_flag);
         return;
     }
     char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
     CXIndex index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
-    if (write_file_atomically(prelude, pch_prelude) == 0 &&
+    if (write_file_atomically(prelude, pch_prelude[lang]) == 0 &&
         clang_parseTranslationUnit2(index, prelude, argv, (int)argc, NULL, 0,
                                     CXTranslationUnit_Incomplete |
                                         CXTranslationUnit_ForSerialization,
@@ -185,7 +201,7 @@ static void prepare_pch(void)
         clang_saveTranslationUnit(tu, tmp, clang_defaultSaveOptions(tu)) ==
             CXSaveError_None &&
         rename(tmp, path) == 0) {
-        g.pch_path = path;
+        g.pch_path[lang] = path;
     } else {
         unlink(tmp);
         free(path);
@@ -195,7 +211,6 @@ static void prepare_pch(void)
     clang_disposeIndex(index);
     free(prelude);
     free(tmp);
-    free(cuda_flag);
 }
 
 int facts_global_init(const gl_config *cfg, char **error)
@@ -203,6 +218,8 @@ int facts_global_init(const gl_config *cfg, char **error)
     (void)cfg;
     const char *cuda = getenv("CUDA_PATH");
     g.cuda_path = xstrdup(cuda && *cuda ? cuda : "/usr/local/cuda");
+    g.cuda_include = xasprintf("%s/include", g.cuda_path);
+    g.cuda_path_flag = xasprintf("--cuda-path=%s", g.cuda_path);
     char *cccl = xasprintf("%s/include/cccl", g.cuda_path);
     if (access(cccl, R_OK) == 0)
         g.cccl_dir = cccl;
@@ -223,26 +240,41 @@ int facts_global_init(const gl_config *cfg, char **error)
         return -1;
     }
     free(shim);
-    if (!getenv("GPULINT_NO_PCH"))
-        prepare_pch();
+    /* GPULINT_NO_PCH: parse everything in full (measurements, debugging). */
+    if (!getenv("GPULINT_NO_PCH")) {
+        prepare_pch(LANG_CUDA);
+        prepare_pch(LANG_C);
+    }
     return 0;
 }
 
 void facts_global_cleanup(void)
 {
     free(g.cuda_path);
+    free(g.cuda_include);
+    free(g.cuda_path_flag);
     free(g.cccl_dir);
     free(g.cache_dir);
     free(g.shim_dir);
-    free(g.pch_path);
+    free(g.pch_path[LANG_C]);
+    free(g.pch_path[LANG_CUDA]);
     memset(&g, 0, sizeof g);
 }
 
+static bool mentions(const source_file *src, const char *word)
+{
+    return memmem(src->text, src->len, word, strlen(word)) != NULL;
+}
+
 /* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
- * included after it, so such files parse without the PCH. */
+ * included after it, so such files parse without the PCH. A C file that
+ * names neither CUDA nor cuBLAS parses faster without it (a plain .c takes
+ * less than loading the PCH). */
 static bool can_use_pch(const source_file *src)
 {
-    return g.pch_path && !memmem(src->text, src->len, "cublas.h", 8);
+    if (!g.pch_path[src->lang] || mentions(src, "cublas.h"))
+        return false;
+    return src->lang == LANG_CUDA || mentions(src, "cuda") || mentions(src, "cublas");
 }
 
 typedef struct {
@@ -261,16 +293,11 @@ static void arg_add(arg_list *a, const char *s)
     a->argv[a->n++] = s;
 }
 
-static char *arg_own(arg_list *a, char *s)
+static void arg_add_owned(arg_list *a, char *s)
 {
     a->owned = xrealloc(a->owned, (a->nowned + 1) * sizeof *a->owned);
     a->owned[a->nowned++] = s;
-    return s;
-}
-
-static void arg_add_owned(arg_list *a, char *s)
-{
-    arg_add(a, arg_own(a, s));
+    arg_add(a, s);
 }
 
 static void arg_list_free(arg_list *a)
@@ -284,22 +311,13 @@ static void arg_list_free(arg_list *a)
 static void build_args(arg_list *a, const snapshot *snap, const source_file *src,
                        const gl_config *cfg, bool with_pch)
 {
-    if (src->lang == LANG_CUDA) {
-        const char *base[16];
-        char *cuda_flag = arg_own(a, xasprintf("--cuda-path=%s", g.cuda_path));
-        size_t nb = cuda_base_args(base, cuda_flag);
-        for (size_t i = 0; i < nb; i++)
-            arg_add(a, base[i]);
-        if (with_pch) {
-            arg_add(a, "-include-pch");
-            arg_add(a, g.pch_path);
-        }
-    } else {
-        arg_add(a, "-x");
-        arg_add(a, "c");
-        arg_add(a, "-isystem");
-        arg_add_owned(a, xasprintf("%s/include", g.cuda_path));
-        arg_add(a, "-w");
+    const char *base[MAX_BASE_ARGS];
+    size_t nb = base_args(src->lang, base);
+    for (size_t i = 0; i < nb; i++)
+        arg_add(a, base[i]);
+    if (with_pch) {
+        arg_add(a, "-include-pch");
+        arg_add(a, g.pch_path[src->lang]);
     }
     const char *slash = strrchr(src->abs_path, '/');
     if (slash)
@@ -396,7 +414,7 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
     CXIndex cx_index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
-    bool with_pch = src->lang == LANG_CUDA && can_use_pch(src);
+    bool with_pch = can_use_pch(src);
     enum CXErrorCode rc = parse(cx_index, snap, src, cfg, unsaved, with_pch, &tu);
     if (rc != CXError_Success && with_pch) {
         /* A PCH the file's own flags are incompatible with (e.g. -D of a
