@@ -11,8 +11,8 @@ setup() { common_setup; }
 @test "this repository's HEAD passes the check the hooks run" {
   git -C "$REPO" rev-parse -q --verify HEAD || skip "no commit in $REPO"
   # Read-only for $REPO: only the throwaway index is written.
-  GIT_DIR=$REPO/.git GIT_INDEX_FILE=$BATS_TEST_TMPDIR/head-index \
-    git read-tree HEAD
+  GIT_DIR=$(git -C "$REPO" rev-parse --absolute-git-dir) \
+    GIT_INDEX_FILE=$BATS_TEST_TMPDIR/head-index git read-tree HEAD
   cd "$REPO"
   GIT_OPTIONAL_LOCKS=0 GIT_INDEX_FILE=$BATS_TEST_TMPDIR/head-index run "$GPULINT" --staged
   assert_success

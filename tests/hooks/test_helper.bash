@@ -73,17 +73,25 @@ commit_unchecked() {
 # commit starts: old mtimes (no racily clean entries), refreshed stat data
 # and a valid cache tree. Then any change to .git/index is the hook's doing.
 settle() {
-  find . -path ./.git -prune -o -exec touch -h -d @1600000000 {} + || return 1
+  local top
+  top=$(git rev-parse --show-toplevel) || return 1
+  (cd "$top" && find . -path ./.git -prune -o -exec touch -h -d @1600000000 {} +) || return 1
   git update-index -q --refresh >/dev/null || true
   git write-tree >/dev/null 2>&1 || true
 }
 
-# Everything a hook could disturb, as text to diff: the working tree (type,
-# mode, mtime, size, link target, content hash of every file), .git/index
-# bytes and entries, status, stash, HEAD, leftover lock files.
+# Everything a hook could disturb, as text to diff: the whole working tree
+# (type, mode, mtime, size, link target, content hash of every file, from its
+# top whatever the cwd), .git/index bytes and entries, status, stash, HEAD,
+# leftover lock files.
 snapshot_worktree() {
-  find . -path ./.git -prune -o ! -path . -printf '%y %m %T@ %s %p -> %l\n' | LC_ALL=C sort
-  find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum --
+  local top
+  top=$(git rev-parse --show-toplevel) || return 1
+  (
+    cd "$top" || exit 1
+    find . -path ./.git -prune -o ! -path . -printf '%y %m %T@ %s %p -> %l\n' | LC_ALL=C sort
+    find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum --
+  )
 }
 snapshot() {
   local gitdir
