@@ -90,3 +90,21 @@ setup() { common_setup; }
   run find .git -name '*.lock'
   assert_output ""
 }
+
+@test "many findings: the first 50 are listed, then how many more" {
+  {
+    echo 'void upload_f32_via_pinned(float *dst, const float *src, int n);'
+    echo 'void push_all(float *d, const float *s, int n)'
+    echo '{'
+    for ((i = 0; i < 59; i++)); do
+      echo '    upload_f32_via_pinned(d, s, n);'
+    done
+    echo '}'
+  } >many.c
+  git add many.c
+  expect_blocked commit -m many
+  assert_output --partial "60 errors in the staged files"
+  assert_output --partial "... and 10 more"
+  run grep -c ": no-via-pinned: " <<<"$output"
+  assert_output 50
+}
