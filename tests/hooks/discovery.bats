@@ -165,3 +165,13 @@ wrapper() {
   run cat "$BATS_TEST_TMPDIR/ran"
   assert_output "$TOOL/build/gpulint"
 }
+
+@test "pre-push without any gpulint blocks the push too" {
+  git init -q --bare "$BATS_TEST_TMPDIR/remote.git"
+  git remote add origin "$BATS_TEST_TMPDIR/remote.git"
+  commit_unchecked -m "bad, without the hook"
+  expect_blocked push origin main
+  assert_output --partial "push blocked: gpulint not found"
+  run git --git-dir="$BATS_TEST_TMPDIR/remote.git" rev-parse -q --verify main
+  assert_failure
+}
