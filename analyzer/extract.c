@@ -3,12 +3,14 @@
  * The AST walk itself is extract_walk.c. docs/libclang.md has the measurements
  * behind the choices made here. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "extract_internal.h"
@@ -173,6 +175,31 @@ static int write_file_atomically(const char *path, const char *text)
     return rc;
 }
 
+/* PCHs of other keys (an older libclang, CUDA or flag set) are ~10 MB each:
+ * remove those of this language not touched for a while. The delay leaves
+ * alone a concurrent gpulint that uses another CUDA installation; if it
+ * still loses its PCH, its parses fall back to the full parse. */
+static void remove_stale_pchs(const char *ext, const char *keep_key)
+{
+    DIR *dir = opendir(g.cache_dir);
+    if (!dir)
+        return;
+    char *prefix = xasprintf("%s-", ext);
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
+            strstr(e->d_name, keep_key) != NULL)
+            continue;
+        char *path = xasprintf("%s/%s", g.cache_dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0 && time(NULL) - st.st_mtime > 600)
+            unlink(path);
+        free(path);
+    }
+    free(prefix);
+    closedir(dir);
+}
+
 /* Build a language's PCH unless a valid one is cached. clang validates a
  * PCH against every input file it was built from, the prelude included, so
  * the prelude stays in the cache next to it (same key) and is never
@@ -202,6 +229,9 @@ static void prepare_pch(source_lang lang)
             CXSaveError_None &&
         rename(tmp, path) == 0) {
         g.pch_path[lang] = path;
+        char *key_text = xasprintf("%016llx", key);
+        remove_stale_pchs(ext, key_text);
+        free(key_text);
     } else {
         unlink(tmp);
         free(path);
