@@ -33,6 +33,14 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     sha256_hex(text, len, f->hash);
     const char *ext = extension(path);
     f->is_header = strcmp(ext, ".h") == 0 || strcmp(ext, ".cuh") == 0;
+    f->nlines = 1;
+    for (size_t i = 0; i < len; i++)
+        f->nlines += text[i] == '\n';
+    f->line_starts = xmalloc(f->nlines * sizeof *f->line_starts);
+    f->line_starts[0] = 0;
+    for (size_t i = 0, l = 1; i < len; i++)
+        if (text[i] == '\n')
+            f->line_starts[l++] = i + 1;
     f->lang = (strcmp(ext, ".cu") == 0 || strcmp(ext, ".cuh") == 0) ? LANG_CUDA : LANG_C;
 }
 
@@ -52,6 +60,7 @@ static void source_file_free(source_file *f)
     free(f->abs_path);
     free(f->text);
     free(f->masked);
+    free(f->line_starts);
     for (size_t i = 0; i < f->nargs; i++)
         free(f->args[i]);
     free(f->args);
@@ -116,32 +125,28 @@ void source_line_col(const source_file *f, size_t off, unsigned *line, unsigned 
 {
     if (off > f->len)
         off = f->len;
-    unsigned l = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < off; i++)
-        if (f->text[i] == '\n') {
-            l++;
-            line_start = i + 1;
-        }
-    *line = l;
-    *col = (unsigned)(off - line_start) + 1;
+    /* The last line start <= off. */
+    size_t lo = 0, hi = f->nlines;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->line_starts[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *line = (unsigned)lo + 1;
+    *col = (unsigned)(off - f->line_starts[lo]) + 1;
 }
 
 bool source_line_text(const source_file *f, unsigned line, const char **start, size_t *len)
 {
-    const char *p = f->text, *end = f->text + f->len;
-    if (line == 0)
+    if (line == 0 || line > f->nlines)
         return false;
-    for (unsigned l = 1; l < line; l++) {
-        p = memchr(p, '\n', (size_t)(end - p));
-        if (!p)
-            return false;
-        p++;
-    }
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    *start = p;
-    *len = (size_t)((nl ? nl : end) - p);
-    if (*len && p[*len - 1] == '\r')
+    size_t from = f->line_starts[line - 1];
+    size_t to = line < f->nlines ? f->line_starts[line] - 1 : f->len;
+    *start = f->text + from;
+    *len = to - from;
+    if (*len && (*start)[*len - 1] == '\r')
         (*len)--;
     return true;
 }

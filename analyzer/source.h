@@ -24,8 +24,13 @@ typedef struct {
     bool is_header;    /* .h/.cuh/.hpp */
     char hash[65];     /* hex SHA-256 of text: key for cached facts */
     char **args;       /* extra compiler arguments for this file (-I, -D, -std, ...)
-                          from the config or a compilation database */
+                          from a compilation database (-p); the config's
+                          include-dirs and defines apply to every file and are
+                          added by extraction itself */
     size_t nargs;
+    size_t *line_starts;  /* offset of each line's first byte: line l (1-based)
+                             starts at line_starts[l - 1] */
+    size_t nlines;
 } source_file;
 
 typedef struct {

@@ -160,10 +160,10 @@ size_t suppressions_parse(const char *text, size_t len, suppression **out)
         while ((p = memmem(p, (size_t)(comment_end - p), MARKER, sizeof MARKER - 1))) {
             suppression s = {0};
             if (parse_one(&s, p, comment_end)) {
-                s.offset = (size_t)(p - text);
-                cursor_advance(&cur, s.offset);
+                size_t offset = (size_t)(p - text);
+                cursor_advance(&cur, offset);
                 s.line = cur.line;
-                s.col = (unsigned)(s.offset - cur.line_start) + 1;
+                s.col = (unsigned)(offset - cur.line_start) + 1;
                 line_cursor at_end = cur;
                 cursor_advance(&at_end, spans[k].end > 0 ? spans[k].end - 1 : 0);
                 /* The comment's own lines and the line below it. */

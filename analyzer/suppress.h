@@ -23,7 +23,6 @@ typedef struct {
     char *reason;         /* NULL when there is no `-- reason` */
     char *malformed;      /* why it could not be read (then ids may be empty), or NULL */
     bool file_wide;       /* allow-file */
-    size_t offset;        /* byte offset of "gpulint:" */
     unsigned line, col;   /* of "gpulint:" */
     unsigned last_line;   /* allow: lines [line, last_line] are covered */
 } suppression;
