@@ -1,0 +1,249 @@
+/* Extraction (analyzer/extract*.c): what facts_extract finds in one file,
+ * parsed from memory (the path need not exist: every snapshot file is an
+ * unsaved file to libclang). The fixtures check the rules end to end; these
+ * check the facts they rest on, one construct at a time. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "extract.h"
+#include "xalloc.h"
+
+static file_facts *extract(const char *name, const char *text)
+{
+    /* The path need not exist: the text reaches libclang as an unsaved file. */
+    snapshot snap = { .root = "/nonexistent-gpulint-unit" };
+    source_file f;
+    source_file_init(&f, xstrdup(name), xasprintf("%s/%s", snap.root, name), xstrdup(text),
+                     strlen(text));
+    snapshot_add(&snap, &f);
+    char *error = NULL;
+    file_facts *facts = facts_extract(&snap, 0, NULL, NULL, &error);
+    assert_non_null(facts);
+    snapshot_free(&snap);
+    return facts;
+}
+
+static const fact_copy *copy_at(const file_facts *f, unsigned line)
+{
+    for (size_t i = 0; i < f->n_copies; i++)
+        if (f->copies[i].loc.line == line)
+            return &f->copies[i];
+    return NULL;
+}
+
+static const fact_launch *launch_at(const file_facts *f, unsigned line)
+{
+    for (size_t i = 0; i < f->n_launches; i++)
+        if (f->launches[i].loc.line == line)
+            return &f->launches[i];
+    return NULL;
+}
+
+static bool unchecked_at(const file_facts *f, unsigned line)
+{
+    for (size_t i = 0; i < f->n_unchecked; i++)
+        if (f->unchecked[i].loc.line == line)
+            return true;
+    return false;
+}
+
+static void copy_kinds_resolve_through_constants_not_variables(void **state)
+{
+    (void)state;
+    file_facts *f = extract("copies.cu",
+        "#include <cuda_runtime.h>\n"
+        "static const cudaMemcpyKind kUp = cudaMemcpyHostToDevice;\n"
+        "void f(float *d, float *h, size_t n, cudaMemcpyKind param, cudaStream_t s) {\n"
+        "    cudaMemcpyKind var = cudaMemcpyHostToDevice;\n"
+        "    (void)cudaMemcpy(d, h, n, cudaMemcpyDeviceToHost);\n"       /* 5 */
+        "    (void)cudaMemcpy(d, h, n, (cudaMemcpyKind)4);\n"             /* 6 */
+        "    (void)cudaMemcpyAsync(d, h, n, kUp, s);\n"                   /* 7 */
+        "    (void)cudaMemcpy(d, h, n, var);\n"                           /* 8 */
+        "    (void)cudaMemcpy(d, h, n, param);\n"                         /* 9 */
+        "    (void)cudaMemcpyToSymbol(d, h, n);\n"                        /* 10 */
+        "    cudaMemcpy3DParms p = {};\n"
+        "    p.kind = cudaMemcpyHostToHost;\n"
+        "    (void)cudaMemcpy3D(&p);\n"                                   /* 13 */
+        "    (void)cudaMemcpyPeer(d, 0, h, 1, n);\n"                      /* 14 */
+        "}\n");
+    assert_int_equal(copy_at(f, 5)->kind, COPY_KIND_RESOLVED);
+    assert_int_equal(copy_at(f, 5)->kind_value, 2);
+    assert_int_equal(copy_at(f, 6)->kind_value, 4);
+    assert_int_equal(copy_at(f, 7)->kind_value, 1);
+    assert_string_equal(copy_at(f, 7)->callee, "cudaMemcpyAsync");
+    assert_int_equal(copy_at(f, 8)->kind, COPY_KIND_UNRESOLVED);
+    assert_int_equal(copy_at(f, 9)->kind, COPY_KIND_UNRESOLVED);
+    assert_int_equal(copy_at(f, 10)->kind, COPY_ALWAYS_UPLOAD);
+    assert_int_equal(copy_at(f, 13)->kind, COPY_KIND_RESOLVED);
+    assert_int_equal(copy_at(f, 13)->kind_value, 0);
+    assert_null(copy_at(f, 14));
+    facts_free(f);
+}
+
+static void launches_keep_the_written_argument_types(void **state)
+{
+    (void)state;
+    file_facts *f = extract("launch.cu",
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(float *x, float a, int n) {}\n"
+        "#define LAUNCH(...) k<<<1, 32>>>(__VA_ARGS__)\n"
+        "void host(float *d, int n, float a) {\n"
+        "    k<<<1, 32>>>(d, n, a);\n"                                    /* 5 */
+        "    LAUNCH(d, 0.5f, 7);\n"                                       /* 6 */
+        "    void *args[] = {&d, &a};\n"
+        "    (void)cudaLaunchKernel((const void *)k, dim3(1), dim3(32), args, 0, 0);\n" /* 8 */
+        "}\n");
+    const fact_launch *l = launch_at(f, 5);
+    assert_non_null(l);
+    assert_int_equal(l->kind, LAUNCH_CHEVRON);
+    assert_string_equal(l->kernel_name, "k");
+    assert_int_equal(l->arg_types.n, 3);
+    assert_string_equal(l->arg_types.items[1], "int");    /* before conversion to float */
+    assert_string_equal(l->arg_types.items[2], "float");
+    assert_int_equal(l->constant_args, 0);
+    l = launch_at(f, 6);   /* written inside a macro: found at the expansion */
+    assert_non_null(l);
+    assert_int_equal(l->constant_args, (1ULL << 1) | (1ULL << 2));
+    l = launch_at(f, 8);
+    assert_non_null(l);
+    assert_int_equal(l->kind, LAUNCH_API);
+    assert_true(l->args_known);
+    assert_int_equal(l->arg_types.n, 2);
+    assert_string_equal(l->arg_types.items[0], "float *");
+    assert_string_equal(l->arg_types.items[1], "float");
+    facts_free(f);
+}
+
+static void only_statement_calls_drop_their_status(void **state)
+{
+    (void)state;
+    file_facts *f = extract("status.cu",
+        "#include <cuda_runtime.h>\n"
+        "cudaError_t f(float *p, bool sync) {\n"
+        "    cudaFree(p);\n"                                              /* 3 */
+        "    (void)cudaFree(p);\n"                                        /* 4 */
+        "    if (cudaDeviceSynchronize() != cudaSuccess) return cudaErrorUnknown;\n" /* 5 */
+        "    if (sync)\n"
+        "        cudaDeviceSynchronize();\n"                              /* 7 */
+        "    cudaError_t e = cudaGetLastError();\n"                       /* 8 */
+        "    return e;\n"
+        "}\n");
+    assert_true(unchecked_at(f, 3));
+    assert_false(unchecked_at(f, 4));
+    assert_false(unchecked_at(f, 5));
+    assert_true(unchecked_at(f, 7));
+    assert_false(unchecked_at(f, 8));
+    assert_int_equal(f->n_unchecked, 2);
+    facts_free(f);
+}
+
+static void float_arithmetic_counts_only_inside_loops(void **state)
+{
+    (void)state;
+    file_facts *f = extract("loops.c",
+        "float once(float a) { return a * 2.0f; }\n"
+        "int ints(int *x, int n) { int s = 0; for (int i = 0; i < n; i++) s += x[i]; return s; }\n"
+        "void scale(float *x, int n) {\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        x[i] *= 0.5f;\n"                                         /* 5 */
+        "}\n");
+    assert_int_equal(f->n_float_loops, 1);
+    assert_int_equal(f->float_loops[0].loc.line, 5);
+    assert_non_null(strstr(f->float_loops[0].function_usr, "scale"));
+    facts_free(f);
+}
+
+static void stale_doc_params_are_found_at_their_line(void **state)
+{
+    (void)state;
+    file_facts *f = extract("doc.c",
+        "/**\n"
+        " * Pack rows.\n"
+        " * @param dst  where to\n"
+        " * @param stride  gone\n"                                        /* 4 */
+        " */\n"
+        "void pack(float *dst, int ld);\n");
+    assert_int_equal(f->n_doc_params, 1);
+    assert_string_equal(f->doc_params[0].param_name, "stride");
+    assert_string_equal(f->doc_params[0].function_name, "pack");
+    assert_int_equal(f->doc_params[0].loc.line, 4);
+    facts_free(f);
+}
+
+static void names_pasted_by_macros_are_hidden_names(void **state)
+{
+    (void)state;
+    file_facts *f = extract("paste.c",
+        "#define VIA(kind) clone_to_device_##kind##_via_pinned\n"
+        "void VIA(f32)(float *d);\n"                                      /* 2 */
+        "void use(float *d) { VIA(f32)(d); }\n");                         /* 3 */
+    assert_int_equal(f->n_hidden_names, 2);
+    assert_string_equal(f->hidden_names[0].name, "clone_to_device_f32_via_pinned");
+    assert_int_equal(f->hidden_names[0].loc.line, 2);
+    assert_int_equal(f->hidden_names[1].loc.line, 3);
+    facts_free(f);
+}
+
+static void compiler_errors_become_facts(void **state)
+{
+    (void)state;
+    file_facts *f = extract("broken.c", "int f(void) { return undeclared_name; }\n");
+    assert_int_equal(f->n_parse_errors, 1);
+    assert_non_null(strstr(f->parse_errors[0].message, "undeclared_name"));
+    assert_int_equal(f->parse_errors[0].loc.line, 1);
+    facts_free(f);
+}
+
+static void kernels_and_c_linkage_are_told_apart(void **state)
+{
+    (void)state;
+    file_facts *f = extract("kinds.cu",
+        "extern \"C\" int entry(const float *x, size_t n);\n"
+        "static __global__ void local_kernel(int *x) {}\n"
+        "__host__ __device__ float both(float x) { return x; }\n"
+        "template <typename T> __global__ void tk(T *x, int n) {}\n");
+    assert_int_equal(f->n_functions, 4);
+    assert_true(f->functions[0].is_c_linkage);
+    assert_false(f->functions[0].is_definition);
+    assert_string_equal(f->functions[0].params.items[1], "unsigned long");
+    assert_int_equal(f->functions[1].exec, EXEC_KERNEL);
+    assert_true(f->functions[1].is_static);
+    assert_int_equal(f->functions[2].exec, EXEC_HOST_DEVICE);
+    assert_true(f->functions[3].is_template);
+    assert_string_equal(f->functions[3].params.items[0], "type-parameter-0-0 *");
+    facts_free(f);
+}
+
+static int init(void **state)
+{
+    (void)state;
+    char *error = NULL;
+    return facts_global_init(NULL, &error);
+}
+
+static int cleanup(void **state)
+{
+    (void)state;
+    facts_global_cleanup();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(copy_kinds_resolve_through_constants_not_variables),
+        cmocka_unit_test(launches_keep_the_written_argument_types),
+        cmocka_unit_test(only_statement_calls_drop_their_status),
+        cmocka_unit_test(float_arithmetic_counts_only_inside_loops),
+        cmocka_unit_test(stale_doc_params_are_found_at_their_line),
+        cmocka_unit_test(names_pasted_by_macros_are_hidden_names),
+        cmocka_unit_test(compiler_errors_become_facts),
+        cmocka_unit_test(kernels_and_c_linkage_are_told_apart),
+    };
+    return cmocka_run_group_tests(tests, init, cleanup);
+}
