@@ -1,0 +1,63 @@
+/* Header languages (analyzer/header_lang.c): CUDA when a CUDA file includes
+ * the header, directly or through other headers; C otherwise. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "header_lang.h"
+#include "xalloc.h"
+
+static void add(snapshot *snap, const char *path, const char *text)
+{
+    source_file f;
+    source_file_init(&f, xstrdup(path), xasprintf("/repo/%s", path), xstrdup(text), strlen(text));
+    snapshot_add(snap, &f);
+}
+
+static source_lang lang_of(const snapshot *snap, const char *path)
+{
+    long i = snapshot_find(snap, path);
+    assert_true(i >= 0);
+    return snap->files[i].lang;
+}
+
+static void cuda_reaches_headers_transitively(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    add(&snap, "layer/k.cu", "#include \"inc/x.h\"\n  #  include <common.h>\n");
+    add(&snap, "layer/inc/x.h", "#include \"y.h\"\n#include \"../../top.h\"\n");
+    add(&snap, "layer/inc/y.h", "int y;\n");
+    add(&snap, "top.h", "int t;\n");
+    add(&snap, "include/common.h", "int c;\n");
+    add(&snap, "tools/t.c", "#include \"c_only.h\"\n// #include \"commented.h\"\n");
+    add(&snap, "tools/c_only.h", "int c;\n");
+    add(&snap, "tools/commented.h", "int c;\n");
+    add(&snap, "tools/unused.h", "int u;\n");
+    snapshot_sort(&snap);
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    str_list_push(&cfg.include_dirs, "/repo/include");
+    header_langs_resolve(&snap, &cfg);
+    assert_int_equal(lang_of(&snap, "layer/inc/x.h"), LANG_CUDA);
+    assert_int_equal(lang_of(&snap, "layer/inc/y.h"), LANG_CUDA);      /* through x.h */
+    assert_int_equal(lang_of(&snap, "top.h"), LANG_CUDA);              /* ../.. resolved */
+    assert_int_equal(lang_of(&snap, "include/common.h"), LANG_CUDA);   /* via include-dirs */
+    assert_int_equal(lang_of(&snap, "tools/c_only.h"), LANG_C);
+    assert_int_equal(lang_of(&snap, "tools/commented.h"), LANG_C);     /* a comment is no include */
+    assert_int_equal(lang_of(&snap, "tools/unused.h"), LANG_C);
+    assert_int_equal(lang_of(&snap, "tools/t.c"), LANG_C);
+    config_free(&cfg);
+    snapshot_free(&snap);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cuda_reaches_headers_transitively),
+    };
+    return cmocka_run_group_tests_name("header_lang", tests, NULL, NULL);
+}
