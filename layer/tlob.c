@@ -417,14 +417,20 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
      * dS = softmax backward (with the scale); dQ_h = dS K_h; dK_h = dS^T Q_h */
     const float *q = L->qkv, *k = L->qkv + NE, *v = L->qkv + 2 * NE;
     float *dq = L->dqkv, *dk = L->dqkv + NE, *dv = L->dqkv + 2 * NE;
-    for (int h = 0; h < nh; h++) {
+    /* dP feeds the softmax backward, whose subtraction of the row sum cancels
+     * and so amplifies dP's relative error into dS, dq and the q-side
+     * gradients. It is computed in FP32 in both modes: with TF32 here the
+     * q-side gradients were the worst tensors (up to 2.2e-3 rel. L2, H200). */
+    if (L->cfg.math == TLOB_MATH_TF32) CUBLAS_CHECK(cublasSetMathMode(hb, CUBLAS_DEFAULT_MATH));
+    for (int h = 0; h < nh; h++)
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_T, CUBLAS_OP_N, T, T, D, &ONE,
                                                v + h * D, E, TE, L->dout + h * D, E, TE, &ZERO,
                                                L->datt + h * TT, T, nh * TT, batch));
+    TLOB_CHECK(bind_handle(L));
+    for (int h = 0; h < nh; h++)
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_T, D, T, T, &ONE,
                                                L->dout + h * D, E, TE, L->att + h * TT, T, nh * TT,
                                                &ZERO, dv + h * D, E, TE, batch));
-    }
     CUDA_CHECK(tlob_launch_softmax_bwd(L->datt, L->att, batch * nh * T, T, L->scale, s));
     for (int h = 0; h < nh; h++) {
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_N, D, T, T, &ONE,
