@@ -76,12 +76,13 @@ run_gpulint() {
 
 # Clean results are remembered under a key made of everything that decides
 # them: the snapshot's entries (mode, blob id, path of every file), the
-# gpulint binary (path, size, mtime, inode) and what else it reads: the
-# configuration (.gpulint.yaml at the root of the working tree) and CUDA_PATH. A snapshot already
-# found clean is not analysed again: an amend that only rewords, and every
-# commit pushed after pre-commit checked it. Findings and failures are never
-# remembered. GPULINT_HOOK_CACHE=0 turns this off; GPULINT_HOOK_CACHE_DIR
-# moves it (default: $XDG_CACHE_HOME/gpulint/hook-clean or ~/.cache/...).
+# gpulint binary (path, size, mtime, inode) and what else it reads: its
+# configuration (.gpulint.yaml at the root of the working tree) and
+# CUDA_PATH. A snapshot already found clean is not analysed again: an amend
+# that only rewords, and every commit pushed after pre-commit checked it.
+# Findings and failures are never remembered. GPULINT_HOOK_CACHE=0 turns
+# this off; GPULINT_HOOK_CACHE_DIR moves it (default:
+# $XDG_CACHE_HOME/gpulint/hook-clean, else ~/.cache/gpulint/hook-clean).
 result_cache_dir() {
   [ "${GPULINT_HOOK_CACHE:-1}" != 0 ] || return 1
   if [ -n "${GPULINT_HOOK_CACHE_DIR:-}" ]; then
