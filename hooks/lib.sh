@@ -97,13 +97,25 @@ result_cache_dir() {
   printf '%s\n' "$base/gpulint/hook-clean"
 }
 
+# Index entries left out of the key: files gpulint never reads (it analyses
+# .c/.h/.cu/.cuh, and nobody #includes these), so a commit that changes only
+# documentation, scripts or the build on top of a checked snapshot is not
+# analysed again. Anything else, .inc or .def included, stays in the key.
+unread_by_gpulint=(
+  ':(exclude)*.md' ':(exclude)*.rst' ':(exclude)*.bats' ':(exclude)*.sh'
+  ':(exclude)*.py' ':(exclude)*.json' ':(exclude)*.yml' ':(exclude)*.yaml'
+  ':(exclude)*.mk' ':(exclude)Makefile' ':(exclude)*/Makefile'
+  ':(exclude)*.png' ':(exclude)*.jpg' ':(exclude)*.svg' ':(exclude)*.pdf'
+)
+
 # Sets result_key for the index named by GIT_INDEX_FILE (or the default one).
 # The hook runs at the top of the working tree, where gpulint finds its
-# configuration.
+# configuration (read from the working tree, so hashed from there).
 compute_result_key() {
   local listing binary config=none
   result_key=
-  listing=$(set -o pipefail; git ls-files --stage -z | sha256sum) || return 1
+  listing=$(set -o pipefail
+            git ls-files --stage -z -- . "${unread_by_gpulint[@]}" | sha256sum) || return 1
   binary=$(stat -L -c '%s %Y %i' -- "$gpulint") || return 1
   if [ -e .gpulint.yaml ]; then
     config=$(sha256sum <.gpulint.yaml) || return 1

@@ -75,3 +75,25 @@ runs() { wc -l <"$BATS_TEST_TMPDIR/runs"; }
   git commit -q --amend -m "first, reworded"
   assert_equal "$(runs)" 2
 }
+
+@test "a documentation-only commit on top of a checked snapshot is not analysed again" {
+  good_c src/a.c
+  git add src/a.c
+  git commit -q -m first
+  assert_equal "$(runs)" 1
+  mkdir -p docs
+  printf '# Notes\n' >docs/notes.md
+  printf 'all:\n\ttrue\n' >Makefile
+  git add docs/notes.md Makefile
+  git commit -q -m "docs and build only"
+  assert_equal "$(runs)" 1
+  # A source change, and a file that could be #included, are analysed.
+  good_c src/b.c b
+  git add src/b.c
+  git commit -q -m "source"
+  assert_equal "$(runs)" 2
+  printf '#define X 1\n' >src/table.inc
+  git add src/table.inc
+  git commit -q -m "include fragment"
+  assert_equal "$(runs)" 3
+}
