@@ -97,3 +97,13 @@ setup() {
   git add src/a.c
   expect_allowed commit -m "in the worktree"
 }
+
+@test "git commit --include PATH checks the index plus that path" {
+  good_c src/a.c a2
+  git add src/a.c
+  bad_c src/b.c
+  expect_blocked commit -m "a and b" --include src/b.c
+  assert_finding src/b.c no-via-pinned
+  run git diff --cached --name-only
+  assert_output src/a.c
+}
