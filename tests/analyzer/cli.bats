@@ -62,7 +62,9 @@ json_check() {
   if command -v node >/dev/null; then
     node -e '
       const fs = require("fs");
-      const j = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+      // Strict: invalid UTF-8 is an error, not silently replaced.
+      const text = new TextDecoder("utf-8", { fatal: true }).decode(fs.readFileSync(process.argv[1]));
+      const j = JSON.parse(text);
       const ok = (c, m) => { if (!c) throw new Error(m); };
       '"$2" "$1"
   elif command -v python3 >/dev/null; then
@@ -447,11 +449,40 @@ new_repo() {
     ok(res[0].locations[0].physicalLocation.region.startLine === 2, "line");'
 }
 
-@test "github: one ::error annotation per error finding" {
+@test "github: ::error for error findings, ::warning for warnings" {
   bad_c bad.c
-  gl --format github bad.c
+  printf '/**\n * @param nope gone\n */\nvoid f(int x);\n' >warn.c
+  gl --format github bad.c warn.c
   assert_equal "$status" 1
-  assert_line --regexp '^::error file=bad\.c,line=2(,col=[0-9]+)?.*::.*'
+  assert_line --regexp '^::error file=bad\.c,line=2(,col=[0-9]+)?.*::.*no-via-pinned'
+  assert_line --regexp '^::warning file=warn\.c,line=2(,col=[0-9]+)?.*::.*doc-params'
+}
+
+@test "JSON: quotes, backslashes and spaces in paths and messages are escaped" {
+  mkdir -p 'sub dir'
+  # The name holds a double quote, one backslash and spaces.
+  printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\n' >'sub dir/we"ird \ name.c'
+  printf 'patterns:\n  - id: quote\n    regex: "size_t"\n    message: "say \\"unsigned long\\" \\\\ not it"\n    severity: warning\n' >p.yaml
+  run --separate-stderr "$GL" --config p.yaml --format json 'sub dir/we"ird \ name.c'
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 2, JSON.stringify(j.findings));
+    ok(j.findings.every(f => f.file === "sub dir/we\"ird \\ name.c"), "file: " + j.findings[0].file);
+    const p = j.findings.find(f => f.rule === "pattern:quote");
+    ok(p && p.message === "say \"unsigned long\" \\ not it", "message: " + (p && p.message));'
+}
+
+@test "JSON: valid UTF-8 even when a message or a file name carries Latin-1 bytes" {
+  printf '#include "caf\351.h"\n' >latin.c
+  printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\n' >"caf$(printf '\351').c"
+  gl --format json latin.c "caf$(printf '\351').c"
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.files_analyzed === 2, "files_analyzed " + j.files_analyzed);
+    const pe = j.findings.find(f => f.rule === "parse-error");
+    ok(pe && pe.file === "latin.c" && pe.line === 1 && pe.message.includes("caf"), JSON.stringify(j.findings));
+    const nv = j.findings.find(f => f.rule === "no-via-pinned");
+    ok(nv && nv.file.startsWith("caf") && nv.file.endsWith(".c") && nv.line === 2, JSON.stringify(j.findings));'
 }
 
 @test "output is the same with -j 1 and -j 4, sorted by file and line" {
@@ -501,6 +532,43 @@ new_repo() {
   assert_equal "$status" 1
   json_check <(printf '%s' "$output") '
     ok(j.findings.length === 1 && j.findings[0].file === "tracked.c", JSON.stringify(j.findings));'
+}
+
+@test "the repository's .gpulint.yaml is the default config, also from a subdirectory" {
+  new_repo repo
+  printf 'rules:\n  no-via-pinned:\n    severity: warning\n' >.gpulint.yaml
+  mkdir -p src
+  bad_c src/bad.c
+  git add . && git commit -q -m init
+  cd src
+  run --separate-stderr "$GL" --format json bad.c
+  assert_success
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].severity === "warning", JSON.stringify(j.findings));'
+}
+
+@test "config exclude: skips files in the default file list, not files named on the command line" {
+  new_repo repo
+  printf 'exclude: ["vendor/**"]\n' >.gpulint.yaml
+  bad_c vendor/old.c
+  bad_c src/new.c
+  git add . && git commit -q -m init
+  run --separate-stderr "$GL" --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].file === "src/new.c", JSON.stringify(j.findings));'
+  run --separate-stderr "$GL" --format json vendor/old.c
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].file === "vendor/old.c", JSON.stringify(j.findings));'
+}
+
+@test "config: an empty config file is an empty config" {
+  bad_c bad.c
+  : >empty-file.yaml
+  run --separate-stderr "$GL" --config empty-file.yaml --format json bad.c
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") 'ok(j.findings.length === 1, JSON.stringify(j.findings));'
 }
 
 # ---- --staged -------------------------------------------------------------------
