@@ -152,12 +152,16 @@ static bool in_system_header(CXCursor c)
     return clang_Location_isInSystemHeader(clang_getCursorLocation(c)) != 0;
 }
 
-/* Whether the main file's text spells `name` at loc: a macro that pasted or
- * substituted it does not. */
+/* Whether the main file's text spells `name` where the cursor's name comes
+ * from: its file location is the token itself when the name was a macro
+ * argument, and the macro's expansion when a macro body named or pasted it. */
 static bool text_spells(const walk_ctx *ctx, CXCursor c, const char *name)
 {
+    CXFile file;
     unsigned off;
-    clang_getExpansionLocation(clang_getCursorLocation(c), NULL, NULL, NULL, &off);
+    clang_getFileLocation(clang_getCursorLocation(c), &file, NULL, NULL, &off);
+    if (!file || !clang_File_isEqual(file, ctx->main_file))
+        return false;
     size_t n = strlen(name);
     const source_file *src = ctx->src;
     if (off + n > src->len || memcmp(src->text + off, name, n) != 0)

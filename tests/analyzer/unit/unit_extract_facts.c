@@ -181,7 +181,10 @@ static void names_pasted_by_macros_are_hidden_names(void **state)
     file_facts *f = extract("paste.c",
         "#define VIA(kind) clone_to_device_##kind##_via_pinned\n"
         "void VIA(f32)(float *d);\n"                                      /* 2 */
-        "void use(float *d) { VIA(f32)(d); }\n");                         /* 3 */
+        "void use(float *d) { VIA(f32)(d); }\n"                           /* 3 */
+        "#define CALL(x) (void)(x)\n"
+        "void spelled(float *d) { CALL(clone_to_device_f32_via_pinned(d)); }\n");
+    /* A name written as a macro argument is in the text: not hidden. */
     assert_int_equal(f->n_hidden_names, 2);
     assert_string_equal(f->hidden_names[0].name, "clone_to_device_f32_via_pinned");
     assert_int_equal(f->hidden_names[0].loc.line, 2);
