@@ -22,6 +22,10 @@ TEST_BINS += $(LAYER_CPU_TESTS) $(BUILD)/tests/layer/test_cli $(LAYER_GPU_TESTS)
 LAYER_SUITES += $(LAYER_CPU_TESTS) $(BUILD)/tests/layer/test_cli
 GPU_SUITES += $(LAYER_GPU_TESTS)
 
+# Test objects are intermediates of a chained rule: keep them, or make deletes
+# them after each link and rebuilds them next time.
+.SECONDARY: $(LAYER_TEST_OBJS)
+
 .PHONY: layer
 layer: $(BUILD)/libtlob.a $(BUILD)/tlob
 
