@@ -19,7 +19,7 @@ total = 0.0
 for r in rows:
     v = float(r[14].replace(',', ''))
     unit = r[13]
-    us = v / 1000 if unit == 'nsecond' else v if unit == 'usecond' else v * 1000
+    us = v * {'ns': 1e-3, 'nsecond': 1e-3, 'us': 1.0, 'usecond': 1.0, 'ms': 1e3, 'msecond': 1e3}[unit]
     total += us
     print(f"{us:9.1f} us  grid {r[8]:>16} block {r[7]:>12}  {r[4][:90]}")
 print(f"{total:9.1f} us  total over {len(rows)} kernels")
