@@ -309,7 +309,8 @@ int main(int argc, char **argv)
     }
 
     diag_sink *sink = diag_sink_new();
-    int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs, sink);
+    str_list failures = {0};
+    int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs, sink, &failures);
 
     size_t n;
     diag_finding *fs = diag_findings(sink, &n);
@@ -349,6 +350,7 @@ int main(int argc, char **argv)
         .files_analyzed = snap.nfiles,
         .color = use_color(opt.color),
         .exit_code = exit_code,
+        .failures = &failures,
         .baseline_active = opt.baseline != NULL,
         .fixed = fixed,
         .nfixed = nfixed,
@@ -370,6 +372,9 @@ int main(int argc, char **argv)
         }
     }
 
+    for (size_t i = 0; i < failures.n; i++)
+        free(failures.items[i]);
+    free(failures.items);
     baseline_fixed_free(fixed, nfixed);
     diag_sink_free(sink);
     snapshot_free(&snap);

@@ -73,11 +73,20 @@ static void assign_severities(diag_sink *sink, const gl_config *cfg)
     }
 }
 
-int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink)
+static void fail(str_list *failures, const char *message)
+{
+    fprintf(stderr, "gpulint: error: %s\n", message);
+    str_list_push(failures, message);
+}
+
+int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink,
+                 str_list *failures)
 {
     char *error = NULL;
     if (facts_global_init(cfg, &error) != 0) {
-        fprintf(stderr, "gpulint: internal error: %s\n", error ? error : "extraction setup failed");
+        char *message = xasprintf("internal error: %s", error ? error : "extraction setup failed");
+        fail(failures, message);
+        free(message);
         free(error);
         return 3;
     }
@@ -100,7 +109,7 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink
             ex.facts[kept++] = ex.facts[i];
             continue;
         }
-        fprintf(stderr, "gpulint: error: %s\n", ex.errors[i]);
+        fail(failures, ex.errors[i]);
         free(ex.errors[i]);
         snapshot_remove(snap, kept);
         rc = 3;

@@ -9,8 +9,10 @@
 #include "source.h"
 
 /* Analyse snap with `jobs` extraction threads. Files libclang cannot turn into
- * a translation unit are named on stderr and removed from snap (the rules see
- * the rest). Returns 0, or 3 when such a file or an internal error occurred. */
-int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink);
+ * a translation unit, and internal errors, are described in *failures (one
+ * message each, also printed on stderr); such files are removed from snap and
+ * the rules see the rest. Returns 0, or 3 when there was any failure. */
+int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink,
+                 str_list *failures);
 
 #endif

@@ -20,6 +20,7 @@ typedef struct {
     size_t files_analyzed;
     bool color;                    /* text: ANSI colours */
     int exit_code;                 /* what gpulint will exit with (SARIF records it) */
+    const str_list *failures;      /* files that could not be analysed, internal errors */
     bool baseline_active;          /* --baseline: findings carry in_baseline */
     const baseline_fixed *fixed;   /* baseline entries no finding matched any more */
     size_t nfixed;

@@ -129,12 +129,33 @@ static json_t *artifact_location(const report_input *in, const char *file)
     return loc;
 }
 
+/* SARIF counts columns in UTF-16 code units (its default columnKind); gpulint
+ * counts bytes. Convert with the line's text: a 4-byte UTF-8 sequence is two
+ * units, any other sequence (or stray byte) one. */
+static unsigned utf16_column(const report_input *in, const diag_finding *d)
+{
+    long idx = snapshot_find(in->snap, d->file);
+    const char *line;
+    size_t len;
+    if (idx < 0 || !source_line_text(&in->snap->files[idx], d->line, &line, &len))
+        return d->col;
+    size_t bytes = d->col - 1 < len ? d->col - 1 : len;
+    unsigned units = 0;
+    for (size_t i = 0; i < bytes; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if ((c & 0xC0) == 0x80)
+            continue;   /* a continuation byte: counted with its lead */
+        units += (c & 0xF8) == 0xF0 ? 2 : 1;
+    }
+    return units + 1 + (unsigned)(d->col - 1 - bytes);
+}
+
 static json_t *result(const report_input *in, const diag_finding *d, long rule_index,
                       const char *fingerprint)
 {
     json_t *region = json_pack("{s:I}", "startLine", (json_int_t)(d->line ? d->line : 1));
     if (d->col)
-        json_object_set_new(region, "startColumn", json_integer(d->col));
+        json_object_set_new(region, "startColumn", json_integer(utf16_column(in, d)));
     json_t *r = json_pack("{s:o, s:s, s:{s:o}, s:[{s:{s:o, s:o}}], s:{s:s}}", "ruleId",
                           json_text(d->rule), "level", level(d->sev), "message", "text",
                           json_text(d->message), "locations", "physicalLocation",
@@ -215,6 +236,10 @@ int report_sarif(FILE *out, const report_input *in)
         free(text);
     }
     json_t *notifications = json_array();
+    for (size_t i = 0; in->failures && i < in->failures->n; i++)
+        json_array_append_new(notifications,
+                              json_pack("{s:s, s:{s:o}}", "level", "error", "message", "text",
+                                        json_text(in->failures->items[i])));
     if (in->nfindings + in->nfixed > SARIF_MAX_RESULTS) {
         char *text = xasprintf("%zu results, truncated to the first %d (the most a SARIF run may "
                                "hold for GitHub code scanning); run gpulint --format json for all",

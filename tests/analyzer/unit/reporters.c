@@ -181,6 +181,51 @@ static void sarif_fingerprints_ignore_line_numbers_and_count_repeats(void **stat
     config_free(&cfg);
 }
 
+static void sarif_columns_are_utf16_units(void **state)
+{
+    (void)state;
+    /* "é" is 2 bytes and 1 UTF-16 unit; "😀" 4 bytes and 2 units. */
+    snapshot snap = one_file("/* \xc3\xa9 \xf0\x9f\x98\x80 */ bad();\n");
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    diag_finding fs[] = {finding("pattern:x", 1, 15, "m", SEV_ERROR)};
+    json_t *doc = sarif_of(&snap, &cfg, fs, 1, 1);
+    json_t *r = json_array_get(json_object_get(run_of(doc), "results"), 0);
+    json_t *region = json_object_get(
+        json_object_get(json_array_get(json_object_get(r, "locations"), 0), "physicalLocation"),
+        "region");
+    assert_int_equal(json_integer_value(json_object_get(region, "startColumn")), 12);
+    json_decref(doc);
+    snapshot_free(&snap);
+    config_free(&cfg);
+}
+
+static void sarif_records_failures_as_notifications(void **state)
+{
+    (void)state;
+    snapshot snap = one_file("x;\n");
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    str_list failures = {0};
+    str_list_push(&failures, "k.cu: libclang could not parse it: AST read error");
+    report_input in = {.snap = &snap, .cfg = &cfg, .exit_code = 3, .failures = &failures};
+    char *out = render(report_sarif, &in);
+    json_t *doc = json_loads(out, 0, NULL);
+    free(out);
+    json_t *inv = json_array_get(json_object_get(run_of(doc), "invocations"), 0);
+    assert_true(json_is_false(json_object_get(inv, "executionSuccessful")));
+    assert_int_equal(json_integer_value(json_object_get(inv, "exitCode")), 3);
+    json_t *note = json_array_get(json_object_get(inv, "toolExecutionNotifications"), 0);
+    assert_string_equal(json_string_value(json_object_get(note, "level")), "error");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(note, "message"), "text")),
+                        "k.cu: libclang could not parse it: AST read error");
+    json_decref(doc);
+    free(failures.items[0]);
+    free(failures.items);
+    snapshot_free(&snap);
+    config_free(&cfg);
+}
+
 static void sarif_truncates_above_25000_results(void **state)
 {
     (void)state;
@@ -240,6 +285,8 @@ int main(void)
         cmocka_unit_test(github_escapes_message_and_properties),
         cmocka_unit_test(sarif_rules_results_and_suppressions),
         cmocka_unit_test(sarif_fingerprints_ignore_line_numbers_and_count_repeats),
+        cmocka_unit_test(sarif_columns_are_utf16_units),
+        cmocka_unit_test(sarif_records_failures_as_notifications),
         cmocka_unit_test(sarif_truncates_above_25000_results),
         cmocka_unit_test(sarif_passes_the_validator),
     };
