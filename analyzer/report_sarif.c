@@ -41,8 +41,9 @@ static char *uri_escape(const char *path)
  * running in Actions, else the docs in this checkout. */
 static char *help_uri(const report_input *in, const char *rule_id)
 {
-    const char *page = strncmp(rule_id, "pattern:", 8) == 0 ? "docs/gpulint.md" : "docs/rules.md";
-    const char *anchor = strncmp(rule_id, "pattern:", 8) == 0 ? "configuration-gpulintyaml" : rule_id;
+    const char *page = "docs/rules.md";
+    /* GitHub's anchor of the heading "pattern:<id>" drops the punctuation. */
+    const char *anchor = strncmp(rule_id, "pattern:", 8) == 0 ? "patternid" : rule_id;
     const char *server = getenv("GITHUB_SERVER_URL"), *repo = getenv("GITHUB_REPOSITORY"),
                *sha = getenv("GITHUB_SHA");
     if (server && repo && sha && *server && *repo && *sha)
