@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gitcmd.h"
+#include "paths.h"
 #include "xalloc.h"
 
 char *inputs_repo_root(void)
@@ -195,6 +196,25 @@ static bool is_regular_blob(unsigned mode)
     return (mode & 0170000) == 0100000;
 }
 
+/* Whether a path of the index (root-relative) is one of the PATHs given,
+ * which are relative to the current directory: then the config's exclude
+ * does not apply to it, as for a file named outside --staged. */
+static bool named_explicitly(const input_request *req, const char *index_path)
+{
+    char cwd[PATH_MAX];
+    if (req->npaths == 0 || !getcwd(cwd, sizeof cwd))
+        return false;
+    size_t rl = strlen(req->root);
+    const char *prefix = strncmp(cwd, req->root, rl) == 0 && cwd[rl] == '/' ? cwd + rl + 1 : "";
+    bool found = false;
+    for (int i = 0; i < req->npaths && !found; i++) {
+        char *given = path_join(prefix, req->paths[i]);
+        found = strcmp(given, index_path) == 0;
+        free(given);
+    }
+    return found;
+}
+
 static int load_index(snapshot *snap, const input_request *req, const gl_config *cfg,
                       char **error)
 {
@@ -233,7 +253,8 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             rc = 3;
             break;
         }
-        if (!is_regular_blob(e.mode) || !source_is_analysable(e.path) || excluded(cfg, e.path))
+        if (!is_regular_blob(e.mode) || !source_is_analysable(e.path) ||
+            (excluded(cfg, e.path) && !named_explicitly(req, e.path)))
             continue;
         if (e.stage != 0) {
             /* A commit cannot be made with unmerged paths: say so once per path. */

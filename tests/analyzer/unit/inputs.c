@@ -182,6 +182,20 @@ static void exclude_applies_to_discovery_not_to_named_files(void **state)
     assert_int_equal(snap.nfiles, 1);
     assert_string_equal(snap.files[0].path, "gen/g.c");
     unload(&snap);
+    /* --staged with the file named (from its directory): analysed too. */
+    assert_int_equal(chdir("gen"), 0);
+    char *named_here[] = {"g.c"};
+    load(&snap, true, named_here, 1, &cfg);
+    assert_int_equal(chdir(".."), 0);
+    assert_int_equal(snap.nfiles, 1);
+    assert_string_equal(snap.files[0].path, "gen/g.c");
+    assert_string_equal(snap.files[0].text, "int generated;\n");
+    unload(&snap);
+    /* Named as a directory, the exclude still applies under --staged. */
+    char *dir[] = {"gen"};
+    load(&snap, true, dir, 1, &cfg);
+    assert_int_equal(snap.nfiles, 0);
+    unload(&snap);
     config_free(&cfg);
 }
 
