@@ -14,6 +14,7 @@ LLVM_DIR ?= /usr/lib/llvm-19
 PREFIX ?= /usr/local
 DESTDIR ?=
 INSTALL ?= install
+VERSION := 0.1.0
 
 BUILD := build
 WARN_C := -std=c11 -Wall -Wextra -Werror
@@ -31,11 +32,12 @@ LAYER_SUITES :=
 GPU_SUITES :=
 ANALYZER_SUITES := tests/analyzer/run-fixtures tests/analyzer/run-cli
 HOOKS_SUITES := tests/hooks/run
+INSTALL_SUITES := tests/install/run
 
 include layer/layer.mk
 include analyzer/analyzer.mk
 
-.PHONY: all layer analyzer tests check test-layer test-gpu test-analyzer \
+.PHONY: FORCE all layer analyzer tests check test-layer test-gpu test-analyzer \
         test-hooks analyze bench install uninstall install-hooks clean deps help
 
 all: deps
@@ -62,7 +64,7 @@ tests: $(TEST_BINS)
 
 check: deps
 	@$(MAKE) --no-print-directory layer analyzer tests
-	@tests/harness $(LAYER_SUITES) $(GPU_SUITES) $(ANALYZER_SUITES) $(HOOKS_SUITES)
+	@tests/harness $(LAYER_SUITES) $(GPU_SUITES) $(ANALYZER_SUITES) $(HOOKS_SUITES) $(INSTALL_SUITES)
 
 test-layer: $(filter $(BUILD)/tests/layer/%,$(TEST_BINS))
 	@tests/harness $(LAYER_SUITES)
@@ -84,17 +86,34 @@ analyze: deps
 
 install-hooks:
 	git config core.hooksPath .githooks
-	@echo "hooks: core.hooksPath = .githooks (pre-commit, pre-push)"
+	@echo "hooks: core.hooksPath = .githooks (pre-commit, pre-merge-commit, pre-push)"
+	@test -x $(BUILD)/gpulint || command -v gpulint >/dev/null || \
+	  echo "hooks: no gpulint yet: run 'make analyzer' (or set GPULINT), or every commit is blocked"
 
-install: all
-	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+# pkg-config metadata for the layer library; regenerated when PREFIX changes.
+$(BUILD)/tlob.pc: FORCE
+	@mkdir -p $(BUILD)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: tlob' 'Description: TLOB transformer layer in CUDA C on cuBLAS, forward and backward' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir} -I$(CUDA_PATH)/include' \
+	  'Libs: -L$${libdir} -ltlob -L$(CUDA_PATH)/lib64 -lcublas -lcudart -lstdc++ -lm' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+
+FORCE:
+
+install: all $(BUILD)/tlob.pc
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
 	$(INSTALL) -m 755 $(BUILD)/gpulint $(BUILD)/tlob $(DESTDIR)$(PREFIX)/bin/
 	$(INSTALL) -m 644 $(BUILD)/libtlob.a $(DESTDIR)$(PREFIX)/lib/
+	$(INSTALL) -m 644 $(BUILD)/tlob.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	$(INSTALL) -m 644 layer/tlob.h $(DESTDIR)$(PREFIX)/include/
+	$(INSTALL) -m 644 docs/gpulint.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpulint $(DESTDIR)$(PREFIX)/bin/tlob \
-	      $(DESTDIR)$(PREFIX)/lib/libtlob.a $(DESTDIR)$(PREFIX)/include/tlob.h
+	      $(DESTDIR)$(PREFIX)/lib/libtlob.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/tlob.pc \
+	      $(DESTDIR)$(PREFIX)/include/tlob.h $(DESTDIR)$(PREFIX)/share/man/man1/gpulint.1
 
 clean:
 	rm -rf $(BUILD)
