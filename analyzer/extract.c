@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "extract_internal.h"
+#include "paths.h"
 
 /* CUDA 13 dropped texture_fetch_functions.h, clang 19's CUDA wrapper still
  * includes it: an empty one found through -idirafter satisfies it. */
@@ -35,6 +36,8 @@ static struct {
     char *cache_dir;
     char *shim_dir;
     char *pch_path[2];    /* by source_lang; NULL when it could not be built */
+    char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
+    char *identity;       /* what facts depend on besides the file: see facts_identity */
 } g;
 
 char *cx_take(CXString s)
@@ -243,6 +246,27 @@ static void prepare_pch(source_lang lang)
     free(tmp);
 }
 
+/* Everything extraction's output depends on that is not the file or its
+ * arguments: gpulint's own binary (a new build may extract differently),
+ * libclang, each language's flags and the CUDA headers (the PCH keys cover
+ * these). NULL when the binary cannot be identified: no facts cache then. */
+static char *facts_identity(void)
+{
+    struct stat st;
+    if (stat("/proc/self/exe", &st) != 0)
+        return NULL;
+    unsigned long long keys[2];
+    for (int lang = LANG_C; lang <= LANG_CUDA; lang++) {
+        const char *argv[MAX_BASE_ARGS];
+        size_t argc = base_args((source_lang)lang, argv);
+        keys[lang] = pch_key(pch_prelude[lang], argv, argc);
+    }
+    return xasprintf("exe %lld %lld.%09ld dev %llu ino %llu; keys %016llx %016llx",
+                     (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                     st.st_mtim.tv_nsec, (unsigned long long)st.st_dev,
+                     (unsigned long long)st.st_ino, keys[LANG_C], keys[LANG_CUDA]);
+}
+
 int facts_global_init(const gl_config *cfg, char **error)
 {
     (void)cfg;
@@ -275,6 +299,10 @@ int facts_global_init(const gl_config *cfg, char **error)
         prepare_pch(LANG_CUDA);
         prepare_pch(LANG_C);
     }
+    /* GPULINT_NO_FACTS_CACHE: extract every file again (measurements). */
+    g.identity = facts_identity();
+    if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
+        g.facts_dir = xasprintf("%s/facts", g.cache_dir);
     return 0;
 }
 
@@ -288,6 +316,8 @@ void facts_global_cleanup(void)
     free(g.shim_dir);
     free(g.pch_path[LANG_C]);
     free(g.pch_path[LANG_CUDA]);
+    free(g.facts_dir);
+    free(g.identity);
     memset(&g, 0, sizeof g);
 }
 
@@ -379,10 +409,10 @@ bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
     return true;
 }
 
-/* Compiler errors in the main file become parse-error findings (and facts,
- * so cached facts can report them again). Errors inside included headers
+/* Compiler errors in the main file become facts (reported as parse-error
+ * findings by facts_extract, also when the facts come from the cache). Errors inside included headers
  * are the header's own findings when it is part of the snapshot. */
-static void collect_parse_errors(walk_ctx *ctx, diag_sink *sink)
+static void collect_parse_errors(walk_ctx *ctx)
 {
     unsigned n = clang_getNumDiagnostics(ctx->tu);
     for (unsigned i = 0; i < n; i++) {
@@ -399,12 +429,28 @@ static void collect_parse_errors(walk_ctx *ctx, diag_sink *sink)
             e->message = cx_take(clang_getDiagnosticSpelling(d));
             e->loc.line = line;
             e->loc.col = col;
-            if (sink)
-                diag_report(sink, "parse-error", ctx->src->path, line, col, "%s",
-                            e->message);
         }
         clang_disposeDiagnostic(d);
     }
+}
+
+static void report_parse_errors(const file_facts *f, const source_file *src, diag_sink *sink)
+{
+    for (size_t i = 0; sink && i < f->n_parse_errors; i++)
+        diag_report(sink, "parse-error", src->path, f->parse_errors[i].loc.line,
+                    f->parse_errors[i].loc.col, "%s", f->parse_errors[i].message);
+}
+
+static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
+                           CXClientData data)
+{
+    (void)stack;
+    if (depth == 0)
+        return;   /* the main file: it is in the key */
+    char *name = cx_take(clang_getFileName(included));
+    fact_strs *files = data;
+    *FACT_PUSH(files->items, files->n) = path_normalise(name);
+    free(name);
 }
 
 static enum CXErrorCode parse(CXIndex index, const snapshot *snap,
@@ -435,6 +481,13 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
                           diag_sink *sink, char **error)
 {
     const source_file *src = &snap->files[index];
+    char *cache_key = g.facts_dir ? facts_cache_key(g.identity, snap, src, cfg) : NULL;
+    file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, snap) : NULL;
+    if (cached) {
+        free(cache_key);
+        report_parse_errors(cached, src, sink);
+        return cached;
+    }
     struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
     for (size_t i = 0; i < snap->nfiles; i++) {
         unsaved[i].Filename = snap->files[i].abs_path;
@@ -456,6 +509,7 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
         *error = xasprintf("%s: libclang could not parse it: %s", src->path,
                            cx_error_text(rc));
         clang_disposeIndex(cx_index);
+        free(cache_key);
         return NULL;
     }
     file_facts *facts = xcalloc(1, sizeof *facts);
@@ -465,8 +519,18 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
         .src = src,
         .facts = facts,
     };
-    collect_parse_errors(&ctx, sink);
+    collect_parse_errors(&ctx);
     extract_walk(&ctx);
+    report_parse_errors(facts, src, sink);
+    if (cache_key) {
+        fact_strs included = { 0 };
+        clang_getInclusions(tu, note_inclusion, &included);
+        facts_cache_store(g.facts_dir, cache_key, facts, snap, &included);
+        for (size_t i = 0; i < included.n; i++)
+            free(included.items[i]);
+        free(included.items);
+        free(cache_key);
+    }
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(cx_index);
     return facts;

@@ -6,6 +6,7 @@
 #include <clang-c/Documentation.h>
 #include <clang-c/Index.h>
 
+#include "config.h"
 #include "extract.h"
 #include "source.h"
 #include "xalloc.h"
@@ -36,5 +37,15 @@ char *cx_take(CXString s);
 
 /* Canonical, C/C++-neutral spelling of a type (see extract.h). */
 char *type_spelling(CXType t);
+
+/* The facts cache (extract_cache.c). The key covers what is known before
+ * parsing; `identity` is gpulint's own (binary, libclang, flags, CUDA). */
+char *facts_cache_key(const char *identity, const snapshot *snap, const source_file *src,
+                      const gl_config *cfg);
+/* The cached facts, or NULL when there are none or a file the parse read
+ * (`included` when stored) has changed since. */
+file_facts *facts_cache_load(const char *dir, const char *key, const snapshot *snap);
+void facts_cache_store(const char *dir, const char *key, const file_facts *facts,
+                       const snapshot *snap, const fact_strs *included);
 
 #endif
