@@ -485,6 +485,37 @@ new_repo() {
     ok(nv && nv.file.startsWith("caf") && nv.file.endsWith(".c") && nv.line === 2, JSON.stringify(j.findings));'
 }
 
+@test "text, JSON and SARIF report the same findings (over the unchecked-status and kernel-signature fixtures)" {
+  local files
+  cp -r "$REPO_ROOT/tests/analyzer/fixtures/unchecked-status" "$REPO_ROOT/tests/analyzer/fixtures/kernel-signature" .
+  files=(unchecked-status/*.cu kernel-signature/*.cu)
+  gl --format text --color=never "${files[@]}"
+  local text_status=$status
+  printf '%s\n' "$output" | sed -n -E 's/^(.+):([0-9]+):([0-9]+): (error|warning): (.*) \[([^]]+)\]$/\1|\2|\3|\4|\6|\5/p' | LC_ALL=C sort >text.tsv
+  gl --format json "${files[@]}"
+  assert_equal "$status" "$text_status"
+  printf '%s' "$output" >out.json
+  gl --format sarif "${files[@]}"
+  assert_equal "$status" "$text_status"
+  printf '%s' "$output" >out.sarif
+  node -e '
+    const fs = require("fs");
+    const j = JSON.parse(fs.readFileSync("out.json", "utf8"));
+    const rows = j.findings.map(f => [f.file, f.line, f.column, f.severity, f.rule, f.message].join("|"));
+    fs.writeFileSync("json.tsv", rows.sort().join("\n") + (rows.length ? "\n" : ""));
+    const sarif = JSON.parse(fs.readFileSync("out.sarif", "utf8"));
+    // Suppressed findings may be listed with a "suppressions" entry: not results.
+    const res = sarif.runs[0].results.filter(r => !(r.suppressions && r.suppressions.length)).map(r => [r.locations[0].physicalLocation.artifactLocation.uri,
+        r.locations[0].physicalLocation.region.startLine, r.ruleId].join("|"));
+    const fromJson = j.findings.map(f => [f.file, f.line, f.rule].join("|"));
+    if (JSON.stringify(res.sort()) !== JSON.stringify(fromJson.sort()))
+      throw new Error("SARIF results differ from JSON findings:\n" + res.join("\n") + "\n--\n" + fromJson.join("\n"));'
+  [ -s json.tsv ] || { echo "no findings at all"; return 1; }
+  LC_ALL=C sort -o json.tsv json.tsv
+  run diff text.tsv json.tsv
+  assert_success
+}
+
 @test "output is the same with -j 1 and -j 4, sorted by file and line" {
   for i in 01 02 03 04 05 06 07 08 09 10 11 12; do
     printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\n/** @param q x */\nvoid h%s(int y);\nvoid clone_to_device_x_via_pinned(void);\n' "$i" >"f$i.c"
