@@ -16,6 +16,10 @@
 /* Row kernels with per-column accumulators stride over rows so that the
  * number of blocks, hence of global atomics per column, stays bounded. */
 #define MAX_ACCUM_BLOCKS 528 /* four per multiprocessor on an H200 */
+/* Grid-stride kernels launch at most this many blocks: with one element per
+ * thread, block scheduling dominated (17920 blocks of 256 threads took 15.5 us
+ * to write 18 MB on the H200; a few waves of longer-lived blocks do not). */
+#define MAX_GRID_BLOCKS 1024u
 #define COLSUM_ROWS 64        /* rows summed by one block of tlob_colsum_kernel: 256 halved
                                * the blocks and was 1.6-2x slower at 16384 rows (H200) */
 
@@ -267,20 +271,22 @@ __global__ void tlob_bias_gelu_fwd_kernel(float *f, const float *bias, float *g,
 }
 
 /* Block (x: column tile of 32, y: 8 row lanes); grid.x = column tiles,
- * grid.y = row chunks of COLSUM_ROWS rows. */
+ * grid.y = blocks striding over chunks of COLSUM_ROWS rows. */
 __global__ void tlob_gelu_bwd_kernel(const float *dg, const float *f, float *df,
                                      float *dbias, int rows, int cols) {
     __shared__ float part[8][WARP + 1];
     const int c = blockIdx.x * WARP + threadIdx.x;
-    const int r0 = blockIdx.y * COLSUM_ROWS;
-    const int r1 = min(rows, r0 + COLSUM_ROWS);
     float s = 0.0f;
     if (c < cols) {
-        for (int r = r0 + threadIdx.y; r < r1; r += blockDim.y) {
-            const size_t i = (size_t)r * cols + c;
-            const float d = dg[i] * gelu_grad(f[i]);
-            df[i] = d;
-            s += d;
+        for (int r = blockIdx.y * COLSUM_ROWS + threadIdx.y; r < rows;
+             r += gridDim.y * COLSUM_ROWS) {
+            const int r1 = min(rows, r - (int)threadIdx.y + COLSUM_ROWS);
+            for (int rr = r; rr < r1; rr += blockDim.y) {
+                const size_t i = (size_t)rr * cols + c;
+                const float d = dg[i] * gelu_grad(f[i]);
+                df[i] = d;
+                s += d;
+            }
         }
     }
     part[threadIdx.y][threadIdx.x] = s;
@@ -295,12 +301,14 @@ __global__ void tlob_gelu_bwd_kernel(const float *dg, const float *f, float *df,
 __global__ void tlob_colsum_kernel(const float *in, float *out, int rows, int cols) {
     __shared__ float part[8][WARP + 1];
     const int c = blockIdx.x * WARP + threadIdx.x;
-    const int r0 = blockIdx.y * COLSUM_ROWS;
-    const int r1 = min(rows, r0 + COLSUM_ROWS);
     const float *src = in + (size_t)blockIdx.z * rows * cols;
     float s = 0.0f;
     if (c < cols)
-        for (int r = r0 + threadIdx.y; r < r1; r += blockDim.y) s += src[(size_t)r * cols + c];
+        for (int r = blockIdx.y * COLSUM_ROWS + threadIdx.y; r < rows;
+             r += gridDim.y * COLSUM_ROWS) {
+            const int r1 = min(rows, r - (int)threadIdx.y + COLSUM_ROWS);
+            for (int rr = r; rr < r1; rr += blockDim.y) s += src[(size_t)rr * cols + c];
+        }
     part[threadIdx.y][threadIdx.x] = s;
     __syncthreads();
     if (threadIdx.y == 0 && c < cols) {
@@ -326,14 +334,24 @@ __global__ void tlob_replicate_kernel(float *dst, const float *src, int n) {
 
 static unsigned elem_grid(size_t n) {
     const size_t blocks = (n + ELEM_BLOCK - 1) / ELEM_BLOCK;
-    return (unsigned)(blocks < 65535u * 8u ? (blocks ? blocks : 1) : 65535u * 8u);
+    return (unsigned)(blocks < MAX_GRID_BLOCKS ? (blocks ? blocks : 1) : MAX_GRID_BLOCKS);
 }
 
 static unsigned row_grid(int rows, int bounded) {
     unsigned blocks = (unsigned)((rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
     if (blocks == 0) blocks = 1;
     if (bounded && blocks > MAX_ACCUM_BLOCKS) blocks = MAX_ACCUM_BLOCKS;
+    if (blocks > MAX_GRID_BLOCKS) blocks = MAX_GRID_BLOCKS;
     return blocks;
+}
+
+/* Row-chunk blocks of a column-sum launch whose other grid dimensions hold
+ * `others` blocks: one per chunk, at most MAX_GRID_BLOCKS in all. */
+static unsigned colsum_grid_y(int rows, unsigned others) {
+    unsigned chunks = (unsigned)((rows + COLSUM_ROWS - 1) / COLSUM_ROWS);
+    const unsigned cap = MAX_GRID_BLOCKS / others ? MAX_GRID_BLOCKS / others : 1;
+    if (chunks > cap) chunks = cap;
+    return chunks ? chunks : 1;
 }
 
 /* qkv0, qkv [3, rows = B*T, cols = E]; a [rows, E]; b_qkv, b_in [3, E]; b_out [E] */
@@ -418,8 +436,8 @@ extern "C" cudaError_t tlob_launch_bias_gelu_fwd(float *f, const float *bias, fl
 extern "C" cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, float *df,
                                             float *dbias, int rows, int cols,
                                             cudaStream_t stream) {
-    const dim3 grid((unsigned)((cols + WARP - 1) / WARP),
-                    (unsigned)((rows + COLSUM_ROWS - 1) / COLSUM_ROWS));
+    const unsigned gx = (unsigned)((cols + WARP - 1) / WARP);
+    const dim3 grid(gx, colsum_grid_y(rows, gx));
     tlob_gelu_bwd_kernel<<<grid, dim3(WARP, 8), 0, stream>>>(dg, f, df, dbias, rows, cols);
     return cudaGetLastError();
 }
@@ -427,8 +445,8 @@ extern "C" cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, flo
 /* in [nblocks, rows, cols]; out [nblocks, cols] */
 extern "C" cudaError_t tlob_launch_colsum(const float *in, float *out, int nblocks, int rows,
                                           int cols, cudaStream_t stream) {
-    const dim3 grid((unsigned)((cols + WARP - 1) / WARP),
-                    (unsigned)((rows + COLSUM_ROWS - 1) / COLSUM_ROWS), (unsigned)nblocks);
+    const unsigned gx = (unsigned)((cols + WARP - 1) / WARP);
+    const dim3 grid(gx, colsum_grid_y(rows, gx * (unsigned)nblocks), (unsigned)nblocks);
     tlob_colsum_kernel<<<grid, dim3(WARP, 8), 0, stream>>>(in, out, rows, cols);
     return cudaGetLastError();
 }
