@@ -148,7 +148,8 @@ int baseline_apply(const char *path, const snapshot *snap, diag_sink *sink, base
             .line = (unsigned)json_integer_value(json_object_get(e, "line")),
         };
     }
-    qsort(*fixed, *nfixed, sizeof **fixed, compare_fixed);
+    if (*nfixed > 1)
+        qsort(*fixed, *nfixed, sizeof **fixed, compare_fixed);
     free(entries);
     json_decref(doc);
     return 0;
