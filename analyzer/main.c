@@ -249,6 +249,42 @@ static void print_summary(const diag_finding *fs, size_t n, size_t files)
                 files == 1 ? "" : "s");
 }
 
+/* --write-baseline: returns EXIT_CLEAN, or EXIT_USAGE when it cannot be written. */
+static int write_baseline(const char *path, const snapshot *snap, const diag_finding *fs, size_t n)
+{
+    char *error = NULL;
+    if (baseline_write(path, snap, fs, n, &error) != 0) {
+        fprintf(stderr, "gpulint: error: %s\n", error);
+        free(error);
+        return EXIT_USAGE;
+    }
+    size_t recorded = 0;
+    for (size_t i = 0; i < n; i++)
+        recorded += !fs[i].suppressed;
+    fprintf(stderr, "gpulint: wrote %zu finding%s to the baseline %s\n", recorded,
+            recorded == 1 ? "" : "s", path);
+    return EXIT_CLEAN;
+}
+
+/* The report on stdout. Returns 0, or -1 when stdout could not be written. */
+static int write_report(output_format format, const report_input *in)
+{
+    int rc;
+    switch (format) {
+    case FORMAT_JSON: rc = report_json(stdout, in); break;
+    case FORMAT_GITHUB: rc = report_github(stdout, in); break;
+    case FORMAT_SARIF: rc = report_sarif(stdout, in); break;
+    default: rc = report_text(stdout, in); break;
+    }
+    if (format == FORMAT_TEXT)
+        print_summary(in->findings, in->nfindings, in->files_analyzed);
+    if (rc != 0 || fflush(stdout) != 0) {
+        fputs("gpulint: error: cannot write the report to stdout\n", stderr);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* A dead git must surface as an error from write(), not kill gpulint. */
@@ -315,19 +351,8 @@ int main(int argc, char **argv)
     size_t n;
     diag_finding *fs = diag_findings(sink, &n);
     int exit_code = EXIT_CLEAN;
-    if (opt.write_baseline) {
-        if (baseline_write(opt.write_baseline, &snap, fs, n, &error) != 0) {
-            fprintf(stderr, "gpulint: error: %s\n", error);
-            free(error);
-            exit_code = EXIT_USAGE;
-        } else {
-            size_t recorded = 0;
-            for (size_t i = 0; i < n; i++)
-                recorded += !fs[i].suppressed;
-            fprintf(stderr, "gpulint: wrote %zu finding%s to the baseline %s\n", recorded,
-                    recorded == 1 ? "" : "s", opt.write_baseline);
-        }
-    }
+    if (opt.write_baseline)
+        exit_code = write_baseline(opt.write_baseline, &snap, fs, n);
     baseline_fixed *fixed = NULL;
     size_t nfixed = 0;
     if (opt.baseline && baseline_apply(opt.baseline, &snap, sink, &fixed, &nfixed, &error) != 0) {
@@ -342,34 +367,23 @@ int main(int argc, char **argv)
     if (pipeline_rc)
         exit_code = EXIT_INTERNAL;
 
-    report_input in = {
-        .snap = &snap,
-        .cfg = &cfg,
-        .findings = fs,
-        .nfindings = n,
-        .files_analyzed = snap.nfiles,
-        .color = use_color(opt.color),
-        .exit_code = exit_code,
-        .failures = &failures,
-        .baseline_active = opt.baseline != NULL,
-        .fixed = fixed,
-        .nfixed = nfixed,
-    };
     /* A baseline that could not be read or written was reported above. */
     if (exit_code != EXIT_USAGE) {
-        int wrc;
-        switch (opt.format) {
-        case FORMAT_JSON: wrc = report_json(stdout, &in); break;
-        case FORMAT_GITHUB: wrc = report_github(stdout, &in); break;
-        case FORMAT_SARIF: wrc = report_sarif(stdout, &in); break;
-        default: wrc = report_text(stdout, &in); break;
-        }
-        if (opt.format == FORMAT_TEXT)
-            print_summary(fs, n, snap.nfiles);
-        if (wrc != 0 || fflush(stdout) != 0) {
-            fputs("gpulint: error: cannot write the report to stdout\n", stderr);
+        report_input in = {
+            .snap = &snap,
+            .cfg = &cfg,
+            .findings = fs,
+            .nfindings = n,
+            .files_analyzed = snap.nfiles,
+            .color = use_color(opt.color),
+            .exit_code = exit_code,
+            .failures = &failures,
+            .baseline_active = opt.baseline != NULL,
+            .fixed = fixed,
+            .nfixed = nfixed,
+        };
+        if (write_report(opt.format, &in) != 0)
             exit_code = EXIT_INTERNAL;
-        }
     }
 
     for (size_t i = 0; i < failures.n; i++)
