@@ -197,14 +197,17 @@ __global__ void tlob_ln_bwd_kernel(const float *dout, const float *dout2, int us
          row += gridDim.x * ROWS_PER_BLOCK) {
         const size_t base = (size_t)row * cols;
         const float m = mean[row], rs = rstd[row];
-        /* pass 1: the two row means the LayerNorm gradient needs */
+        /* pass 1: the two row means the LayerNorm gradient needs; with K > 0
+         * each lane keeps its columns' terms in registers for pass 2 */
         float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
+        ln_grad_terms kept[K > 0 ? K : 1];
 #pragma unroll
         for (int k = 0; k < (K > 0 ? K : 1); k++) {
             for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
                 const ln_grad_terms t =
                     ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
                 if (K > 0) {
+                    kept[k] = t;
                     rg[k] += t.g * t.xhat;
                     rb[k] += t.g;
                 } else {
@@ -222,7 +225,8 @@ __global__ void tlob_ln_bwd_kernel(const float *dout, const float *dout2, int us
         for (int k = 0; k < (K > 0 ? K : 1); k++) {
             for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
                 const ln_grad_terms t =
-                    ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
+                    K > 0 ? kept[k]
+                          : ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
                 const float d = rs * (t.g * gamma[c] - mean_dxhat - t.xhat * mean_dxhat_xhat);
                 dh[base + c] = d;
                 if (dh_plus_skip) dh_plus_skip[base + c] = skip ? d + skip[base + c] : d;
@@ -259,21 +263,17 @@ __global__ void tlob_ln_bwd_kernel(const float *dout, const float *dout2, int us
     }
 }
 
-__global__ void tlob_bias_gelu_fwd_kernel(float *f, const float *bias, float *g, int rows,
+__global__ void tlob_bias_gelu_fwd_kernel(const float *f, const float *bias, float *g, int rows,
                                           int cols) {
-    const size_t n = (size_t)rows * cols;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const float v = f[i] + bias[i % cols];
-        f[i] = v;
-        g[i] = gelu(v);
-    }
+    const int n = rows * cols;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        g[i] = gelu(f[i] + bias[i % cols]);
 }
 
 /* Block (x: column tile of 32, y: 8 row lanes); grid.x = column tiles,
  * grid.y = blocks striding over chunks of COLSUM_ROWS rows. */
-__global__ void tlob_gelu_bwd_kernel(const float *dg, const float *f, float *df,
-                                     float *dbias, int rows, int cols) {
+__global__ void tlob_gelu_bwd_kernel(const float *dg, const float *f, const float *bias,
+                                     float *df, float *dbias, int rows, int cols) {
     __shared__ float part[8][WARP + 1];
     const int c = blockIdx.x * WARP + threadIdx.x;
     float s = 0.0f;
@@ -283,7 +283,7 @@ __global__ void tlob_gelu_bwd_kernel(const float *dg, const float *f, float *df,
             const int r1 = min(rows, r - (int)threadIdx.y + COLSUM_ROWS);
             for (int rr = r; rr < r1; rr += blockDim.y) {
                 const size_t i = (size_t)rr * cols + c;
-                const float d = dg[i] * gelu_grad(f[i]);
+                const float d = dg[i] * gelu_grad(f[i] + bias[c]);
                 df[i] = d;
                 s += d;
             }
@@ -425,20 +425,21 @@ extern "C" cudaError_t tlob_launch_ln_bwd(const float *dout, const float *dout2,
 }
 
 /* f, g [rows = B*T, cols = 4D]; bias [cols] */
-extern "C" cudaError_t tlob_launch_bias_gelu_fwd(float *f, const float *bias, float *g,
+extern "C" cudaError_t tlob_launch_bias_gelu_fwd(const float *f, const float *bias, float *g,
                                                  int rows, int cols, cudaStream_t stream) {
     tlob_bias_gelu_fwd_kernel<<<elem_grid((size_t)rows * cols), ELEM_BLOCK, 0, stream>>>(
         f, bias, g, rows, cols);
     return cudaGetLastError();
 }
 
-/* dg, f, df [rows = B*T, cols = 4D]; dbias [cols] */
-extern "C" cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, float *df,
-                                            float *dbias, int rows, int cols,
+/* dg, f, df [rows = B*T, cols = 4D]; bias, dbias [cols] */
+extern "C" cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, const float *bias,
+                                            float *df, float *dbias, int rows, int cols,
                                             cudaStream_t stream) {
     const unsigned gx = (unsigned)((cols + WARP - 1) / WARP);
     const dim3 grid(gx, colsum_grid_y(rows, gx));
-    tlob_gelu_bwd_kernel<<<grid, dim3(WARP, 8), 0, stream>>>(dg, f, df, dbias, rows, cols);
+    tlob_gelu_bwd_kernel<<<grid, dim3(WARP, 8), 0, stream>>>(dg, f, bias, df, dbias, rows,
+                                                               cols);
     return cudaGetLastError();
 }
 

@@ -49,12 +49,13 @@ cudaError_t tlob_launch_ln_bwd(const float *dout, const float *dout2, int gelu,
                                float *dbeta, float *dbias, int rows, int cols,
                                cudaStream_t stream);
 
-/* f [rows, cols] += bias (in place); g = GELU(f). */
-cudaError_t tlob_launch_bias_gelu_fwd(float *f, const float *bias, float *g, int rows,
+/* g = GELU(f + bias) for f [rows, cols] (the GEMM output, kept without the
+ * bias so that the forward pass writes one tensor, not two). */
+cudaError_t tlob_launch_bias_gelu_fwd(const float *f, const float *bias, float *g, int rows,
                                       int cols, cudaStream_t stream);
 
-/* df = dg * GELU'(f); dbias[c] += sum over rows of df. */
-cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, float *df,
+/* df = dg * GELU'(f + bias); dbias[c] += sum over rows of df. */
+cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, const float *bias, float *df,
                                  float *dbias, int rows, int cols, cudaStream_t stream);
 
 /* out[b][c] += sum over r of in[b][r][c], for b < nblocks (also the reduction

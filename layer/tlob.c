@@ -130,7 +130,7 @@ struct tlob_layer {
     float *h1;    /* [N, D] w0(a) + x, LayerNorm 1 input */
     float *mean1, *rstd1; /* [N] */
     float *y1;    /* [N, D] */
-    float *f;     /* [N, 4D] fc pre-activation */
+    float *f;     /* [N, 4D] y1 Wf^T: the fc pre-activation without its bias */
     float *g;     /* [N, 4D] GELU(f) */
     float *z0;    /* [N, Dout] fc2 output before bias */
     float *z1;    /* [N, Dout] LayerNorm 2 input */
@@ -343,7 +343,7 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     CUDA_CHECK(tlob_launch_ln_fwd(L->r, W + t[TLOB_W0_B].offset, x, W + t[TLOB_NORM_W].offset,
                                   W + t[TLOB_NORM_B].offset, 0, NULL, L->h1, L->mean1, L->rstd1,
                                   L->y1, N, D, s));
-    /* 6. f [N, 4D] = y1 Wf^T + bf, g = GELU(f); z0 [N, Dout] = g Wf2^T;
+    /* 6. f [N, 4D] = y1 Wf^T, g = GELU(f + bf); z0 [N, Dout] = g Wf2^T;
      * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x) */
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_T, CUBLAS_OP_N, F, N, D, &ONE, W + t[TLOB_FC_W].offset,
                              D, L->y1, D, &ZERO, L->f, F));
@@ -389,8 +389,9 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                              G + t[TLOB_FC2_W].offset, F));
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_N, F, N, O, &ONE, W + t[TLOB_FC2_W].offset,
                              F, L->dz1, O, &ZERO, L->dg, F));
-    /* df [N, 4D] = dg GELU'(f); bf grad */
-    CUDA_CHECK(tlob_launch_gelu_bwd(L->dg, L->f, L->df, G + t[TLOB_FC_B].offset, N, F, s));
+    /* df [N, 4D] = dg GELU'(f + bf); bf grad */
+    CUDA_CHECK(tlob_launch_gelu_bwd(L->dg, L->f, W + t[TLOB_FC_B].offset, L->df,
+                                    G + t[TLOB_FC_B].offset, N, F, s));
     /* dWf [4D, D] += df^T y1; dy1 [N, D] = df Wf */
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_T, D, F, N, &ONE, L->y1, D, L->df, F, &ONE,
                              G + t[TLOB_FC_W].offset, D));
