@@ -32,7 +32,8 @@ typedef enum {
 
 /* A function declaration or definition written in this file. */
 typedef struct {
-    char *name;
+    char *name;             /* qualified (ns::f), except for C linkage: the
+                               symbol is the bare name whatever the namespace */
     char *usr;              /* clang's unified symbol resolution: same across TUs */
     fact_strs params;       /* parameter types, as in the function's type
                                (top-level qualifiers dropped) */
@@ -55,7 +56,7 @@ typedef enum {
 
 typedef struct {
     fact_launch_kind kind;
-    char *kernel_name;
+    char *kernel_name;      /* qualified, like fact_function.name */
     char *kernel_usr;
     fact_loc loc;
     /* Chevron: the argument types before implicit conversion (a swapped
@@ -89,12 +90,18 @@ typedef struct {
     char *callee_usr;
     char *callee_name;
     fact_loc loc;           /* the call */
+    /* The callee is a template specialisation with a floating-point type
+     * argument (reduce<float>): its arithmetic on T is floating here. */
+    bool floating_template_arg;
 } fact_call;
 
-/* Floating-point arithmetic inside a loop, the first site per function. */
+/* Arithmetic inside a loop, the first site per function and kind: on a
+ * floating-point type, or (in a template) on a template parameter's type,
+ * floating only in the instantiations where that type is. */
 typedef struct {
     char *function_usr;
     fact_loc loc;
+    bool dependent;
 } fact_float_loop;
 
 /* A `@param name` that names no parameter of the documented function. */

@@ -24,7 +24,7 @@
 #include "extract_internal.h"
 #include "hash.h"
 
-#define FACTS_FORMAT 1
+#define FACTS_FORMAT 2
 
 /* An entry not used for this long goes when its directory is next written:
  * old file versions would otherwise pile up, one entry per file per commit. */
@@ -74,14 +74,16 @@ char *facts_save(const file_facts *f)
     }
     for (size_t i = 0; i < f->n_calls; i++) {
         const fact_call *x = &f->calls[i];
-        json_array_append_new(calls, json_pack("{ss ss ss so}", "caller", x->caller_usr,
+        json_array_append_new(calls, json_pack("{ss ss ss so sb}", "caller", x->caller_usr,
                                                "callee", x->callee_usr, "name", x->callee_name,
-                                               "loc", loc_json(x->loc)));
+                                               "loc", loc_json(x->loc), "floating_template_arg",
+                                               x->floating_template_arg));
     }
     for (size_t i = 0; i < f->n_float_loops; i++)
-        json_array_append_new(loops, json_pack("{ss so}", "function",
+        json_array_append_new(loops, json_pack("{ss so sb}", "function",
                                                f->float_loops[i].function_usr, "loc",
-                                               loc_json(f->float_loops[i].loc)));
+                                               loc_json(f->float_loops[i].loc), "dependent",
+                                               f->float_loops[i].dependent));
     for (size_t i = 0; i < f->n_doc_params; i++)
         json_array_append_new(docs, json_pack("{ss ss so}", "function",
                                               f->doc_params[i].function_name, "param",
@@ -230,11 +232,13 @@ file_facts *facts_load(const char *text, char **error)
         x->callee_usr = take_string(&r, o, "callee");
         x->callee_name = take_string(&r, o, "name");
         x->loc = take_loc(&r, o);
+        x->floating_template_arg = take_bool(&r, o, "floating_template_arg");
     }
     EACH(root, "float_loops", o) {
         fact_float_loop *x = FACT_PUSH(f->float_loops, f->n_float_loops);
         x->function_usr = take_string(&r, o, "function");
         x->loc = take_loc(&r, o);
+        x->dependent = take_bool(&r, o, "dependent");
     }
     EACH(root, "doc_params", o) {
         fact_doc_param *x = FACT_PUSH(f->doc_params, f->n_doc_params);

@@ -139,6 +139,16 @@ static CXCursor strip_casts(CXCursor c)
     }
 }
 
+static enum CXChildVisitResult find_overloaded_ref(CXCursor c, CXCursor parent,
+                                                   CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) != CXCursor_OverloadedDeclRef)
+        return CXChildVisit_Recurse;
+    *(CXCursor *)data = c;
+    return CXChildVisit_Break;
+}
+
 /* The template a specialization came from, so every use of one template
  * kernel or function maps to one USR. */
 static CXCursor primary_template(CXCursor c)
@@ -184,6 +194,53 @@ static void note_hidden_name(walk_ctx *ctx, CXCursor at, const char *name, fact_
     h->loc = loc;
 }
 
+/* ns::Class::name: kernels of the same name in two namespaces are two
+ * kernels. Anonymous namespaces add nothing (linkage says file-local). */
+static char *qualified_name(CXCursor c)
+{
+    char *name = cx_take(clang_getCursorSpelling(c));
+    for (CXCursor p = clang_getCursorSemanticParent(c); !clang_Cursor_isNull(p) &&
+                                                         !clang_isTranslationUnit(clang_getCursorKind(p));
+         p = clang_getCursorSemanticParent(p)) {
+        enum CXCursorKind k = clang_getCursorKind(p);
+        if (k != CXCursor_Namespace && k != CXCursor_StructDecl && k != CXCursor_ClassDecl &&
+            k != CXCursor_ClassTemplate && k != CXCursor_UnionDecl)
+            continue;
+        char *scope = cx_take(clang_getCursorSpelling(p));
+        if (*scope) {
+            char *q = xasprintf("%s::%s", scope, name);
+            free(name);
+            name = q;
+        }
+        free(scope);
+    }
+    return name;
+}
+
+/* C linkage: the symbol is the bare name (extern "C", or C itself). */
+static bool has_c_linkage(CXCursor c, const char *bare)
+{
+    enum CXLinkageKind linkage = clang_getCursorLinkage(c);
+    if (linkage == CXLinkage_Internal || linkage == CXLinkage_UniqueExternal ||
+        clang_getCursorKind(c) == CXCursor_FunctionTemplate)
+        return false;
+    char *mangled = cx_take(clang_Cursor_getMangling(c));
+    bool c_linkage = strcmp(mangled, bare) == 0;
+    free(mangled);
+    return c_linkage;
+}
+
+/* The name functions are matched by across files (extract.h). */
+static char *function_name(CXCursor c, bool *c_linkage)
+{
+    char *bare = cx_take(clang_getCursorSpelling(c));
+    *c_linkage = has_c_linkage(c, bare);
+    if (*c_linkage)
+        return bare;
+    free(bare);
+    return qualified_name(c);
+}
+
 /* ---- functions: signature, attributes, doc comment --------------------- */
 
 typedef struct {
@@ -212,21 +269,37 @@ static enum CXChildVisitResult collect_parts(CXCursor c, CXCursor parent, CXClie
     return CXChildVisit_Continue;
 }
 
+/* A parameter as the function's signature has it: `const int n` and
+ * `int n`, `float x[]` and `float *x` declare the same function. */
+static char *parameter_spelling(CXType t)
+{
+    char *s = type_spelling(clang_getUnqualifiedType(t));
+    size_t n = strlen(s);
+    char *open = strrchr(s, '[');
+    if (n == 0 || s[n - 1] != ']' || !open)
+        return s;
+    while (open > s && open[-1] == ' ')
+        open--;
+    *open = '\0';
+    char *decayed = xasprintf("%s *", s);
+    free(s);
+    return decayed;
+}
+
 static void fill_params(fact_function *f, CXCursor c, const function_parts *parts)
 {
     CXType type = clang_getCursorType(c);
     int n = clang_getNumArgTypes(type);
     if (n >= 0 && !f->is_template) {
         for (int i = 0; i < n; i++)
-            strs_push(&f->params, type_spelling(clang_getArgType(type, (unsigned)i)));
+            strs_push(&f->params, parameter_spelling(clang_getArgType(type, (unsigned)i)));
         return;
     }
     /* Templates (and K&R declarations) have no prototype type to ask:
      * the ParmDecl children carry the (possibly dependent) types. */
     f->no_prototype = !f->is_template && parts->parms.n == 0;
     for (size_t i = 0; i < parts->parms.n; i++)
-        strs_push(&f->params, type_spelling(clang_getUnqualifiedType(
-                                  clang_getCursorType(parts->parms.items[i]))));
+        strs_push(&f->params, parameter_spelling(clang_getCursorType(parts->parms.items[i])));
 }
 
 /* Find `@param name` / `\param name` in the comment's text, for the line. */
@@ -324,7 +397,6 @@ static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
     clang_visitChildren(c, collect_parts, &parts);
     fact_function *f = FACT_PUSH(ctx->facts->functions, ctx->facts->n_functions);
     memset(f, 0, sizeof *f);
-    f->name = cx_take(clang_getCursorSpelling(c));
     f->usr = cx_take(clang_getCursorUSR(c));
     f->loc = loc;
     f->exec = parts.global                ? EXEC_KERNEL
@@ -336,16 +408,13 @@ static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
     f->is_static = linkage == CXLinkage_Internal || linkage == CXLinkage_UniqueExternal;
     f->is_template = clang_getCursorKind(c) == CXCursor_FunctionTemplate;
     f->is_hot_annotated = parts.hot;
-    if (!f->is_template) {
-        /* C linkage: the symbol is the bare name (extern "C", or C itself). */
-        char *mangled = cx_take(clang_Cursor_getMangling(c));
-        f->is_c_linkage = !f->is_static && strcmp(mangled, f->name) == 0;
-        free(mangled);
-    }
+    f->name = function_name(c, &f->is_c_linkage);
     f->result = type_spelling(clang_getCursorResultType(c));
     fill_params(f, c, &parts);
-    note_hidden_name(ctx, c, f->name, loc);
-    check_doc_params(ctx, c, f->name, loc, &parts);
+    char *spelled = cx_take(clang_getCursorSpelling(c));
+    note_hidden_name(ctx, c, spelled, loc);
+    check_doc_params(ctx, c, spelled, loc, &parts);
+    free(spelled);
     free(parts.parms.items);
     return f;
 }
@@ -357,7 +426,7 @@ typedef struct {
     CXCursor function;
     const char *function_usr;
     unsigned loop_depth;
-    bool float_loop_seen;
+    bool loop_arithmetic_seen[3];   /* by arithmetic_kind: one fact each */
 } body_ctx;
 
 static bool is_floating(CXType t)
@@ -372,30 +441,121 @@ static bool is_floating(CXType t)
     }
 }
 
-static bool is_float_arithmetic(CXCursor c)
+typedef enum { ARITH_NONE, ARITH_FLOATING, ARITH_DEPENDENT } arithmetic_kind;
+
+/* CUDA's 16-bit floating types are classes on the host side. */
+static bool is_half_precision(CXType t)
+{
+    char *s = type_spelling(t);
+    bool half = strcmp(s, "__half") == 0 || strcmp(s, "__nv_bfloat16") == 0;
+    free(s);
+    return half;
+}
+
+/* A template type parameter itself (T, const T), not a pointer to one. */
+static bool is_type_parameter(CXType t)
+{
+    char *s = type_spelling(t);
+    bool is = strstr(s, "type-parameter-") != NULL && !strchr(s, '*') && !strchr(s, '[');
+    free(s);
+    return is;
+}
+
+static enum CXChildVisitResult find_type_parameter_operand(CXCursor c, CXCursor parent,
+                                                           CXClientData data)
+{
+    (void)parent;
+    if (is_type_parameter(clang_getCursorType(c))) {
+        *(bool *)data = true;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+/* Floating, or in a template: arithmetic whose operand is of a template
+ * parameter's type (pointer arithmetic on T * is not). */
+static arithmetic_kind arithmetic_type(CXCursor op)
+{
+    CXType t = clang_getCursorType(op);
+    if (is_floating(t) || is_half_precision(t))
+        return ARITH_FLOATING;
+    if (t.kind != CXType_Dependent && t.kind != CXType_Unexposed && !is_type_parameter(t))
+        return ARITH_NONE;
+    bool on_parameter = false;
+    clang_visitChildren(op, find_type_parameter_operand, &on_parameter);
+    return on_parameter ? ARITH_DEPENDENT : ARITH_NONE;
+}
+
+static bool is_arithmetic_operator(const char *op)
+{
+    static const char *const ops[] = { "+", "-", "*", "/", "+=", "-=", "*=", "/=", "++", "--" };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(op, ops[i]) == 0)
+            return true;
+    return false;
+}
+
+/* libclang has no operator kind for a type-dependent operator in a
+ * template; its spelling is the operator. */
+static bool is_arithmetic_spelling(CXCursor c)
+{
+    char *s = cx_take(clang_getCursorSpelling(c));
+    bool arithmetic = is_arithmetic_operator(s);
+    free(s);
+    return arithmetic;
+}
+
+/* An operator call: `a - b` on a class type (__half), or on T in a template
+ * where operator overloads are visible (an unresolved operator-). */
+static bool is_arithmetic_operator_call(CXCursor call)
+{
+    CXCursor ref = clang_getNullCursor();
+    CXCursor callee = clang_getCursorReferenced(call);
+    if (!clang_Cursor_isNull(callee) && is_function_kind(clang_getCursorKind(callee)))
+        ref = callee;
+    else
+        clang_visitChildren(call, find_overloaded_ref, &ref);
+    if (clang_Cursor_isNull(ref))
+        return false;
+    char *name = cx_take(clang_getCursorSpelling(ref));
+    const char *op = strncmp(name, "operator", 8) == 0 ? name + 8 : "";
+    /* `*it` and `-x` are operator* and operator- with one operand (the
+     * object counts as one): dereference and negation, not arithmetic. */
+    bool increment = strcmp(op, "++") == 0 || strcmp(op, "--") == 0;
+    bool arithmetic = is_arithmetic_operator(op) &&
+                      (increment || clang_Cursor_getNumArguments(call) == 2);
+    free(name);
+    return arithmetic;
+}
+
+static arithmetic_kind loop_arithmetic(CXCursor c)
 {
     switch (clang_getCursorKind(c)) {
     case CXCursor_BinaryOperator:
     case CXCursor_CompoundAssignOperator:
         switch (clang_getCursorBinaryOperatorKind(c)) {
+        case CXBinaryOperator_Invalid:
+            return is_arithmetic_spelling(c) ? arithmetic_type(c) : ARITH_NONE;
         case CXBinaryOperator_Mul: case CXBinaryOperator_Div:
         case CXBinaryOperator_Add: case CXBinaryOperator_Sub:
         case CXBinaryOperator_MulAssign: case CXBinaryOperator_DivAssign:
         case CXBinaryOperator_AddAssign: case CXBinaryOperator_SubAssign:
-            return is_floating(clang_getCursorType(c));
+            return arithmetic_type(c);
         default:
-            return false;
+            return ARITH_NONE;
         }
+    case CXCursor_CallExpr:
+        return is_arithmetic_operator_call(c) ? arithmetic_type(c) : ARITH_NONE;
     case CXCursor_UnaryOperator:
         switch (clang_getCursorUnaryOperatorKind(c)) {
         case CXUnaryOperator_PostInc: case CXUnaryOperator_PostDec:
         case CXUnaryOperator_PreInc: case CXUnaryOperator_PreDec:
-            return is_floating(clang_getCursorType(c));
+            return arithmetic_type(c);
         default:
-            return false;
+            return ARITH_NONE;
         }
     default:
-        return false;
+        return ARITH_NONE;
     }
 }
 
@@ -425,7 +585,8 @@ static enum CXChildVisitResult find_function_ref(CXCursor c, CXCursor parent,
 static void set_launch_kernel(fact_launch *l, CXCursor kernel)
 {
     CXCursor primary = primary_template(kernel);
-    l->kernel_name = cx_take(clang_getCursorSpelling(primary));
+    bool c_linkage;
+    l->kernel_name = function_name(primary, &c_linkage);
     l->kernel_usr = cx_take(clang_getCursorUSR(primary));
 }
 
@@ -755,16 +916,6 @@ static bool is_launch_configuration(CXCursor c)
     return is;
 }
 
-static enum CXChildVisitResult find_overloaded_ref(CXCursor c, CXCursor parent,
-                                                   CXClientData data)
-{
-    (void)parent;
-    if (clang_getCursorKind(c) != CXCursor_OverloadedDeclRef)
-        return CXChildVisit_Recurse;
-    *(CXCursor *)data = c;
-    return CXChildVisit_Break;
-}
-
 /* The function a call names. In a template, a call with dependent arguments
  * names an unresolved set of candidates: all of them share the name, so the
  * first stands for it; *unique tells whether it was the only one. */
@@ -789,6 +940,18 @@ static CXCursor callee_of(CXCursor call, bool *unique)
     *unique = n == 1;
     callee = clang_getOverloadedDecl(ref, 0);
     return is_function_kind(clang_getCursorKind(callee)) ? callee : clang_getNullCursor();
+}
+
+/* reduce<float>: a specialisation with a floating-point type argument. */
+static bool has_floating_template_arg(CXCursor callee)
+{
+    int n = clang_Cursor_getNumTemplateArguments(callee);
+    for (int i = 0; i < n; i++)
+        if (clang_Cursor_getTemplateArgumentKind(callee, (unsigned)i) ==
+                CXTemplateArgumentKind_Type &&
+            is_floating(clang_Cursor_getTemplateArgumentType(callee, (unsigned)i)))
+            return true;
+    return false;
 }
 
 static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc)
@@ -818,6 +981,7 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
         e->callee_usr = cx_take(clang_getCursorUSR(primary_template(callee)));
         e->callee_name = name;
         e->loc = loc;
+        e->floating_template_arg = has_floating_template_arg(callee);
     } else {
         free(name);
     }
@@ -836,11 +1000,13 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         b->loop_depth--;
         return CXChildVisit_Continue;
     }
-    if (b->loop_depth > 0 && !b->float_loop_seen && is_float_arithmetic(c)) {
-        b->float_loop_seen = true;
+    arithmetic_kind arith = b->loop_depth > 0 ? loop_arithmetic(c) : ARITH_NONE;
+    if (arith != ARITH_NONE && !b->loop_arithmetic_seen[arith]) {
+        b->loop_arithmetic_seen[arith] = true;
         fact_float_loop *f = FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
         f->function_usr = xstrdup(b->function_usr);
         f->loc = loc;
+        f->dependent = arith == ARITH_DEPENDENT;
     }
     if (kind == CXCursor_CallExpr)
         visit_call(b, c, parent, loc);

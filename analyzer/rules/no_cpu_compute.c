@@ -15,11 +15,16 @@
 #include "../xalloc.h"
 
 typedef struct {
+    const fact_float_loop *site;   /* NULL: none */
+    size_t file;
+} compute_site;
+
+typedef struct {
     const char *usr;
     size_t file;
-    const fact_function *fn;           /* the definition */
-    const fact_float_loop *computes;   /* NULL when it does not compute in a loop */
-    size_t computes_file;
+    const fact_function *fn;   /* the definition */
+    compute_site floating;     /* floating-point arithmetic in a loop */
+    compute_site dependent;    /* a template's arithmetic on T in a loop */
     bool hot;
 } node;
 
@@ -98,11 +103,11 @@ static void build_graph(const analysis *a, call_graph *g)
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         const file_facts *facts = a->facts[fi];
         for (size_t k = 0; k < facts->n_float_loops; k++) {
-            node *n = find_node(g, facts->float_loops[k].function_usr);
-            if (n && !n->computes) {
-                n->computes = &facts->float_loops[k];
-                n->computes_file = fi;
-            }
+            const fact_float_loop *loop = &facts->float_loops[k];
+            node *n = find_node(g, loop->function_usr);
+            compute_site *site = !n ? NULL : loop->dependent ? &n->dependent : &n->floating;
+            if (site && !site->site)
+                *site = (compute_site){ loop, fi };
         }
         /* The annotation may sit on a declaration only (a header). */
         for (size_t k = 0; k < facts->n_functions; k++) {
@@ -114,20 +119,35 @@ static void build_graph(const analysis *a, call_graph *g)
     }
 }
 
-/* Breadth-first from `start`: the nearest function that computes in a loop,
- * with the chain to it in `via` (node indices, parent links). */
-static long nearest_compute(const call_graph *g, size_t start, long *parent)
+/* Where a function reached through a call computes: a template's
+ * arithmetic on T counts when the call instantiates it with a float. */
+static const compute_site *computes_via(const node *n, const fact_call *call)
+{
+    if (n->floating.site)
+        return &n->floating;
+    if (call->floating_template_arg && n->dependent.site)
+        return &n->dependent;
+    return NULL;
+}
+
+/* Breadth-first from the callee of `site`: the nearest function that
+ * computes in a loop (*where), with the chain to it in `parent` (node
+ * indices, parent links). */
+static long nearest_compute(const call_graph *g, const fact_call *site, size_t start,
+                            long *parent, const compute_site **where)
 {
     long *queue = xmalloc(g->n * sizeof *queue);
+    const fact_call **via = xmalloc(g->n * sizeof *via);
     bool *seen = xcalloc(g->n, sizeof *seen);
     size_t head = 0, tail = 0;
     queue[tail++] = (long)start;
+    via[start] = site;
     seen[start] = true;
     parent[start] = -1;
     long found = -1;
     while (head < tail && found < 0) {
         long cur = queue[head++];
-        if (g->nodes[cur].computes) {
+        if ((*where = computes_via(&g->nodes[cur], via[cur])) != NULL) {
             found = cur;
             break;
         }
@@ -140,18 +160,20 @@ static long nearest_compute(const call_graph *g, size_t start, long *parent)
             if (!seen[idx]) {
                 seen[idx] = true;
                 parent[idx] = cur;
+                via[idx] = g->calls[i];
                 queue[tail++] = idx;
             }
         }
     }
     free(queue);
+    free(via);
     free(seen);
     return found;
 }
 
 static void report_chain(const analysis *a, const call_graph *g, const node *hot,
                          const fact_call *site, long end, const long *parent,
-                         diag_sink *sink)
+                         const compute_site *where, diag_sink *sink)
 {
     char chain[2048];
     size_t used = (size_t)snprintf(chain, sizeof chain, "%s", hot->fn->name);
@@ -162,12 +184,11 @@ static void report_chain(const analysis *a, const call_graph *g, const node *hot
     while (depth > 0 && used < sizeof chain)
         used += (size_t)snprintf(chain + used, sizeof chain - used, " -> %s",
                                  g->nodes[path[--depth]].fn->name);
-    const node *c = &g->nodes[end];
     diag_report(sink, "no-cpu-compute", a->snap->files[hot->file].path, site->loc.line,
                 site->loc.col,
                 "hot path computes on the CPU: %s computes floating-point arithmetic in "
                 "a loop at %s:%u; move it into a kernel or precompute it",
-                chain, a->snap->files[c->computes_file].path, c->computes->loc.line);
+                chain, a->snap->files[where->file].path, where->site->loc.line);
 }
 
 static void check(const analysis *a, diag_sink *sink)
@@ -179,9 +200,9 @@ static void check(const analysis *a, diag_sink *sink)
         const node *hot = &g.nodes[h];
         if (!hot->hot)
             continue;
-        if (hot->computes)
-            diag_report(sink, "no-cpu-compute", a->snap->files[hot->computes_file].path,
-                        hot->computes->loc.line, hot->computes->loc.col,
+        if (hot->floating.site)
+            diag_report(sink, "no-cpu-compute", a->snap->files[hot->floating.file].path,
+                        hot->floating.site->loc.line, hot->floating.site->loc.col,
                         "hot function '%s' computes floating-point arithmetic in a loop "
                         "on the CPU; move it into a kernel or precompute it",
                         hot->fn->name);
@@ -191,9 +212,10 @@ static void check(const analysis *a, diag_sink *sink)
             node *callee = find_node(&g, site->callee_usr);
             if (!callee || callee == hot)
                 continue;
-            long end = nearest_compute(&g, (size_t)(callee - g.nodes), parent);
+            const compute_site *where;
+            long end = nearest_compute(&g, site, (size_t)(callee - g.nodes), parent, &where);
             if (end >= 0)
-                report_chain(a, &g, hot, site, end, parent, sink);
+                report_chain(a, &g, hot, site, end, parent, where, sink);
         }
     }
     free(parent);
