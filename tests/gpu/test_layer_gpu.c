@@ -13,6 +13,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -50,7 +52,9 @@
         }                                                                              \
     } while (0)
 
-static unsigned seed = 20261130;
+/* Fresh inputs every run; the seed is printed so a failure can be replayed
+ * with TLOB_TEST_SEED. */
+static unsigned seed;
 static float urand(void) { return (float)rand_r(&seed) / RAND_MAX * 2.0f - 1.0f; }
 
 static float *dev_alloc(size_t n) {
@@ -259,6 +263,9 @@ int main(void) {
     }
     TLOB_OK_OR_DIE(st);
     tlob_destroy(L);
+    const char *fixed = getenv("TLOB_TEST_SEED");
+    seed = fixed ? (unsigned)strtoul(fixed, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
+    printf("random seed %u (TLOB_TEST_SEED=%u reproduces this run)\n", seed, seed);
     for (int m = 0; m < 2; m++)
         for (int i = 0; i < nshapes; i++)
             check_layer(&shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32);
