@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "header_lang.h"
+
+#include <ctype.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,36 +87,76 @@ static void for_each_include(const snapshot *snap, const gl_config *cfg, size_t 
     }
 }
 
+/* Syntax that C does not have: CUDA's execution-space qualifiers, templates,
+ * namespaces, <<< launches, and C++ standard headers (<string>: no dot). */
+static bool has_cuda_or_cpp_syntax(const source_file *f)
+{
+    static const char *const words[] = {"__global__", "__device__", "__host__", "__shared__",
+                                        "__constant__", "__managed__", "template", "namespace"};
+    const char *m = f->masked, *end = f->masked + f->len;
+    if (memmem(m, f->len, "<<<", 3))
+        return true;
+    for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+        size_t wl = strlen(words[w]);
+        for (const char *p = m; (p = memmem(p, (size_t)(end - p), words[w], wl)); p += wl) {
+            bool starts = p == m || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+            bool ends = p + wl == end || !(isalnum((unsigned char)p[wl]) || p[wl] == '_');
+            if (starts && ends)
+                return true;
+        }
+    }
+    for (const char *p = m; (p = memmem(p, (size_t)(end - p), "include", 7)); p += 7) {
+        const char *q = p + 7;
+        while (q < end && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q < end && *q == '<') {
+            const char *close = memchr(q, '>', (size_t)(end - q));
+            const char *nl = memchr(q, '\n', (size_t)(end - q));
+            if (close && (!nl || close < nl) && !memchr(q, '.', (size_t)(close - q)))
+                return true;
+        }
+    }
+    return false;
+}
+
 void header_langs_resolve(snapshot *snap, const gl_config *cfg)
 {
     size_t n = snap->nfiles;
+    /* Who includes whom, for every file (one include per line at most). */
+    long **includes = xcalloc(n, sizeof *includes);
+    size_t *nincludes = xcalloc(n, sizeof *nincludes);
+    bool *included = xcalloc(n, sizeof *included);
+    for (size_t i = 0; i < n; i++) {
+        includes[i] = xmalloc(snap->files[i].nlines * sizeof **includes);
+        for_each_include(snap, cfg, i, includes[i], &nincludes[i]);
+        for (size_t k = 0; k < nincludes[i]; k++)
+            included[includes[i][k]] = true;
+    }
+    /* CUDA spreads from the CUDA files, and from headers nothing includes
+     * (analysed on their own) whose syntax is CUDA or C++, not C. */
     size_t *queue = xcalloc(n, sizeof *queue);
     size_t head = 0, tail = 0;
-    for (size_t i = 0; i < n; i++)
-        if (snap->files[i].lang == LANG_CUDA)
+    for (size_t i = 0; i < n; i++) {
+        source_file *f = &snap->files[i];
+        if (f->lang != LANG_CUDA && f->is_header && !included[i] && has_cuda_or_cpp_syntax(f))
+            f->lang = LANG_CUDA;
+        if (f->lang == LANG_CUDA)
             queue[tail++] = i;
-    long *targets = NULL;
-    size_t cap = 0;
+    }
     while (head < tail) {
         size_t i = queue[head++];
-        /* At most one include per line: the file's line count bounds them. */
-        size_t lines = 1;
-        for (size_t k = 0; k < snap->files[i].len; k++)
-            lines += snap->files[i].text[k] == '\n';
-        if (lines > cap) {
-            cap = lines;
-            targets = xrealloc(targets, cap * sizeof *targets);
-        }
-        size_t nt;
-        for_each_include(snap, cfg, i, targets, &nt);
-        for (size_t k = 0; k < nt; k++) {
-            source_file *h = &snap->files[targets[k]];
+        for (size_t k = 0; k < nincludes[i]; k++) {
+            source_file *h = &snap->files[includes[i][k]];
             if (h->is_header && h->lang != LANG_CUDA) {
                 h->lang = LANG_CUDA;
-                queue[tail++] = (size_t)targets[k];
+                queue[tail++] = (size_t)includes[i][k];
             }
         }
     }
-    free(targets);
+    for (size_t i = 0; i < n; i++)
+        free(includes[i]);
+    free(includes);
+    free(nincludes);
+    free(included);
     free(queue);
 }

@@ -1,5 +1,6 @@
 /* Header languages (analyzer/header_lang.c): CUDA when a CUDA file includes
- * the header, directly or through other headers; C otherwise. */
+ * the header, directly or through other headers, or when nothing includes it
+ * and its syntax is not C; C otherwise. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,10 +55,42 @@ static void cuda_reaches_headers_transitively(void **state)
     snapshot_free(&snap);
 }
 
+static void headers_alone_are_cuda_by_their_syntax(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    add(&snap, "alone/kernels.h", "__device__ inline float sq(float x) { return x * x; }\n");
+    add(&snap, "alone/packed.h", "template <class T> struct P { T v; };\n");
+    add(&snap, "alone/std.h", "#include <string>\nvoid f(const std::string &s);\n");
+    add(&snap, "alone/launch.h", "#define LAUNCH(k) k<<<1, 1>>>()\n");
+    add(&snap, "alone/sub.h", "int sub;\n");
+    add(&snap, "alone/uses_sub.h", "#include \"sub.h\"\nnamespace n {}\n");
+    add(&snap, "alone/plain.h", "#include <stdio.h>\n#include <cuda_runtime.h>\n"
+                                "/* __device__ in a comment */ int templates; char *s = \"template\";\n");
+    /* Included by a C file: C, whatever its syntax says. */
+    add(&snap, "c/used.h", "#ifdef __CUDACC__\n#define HD __host__ __device__\n#endif\n");
+    add(&snap, "c/main.c", "#include \"used.h\"\n");
+    snapshot_sort(&snap);
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    header_langs_resolve(&snap, &cfg);
+    assert_int_equal(lang_of(&snap, "alone/kernels.h"), LANG_CUDA);
+    assert_int_equal(lang_of(&snap, "alone/packed.h"), LANG_CUDA);
+    assert_int_equal(lang_of(&snap, "alone/std.h"), LANG_CUDA);
+    assert_int_equal(lang_of(&snap, "alone/launch.h"), LANG_CUDA);
+    assert_int_equal(lang_of(&snap, "alone/uses_sub.h"), LANG_CUDA);
+    assert_int_equal(lang_of(&snap, "alone/sub.h"), LANG_CUDA);   /* included by a CUDA header */
+    assert_int_equal(lang_of(&snap, "alone/plain.h"), LANG_C);
+    assert_int_equal(lang_of(&snap, "c/used.h"), LANG_C);
+    config_free(&cfg);
+    snapshot_free(&snap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cuda_reaches_headers_transitively),
+        cmocka_unit_test(headers_alone_are_cuda_by_their_syntax),
     };
     return cmocka_run_group_tests_name("header_lang", tests, NULL, NULL);
 }
