@@ -20,6 +20,34 @@
  * includes it: an empty one found through -idirafter satisfies it. */
 #define SHIM_HEADER "texture_fetch_functions.h"
 
+/* nvcc's math_functions.hpp declares min/max __host__ __device__; clang's
+ * CUDA headers declare them __device__ only, so host code that nvcc compiles
+ * (min(n, max_blocks) in a launcher) fails clang's host pass. Declaring the
+ * host side as nvcc does makes clang see the file as nvcc does. */
+#define HOST_MATH_HEADER "gpulint_nvcc_host_math.h"
+static const char host_math_text[] =
+    "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp). */\n"
+    "#pragma once\n"
+#define MIN_MAX(r, a, b) \
+    "__host__ " r " min(" a ", " b ");\n__host__ " r " max(" a ", " b ");\n"
+    MIN_MAX("int", "int", "int")
+    MIN_MAX("unsigned int", "unsigned int", "unsigned int")
+    MIN_MAX("unsigned int", "int", "unsigned int")
+    MIN_MAX("unsigned int", "unsigned int", "int")
+    MIN_MAX("long int", "long int", "long int")
+    MIN_MAX("unsigned long int", "unsigned long int", "unsigned long int")
+    MIN_MAX("unsigned long int", "long int", "unsigned long int")
+    MIN_MAX("unsigned long int", "unsigned long int", "long int")
+    MIN_MAX("long long int", "long long int", "long long int")
+    MIN_MAX("unsigned long long int", "unsigned long long int", "unsigned long long int")
+    MIN_MAX("unsigned long long int", "long long int", "unsigned long long int")
+    MIN_MAX("unsigned long long int", "unsigned long long int", "long long int")
+    MIN_MAX("float", "float", "float")
+    MIN_MAX("double", "double", "double")
+    MIN_MAX("double", "float", "double")
+    MIN_MAX("double", "double", "float");
+#undef MIN_MAX
+
 /* What each language's PCH holds: the headers that cost most of a parse
  * (clang's CUDA wrapper pulls in cuda_runtime.h itself; cublas_v2.h alone is
  * about half of a .cu parse). Indexed by source_lang. */
@@ -35,6 +63,7 @@ static struct {
     char *cccl_dir;       /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
     char *cache_dir;
     char *shim_dir;
+    char *host_math;      /* <shim_dir>/gpulint_nvcc_host_math.h */
     char *pch_path[2];    /* by source_lang; NULL when it could not be built */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
@@ -101,6 +130,8 @@ static size_t base_args(source_lang lang, const char **argv)
         argv[n++] = "-Wno-unknown-cuda-version";
         argv[n++] = "-idirafter";
         argv[n++] = g.shim_dir;
+        argv[n++] = "-include";
+        argv[n++] = g.host_math;
         if (g.cccl_dir) {
             /* nvcc searches it by itself; clang does not. */
             argv[n++] = "-isystem";
@@ -141,6 +172,7 @@ static unsigned long long pch_key(const char *prelude, const char **argv, size_t
     for (size_t i = 0; i < argc; i++)
         h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
     h = fnv1a(h, prelude, strlen(prelude) + 1);
+    h = fnv1a(h, host_math_text, sizeof host_math_text);
     static const char *const stamped[] = { "include/cuda_runtime_api.h",
                                            "include/cublas_api.h",
                                            "include/cuda.h" };
@@ -176,6 +208,24 @@ static int write_file_atomically(const char *path, const char *text)
         unlink(tmp);
     free(tmp);
     return rc;
+}
+
+/* Make `path` hold exactly `text`; rewritten only when it differs, so a PCH
+ * that depends on it stays valid. */
+static int ensure_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t n = strlen(text);
+        char *have = xmalloc(n + 2);
+        size_t got = fread(have, 1, n + 1, f);
+        fclose(f);
+        bool same = got == n && memcmp(have, text, n) == 0;
+        free(have);
+        if (same)
+            return 0;
+    }
+    return write_file_atomically(path, text);
 }
 
 /* PCHs of other keys (an older libclang, CUDA or flag set) are ~10 MB each:
@@ -286,14 +336,17 @@ int facts_global_init(const gl_config *cfg, char **error)
         return -1;
     }
     g.shim_dir = xasprintf("%s/shim", g.cache_dir);
+    g.host_math = xasprintf("%s/" HOST_MATH_HEADER, g.shim_dir);
     char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
-    if ((mkdir_p(g.shim_dir) != 0 || access(shim, R_OK) != 0) &&
-        write_file_atomically(shim, "") != 0) {
-        *error = xasprintf("cannot write %s: %s", shim, strerror(errno));
-        free(shim);
-        return -1;
-    }
+    int rc = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
+                     ensure_file(g.host_math, host_math_text) == 0
+                 ? 0 : -1;
+    if (rc != 0)
+        *error = xasprintf("cannot write the CUDA shim headers in %s: %s", g.shim_dir,
+                           strerror(errno));
     free(shim);
+    if (rc != 0)
+        return -1;
     /* GPULINT_NO_PCH: parse everything in full (measurements, debugging). */
     if (!getenv("GPULINT_NO_PCH")) {
         prepare_pch(LANG_CUDA);
@@ -314,6 +367,7 @@ void facts_global_cleanup(void)
     free(g.cccl_dir);
     free(g.cache_dir);
     free(g.shim_dir);
+    free(g.host_math);
     free(g.pch_path[LANG_C]);
     free(g.pch_path[LANG_CUDA]);
     free(g.facts_dir);
@@ -409,9 +463,18 @@ bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
     return true;
 }
 
+static bool in_device_body(const walk_ctx *ctx, unsigned offset)
+{
+    for (size_t i = 0; i < ctx->n_device_bodies; i++)
+        if (offset >= ctx->device_bodies[i].start && offset <= ctx->device_bodies[i].end)
+            return true;
+    return false;
+}
+
 /* Compiler errors in the main file become facts (reported as parse-error
- * findings by facts_extract, also when the facts come from the cache). Errors inside included headers
- * are the header's own findings when it is part of the snapshot. */
+ * findings by facts_extract, also when the facts come from the cache),
+ * except inside device code (walk_ctx). Errors inside included headers are
+ * the header's own findings when it is part of the snapshot. */
 static void collect_parse_errors(walk_ctx *ctx)
 {
     unsigned n = clang_getNumDiagnostics(ctx->tu);
@@ -419,11 +482,11 @@ static void collect_parse_errors(walk_ctx *ctx)
         CXDiagnostic d = clang_getDiagnostic(ctx->tu, i);
         enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
         CXFile file;
-        unsigned line, col;
+        unsigned line, col, offset;
         clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line,
-                                   &col, NULL);
+                                   &col, &offset);
         if (sev >= CXDiagnostic_Error && file &&
-            clang_File_isEqual(file, ctx->main_file)) {
+            clang_File_isEqual(file, ctx->main_file) && !in_device_body(ctx, offset)) {
             fact_parse_error *e = FACT_PUSH(ctx->facts->parse_errors,
                                             ctx->facts->n_parse_errors);
             e->message = cx_take(clang_getDiagnosticSpelling(d));
@@ -519,8 +582,9 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
         .src = src,
         .facts = facts,
     };
+    extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
-    extract_walk(&ctx);
+    free(ctx.device_bodies);
     report_parse_errors(facts, src, sink);
     if (cache_key) {
         fact_strs included = { 0 };

@@ -20,10 +20,19 @@
      &(arr)[(count)++])
 
 typedef struct {
+    unsigned start, end;   /* byte offsets in the main file */
+} offset_range;
+
+typedef struct {
     CXTranslationUnit tu;
     CXFile main_file;
     const source_file *src;
     file_facts *facts;
+    /* Bodies of __global__ and __device__-only functions: clang's host-only
+     * pass lacks device intrinsics there, so its errors inside them are not
+     * errors of the file. */
+    offset_range *device_bodies;
+    size_t n_device_bodies;
 } walk_ctx;
 
 /* Fill ctx->facts from the translation unit's main file. */

@@ -1040,6 +1040,12 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
         return CXChildVisit_Continue;
     if (is_function_kind(kind)) {
         fact_function *f = record_function(ctx, c, loc);
+        if (f->is_definition && (f->exec == EXEC_KERNEL || f->exec == EXEC_DEVICE)) {
+            CXSourceRange extent = clang_getCursorExtent(c);
+            offset_range *r = FACT_PUSH(ctx->device_bodies, ctx->n_device_bodies);
+            clang_getExpansionLocation(clang_getRangeStart(extent), NULL, NULL, NULL, &r->start);
+            clang_getExpansionLocation(clang_getRangeEnd(extent), NULL, NULL, NULL, &r->end);
+        }
         if (f->is_definition) {
             char *usr = xstrdup(f->usr);   /* f may move as facts grow */
             body_ctx b = { .w = ctx, .function = c, .function_usr = usr };
