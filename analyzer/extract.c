@@ -380,13 +380,76 @@ static bool mentions(const source_file *src, const char *word)
     return memmem(src->text, src->len, word, strlen(word)) != NULL;
 }
 
-/* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
- * included after it, so such files parse without the PCH. A C file that
- * names neither CUDA nor cuBLAS parses faster without it (a plain .c takes
- * less than loading the PCH). */
-static bool can_use_pch(const source_file *src)
+/* A macro that can change what the system or CUDA headers declare:
+ * feature-test macros (_GNU_SOURCE, __STDC_FORMAT_MACROS) and CUDA's own
+ * switches (CUDA_API_PER_THREAD_DEFAULT_STREAM, __CUDA_NO_HALF_OPERATORS__). */
+static bool configures_headers(const char *name, size_t n)
 {
-    if (!g.pch_path[src->lang] || mentions(src, "cublas.h"))
+    return (n > 0 && name[0] == '_') || memmem(name, n, "CUDA", 4) || memmem(name, n, "CUBLAS", 6);
+}
+
+static bool is_ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool looks_like_include_guard(const char *name, size_t n)
+{
+    static const char *const ends[] = { "_H", "_H_", "_HPP", "_CUH", "_INCLUDED" };
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t e = strlen(ends[i]);
+        if (n > e && memcmp(name + n - e, ends[i], e) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether a macro that configures the headers is set before the file's
+ * first #include (in its text, or by -D/-U): the PCH was preprocessed
+ * without it, and `#define _GNU_SOURCE` must still declare memmem. */
+static bool configures_headers_first(const source_file *src, const gl_config *cfg)
+{
+    for (size_t i = 0; i < src->nargs; i++) {
+        const char *a = src->args[i];
+        if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-U", 2) == 0) {
+            const char *name = a[2] ? a + 2 : i + 1 < src->nargs ? src->args[i + 1] : "";
+            if (configures_headers(name, strcspn(name, "=")))
+                return true;
+        }
+    }
+    for (size_t i = 0; cfg && i < cfg->defines.n; i++)
+        if (configures_headers(cfg->defines.items[i], strcspn(cfg->defines.items[i], "=")))
+            return true;
+    const char *t = src->masked ? src->masked : src->text;
+    const char *first_include = memmem(t, src->len, "#include", 8);
+    size_t limit = first_include ? (size_t)(first_include - t) : src->len;
+    static const char *const directives[] = { "#define", "#undef" };
+    for (size_t d = 0; d < 2; d++) {
+        size_t dl = strlen(directives[d]);
+        for (const char *p = t; (p = memmem(p, limit - (size_t)(p - t), directives[d], dl)) != NULL;
+             p += dl) {
+            const char *name = p + dl;
+            while ((size_t)(name - t) < limit && (*name == ' ' || *name == '\t'))
+                name++;
+            size_t n = 0;
+            while ((size_t)(name - t) + n < limit && is_ident_char(name[n]))
+                n++;
+            if (configures_headers(name, n) && !looks_like_include_guard(name, n))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
+ * included after it, so such files parse without the PCH, as do files that
+ * configure the headers before including them. A C file that names neither
+ * CUDA nor cuBLAS parses faster without it (a plain .c takes less than
+ * loading the PCH). */
+static bool can_use_pch(const source_file *src, const gl_config *cfg)
+{
+    if (!g.pch_path[src->lang] || mentions(src, "cublas.h") ||
+        configures_headers_first(src, cfg))
         return false;
     return src->lang == LANG_CUDA || mentions(src, "cuda") || mentions(src, "cublas");
 }
@@ -560,7 +623,7 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
     CXIndex cx_index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
-    bool with_pch = can_use_pch(src);
+    bool with_pch = can_use_pch(src, cfg);
     enum CXErrorCode rc = parse(cx_index, snap, src, cfg, unsaved, with_pch, &tu);
     if (rc != CXError_Success && with_pch) {
         /* A PCH the file's own flags are incompatible with (e.g. -D of a

@@ -202,6 +202,20 @@ static void compiler_errors_become_facts(void **state)
     facts_free(f);
 }
 
+static void feature_macros_before_includes_are_honoured(void **state)
+{
+    (void)state;
+    /* The C PCH holds cuda_runtime_api.h, which includes <string.h>: a file
+     * that asks for _GNU_SOURCE first must still see memmem. */
+    file_facts *f = extract("gnu.c",
+        "#define _GNU_SOURCE\n"
+        "#include <string.h>\n"
+        "#include <cuda_runtime_api.h>\n"
+        "int has(const char *s, size_t n) { return memmem(s, n, \"x\", 1) != 0; }\n");
+    assert_int_equal(f->n_parse_errors, 0);
+    facts_free(f);
+}
+
 static void kernels_and_c_linkage_are_told_apart(void **state)
 {
     (void)state;
@@ -246,6 +260,7 @@ int main(void)
         cmocka_unit_test(stale_doc_params_are_found_at_their_line),
         cmocka_unit_test(names_pasted_by_macros_are_hidden_names),
         cmocka_unit_test(compiler_errors_become_facts),
+        cmocka_unit_test(feature_macros_before_includes_are_honoured),
         cmocka_unit_test(kernels_and_c_linkage_are_told_apart),
     };
     return cmocka_run_group_tests(tests, init, cleanup);
