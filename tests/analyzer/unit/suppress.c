@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "suppress.h"
+#include "xalloc.h"
 
 static size_t parse(const char *text, suppression **out)
 {
@@ -127,6 +128,84 @@ static void only_in_comments(void **state)
     assert_int_equal(parse("puts(\"// gpulint: allow(no-via-pinned) -- x\");\n", &s), 0);
 }
 
+/* suppressions_apply over one file "k.cu" and the findings given. */
+static diag_sink *apply(const char *text, const char *const *rules, const unsigned *lines, size_t n)
+{
+    snapshot snap = {0};
+    source_file f;
+    source_file_init(&f, xstrdup("k.cu"), xstrdup("/r/k.cu"), xstrdup(text), strlen(text));
+    snapshot_add(&snap, &f);
+    diag_sink *sink = diag_sink_new();
+    for (size_t i = 0; i < n; i++)
+        diag_report(sink, rules[i], "k.cu", lines[i], 1, "finding %zu", i);
+    diag_sort_unique(sink);
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    suppressions_apply(&snap, &cfg, sink);
+    diag_sort_unique(sink);
+    config_free(&cfg);
+    snapshot_free(&snap);
+    return sink;
+}
+
+static void apply_marks_reports_invalid_and_unused(void **state)
+{
+    (void)state;
+    const char *text = "// gpulint: allow(no-via-pinned) -- shim until TLOB-412\n"   /* 1 */
+                       "upload_f32_via_pinned(d, h, n);\n"                           /* 2 */
+                       "cudaFree(p); // gpulint: allow(unchecked-status)\n"          /* 3 */
+                       "// gpulint: allow(doc-params, no-via-pinned) -- both\n"      /* 4 */
+                       "x();\n"                                                      /* 5 */
+                       "// gpulint: allow(no-such-rule) -- typo\n";                  /* 6 */
+    const char *rules[] = {"no-via-pinned", "unchecked-status", "doc-params"};
+    const unsigned lines[] = {2, 3, 5};
+    diag_sink *sink = apply(text, rules, lines, 3);
+    size_t n;
+    diag_finding *fs = diag_findings(sink, &n);
+    assert_int_equal(n, 6);
+    /* line 2: suppressed, with the reason kept */
+    assert_string_equal(fs[0].rule, "no-via-pinned");
+    assert_true(fs[0].suppressed);
+    assert_string_equal(fs[0].suppress_reason, "shim until TLOB-412");
+    /* line 3: no reason, so not suppressed, and reported as invalid */
+    assert_string_equal(fs[1].rule, "unchecked-status");
+    assert_false(fs[1].suppressed);
+    assert_string_equal(fs[2].rule, "invalid-suppression");
+    assert_int_equal(fs[2].line, 3);
+    /* line 4: doc-params used, no-via-pinned unused */
+    assert_string_equal(fs[3].rule, "unused-suppression");
+    assert_int_equal(fs[3].line, 4);
+    assert_non_null(strstr(fs[3].message, "'no-via-pinned'"));
+    assert_string_equal(fs[4].rule, "doc-params");
+    assert_true(fs[4].suppressed);
+    /* line 6: an unknown rule */
+    assert_string_equal(fs[5].rule, "invalid-suppression");
+    assert_non_null(strstr(fs[5].message, "unknown rule 'no-such-rule'"));
+    diag_sink_free(sink);
+}
+
+static void invalid_suppression_cannot_be_suppressed_inline(void **state)
+{
+    (void)state;
+    const char *text = "// gpulint: allow-file(invalid-suppression) -- quiet please\n"
+                       "// gpulint: allow(doc-params)\n"
+                       "f();\n";
+    const char *rules[] = {"doc-params"};
+    const unsigned lines[] = {3};
+    diag_sink *sink = apply(text, rules, lines, 1);
+    size_t n;
+    diag_finding *fs = diag_findings(sink, &n);
+    assert_int_equal(n, 3);
+    assert_string_equal(fs[0].rule, "invalid-suppression");
+    assert_non_null(strstr(fs[0].message, "cannot be suppressed inline"));
+    assert_string_equal(fs[1].rule, "invalid-suppression");
+    assert_int_equal(fs[1].line, 2);
+    assert_false(fs[1].suppressed);
+    assert_string_equal(fs[2].rule, "doc-params");
+    assert_false(fs[2].suppressed);
+    diag_sink_free(sink);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -139,6 +218,8 @@ int main(void)
         cmocka_unit_test(malformed),
         cmocka_unit_test(prose_is_not_a_suppression),
         cmocka_unit_test(only_in_comments),
+        cmocka_unit_test(apply_marks_reports_invalid_and_unused),
+        cmocka_unit_test(invalid_suppression_cannot_be_suppressed_inline),
     };
     return cmocka_run_group_tests_name("suppress", tests, NULL, NULL);
 }
