@@ -36,6 +36,8 @@ typedef struct {
     const char *baseline;         /* --baseline FILE */
     const char *write_baseline;   /* --write-baseline FILE */
     char *compile_commands;       /* -p DIR / --compile-commands FILE: the JSON file */
+    bool list_rules;              /* --list-rules: after the config is read */
+    const char *explain;          /* --explain RULE: likewise */
 } options;
 
 static const char USAGE[] =
@@ -77,26 +79,52 @@ static int usage_error(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
-static int list_rules(void)
+static const char *severity_name(severity sev)
+{
+    return sev == SEV_ERROR ? "error" : "warning";
+}
+
+/* --list-rules: the registry's rules, and the config's patterns under the
+ * pattern row, each with the severity this config gives it. */
+static int list_rules(const gl_config *cfg)
 {
     for (size_t i = 0; i < rule_registry_len; i++) {
         const rule_def *r = rule_registry[i];
-        bool is_pattern = strcmp(r->id, "pattern") == 0;
-        printf("%-22s %-8s %s\n", is_pattern ? "pattern:<id>" : r->id,
-               r->default_severity == SEV_ERROR ? "error" : "warning", r->summary);
+        if (strcmp(r->id, "pattern") != 0) {
+            printf("%-22s %-8s %s\n", r->id,
+                   severity_name(config_severity(cfg, r->id, r->default_severity)), r->summary);
+            continue;
+        }
+        printf("%-22s %-8s %s\n", "pattern:<id>", severity_name(r->default_severity), r->summary);
+        for (size_t k = 0; k < cfg->npatterns; k++) {
+            const pattern_rule *p = &cfg->patterns[k];
+            char *id = xasprintf("pattern:%s", p->id);
+            printf("%-22s %-8s %s\n", id, severity_name(config_severity(cfg, id, r->default_severity)),
+                   p->message);
+            free(id);
+        }
     }
     return EXIT_CLEAN;
 }
 
-static int explain_rule(const char *id)
+/* --explain RULE; for a configured pattern, its regex and message first. */
+static int explain_rule(const gl_config *cfg, const char *id)
 {
     const rule_def *r = rule_find(id);
-    if (!r) {
+    bool generic_pattern = strcmp(id, "pattern") == 0 || strcmp(id, "pattern:<id>") == 0;
+    const pattern_rule *p = r && strncmp(id, "pattern:", 8) == 0 ? config_find_pattern(cfg, id) : NULL;
+    if (!r || (strncmp(id, "pattern:", 8) == 0 && !p && !generic_pattern)) {
         fprintf(stderr, "gpulint: unknown rule '%s' (gpulint --list-rules lists them)\n", id);
         return EXIT_USAGE;
     }
-    printf("%s (default severity: %s)\n%s\n\n%s", strcmp(r->id, "pattern") == 0 ? "pattern:<id>" : r->id,
-           r->default_severity == SEV_ERROR ? "error" : "warning", r->summary, r->explain);
+    if (p)
+        printf("%s (severity: %s)\n%s\nregex: %s\n\n", id,
+               severity_name(config_severity(cfg, id, r->default_severity)), p->message, p->regex);
+    else
+        printf("%s (default severity: %s)\n%s\n\n",
+               strcmp(r->id, "pattern") == 0 ? "pattern:<id>" : r->id,
+               severity_name(r->default_severity), r->summary);
+    fputs(r->explain, stdout);
     return EXIT_CLEAN;
 }
 
@@ -177,9 +205,11 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->write_baseline = optarg;
             break;
         case OPT_LIST:
-            return list_rules();
+            opt->list_rules = true;
+            break;
         case OPT_EXPLAIN:
-            return explain_rule(optarg);
+            opt->explain = optarg;
+            break;
         case OPT_VERSION:
             printf("gpulint %s\n", GPULINT_VERSION);
             return EXIT_CLEAN;
@@ -313,11 +343,17 @@ int main(int argc, char **argv)
 
     char *root = inputs_repo_root();
     gl_config cfg;
-    if (load_config(&cfg, &opt, root) != 0) {
+    int config_rc = load_config(&cfg, &opt, root);
+    if (config_rc != 0 || opt.list_rules || opt.explain) {
+        /* The rule listing and explanations show the config's patterns. */
+        if (config_rc != 0)
+            rc = EXIT_USAGE;
+        else
+            rc = opt.list_rules ? list_rules(&cfg) : explain_rule(&cfg, opt.explain);
         config_free(&cfg);
         compile_db_free(db);
         free(root);
-        return EXIT_USAGE;
+        return rc;
     }
 
     snapshot snap = {.root = root};

@@ -78,7 +78,7 @@ static void check_patterns(const analysis *a, diag_sink *sink)
 const rule_def rule_pattern = {
     .id = "pattern",
     .default_severity = SEV_ERROR,
-    .summary = "pattern:<id>: your own regex rules from .gpulint.yaml (PCRE2, over code)",
+    .summary = "your own regex rules from .gpulint.yaml (PCRE2, over code)",
     .explain =
         "What it forbids: whatever a `patterns:` entry of .gpulint.yaml says: a PCRE2\n"
         "regex matched over each file's code, with comments and string literals\n"
