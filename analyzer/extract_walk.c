@@ -590,11 +590,12 @@ static void set_launch_kernel(fact_launch *l, CXCursor kernel)
     l->kernel_usr = cx_take(clang_getCursorUSR(primary));
 }
 
-/* An arithmetic compile-time constant: NULL, 0, 2, 0.5f. */
+/* An arithmetic compile-time constant: NULL, 0, 2, 0.5f, an enumerator. */
 static bool is_arithmetic_constant(CXCursor arg)
 {
     CXType t = clang_getCanonicalType(clang_getCursorType(arg));
-    bool arithmetic = (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || is_floating(t);
+    bool arithmetic = (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || is_floating(t) ||
+                      t.kind == CXType_Enum;
     if (!arithmetic)
         return false;
     CXEvalResult r = clang_Cursor_Evaluate(arg);

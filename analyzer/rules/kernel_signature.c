@@ -135,8 +135,9 @@ static type_class classify(const char *t)
         "int", "unsigned int", "long", "unsigned long", "long long",
         "unsigned long long", "char16_t", "char32_t", "wchar_t",
     };
-    static const char *const floatings[] = { "float", "double", "long double",
-                                             "_Float16", "__bf16", "half" };
+    /* CUDA's 16-bit types are classes on the host side, floats to a kernel. */
+    static const char *const floatings[] = { "float", "double", "long double", "_Float16",
+                                             "__bf16", "half", "__half", "__nv_bfloat16" };
     size_t n = strlen(t);
     if (strchr(t, '*') || (n > 0 && t[n - 1] == ']') || strstr(t, "nullptr_t"))
         return TYPE_POINTER;
@@ -176,9 +177,12 @@ static bool argument_fits(const char *arg_type, const char *param_type, bool con
     char *arg = decayed(by_value(arg_type)), *param = by_value(param_type);
     type_class ca = classify(arg), cp = classify(param);
     bool arithmetic = ca == TYPE_INTEGER || ca == TYPE_FLOATING;
+    /* An argument of another type reaching an integer parameter is an enum
+     * (a class would need a conversion operator): it converts by value. */
     bool fits = strcmp(arg, param) == 0 ||
                 (ca == TYPE_INTEGER && cp == TYPE_INTEGER) ||
                 (ca == TYPE_FLOATING && cp == TYPE_FLOATING) ||
+                (ca == TYPE_OTHER && cp == TYPE_INTEGER) ||
                 (constant && arithmetic && cp != TYPE_OTHER);
     if (!fits && ca == TYPE_POINTER && cp == TYPE_POINTER) {
         char *ua = unqualified(arg), *up = unqualified(param);
