@@ -722,6 +722,30 @@ new_repo() {
   assert_equal "$(tree_state)" "$before"
 }
 
+@test "--staged during a merge conflict: unmerged entries do not crash it, and nothing is changed" {
+  new_repo repo
+  good_c a.c
+  git add a.c && git commit -q -m base
+  git checkout -q -b other
+  printf '#include <stddef.h>\nvoid other_side(void);\n' >a.c
+  git commit -q -am other
+  git checkout -q main
+  printf '#include <stddef.h>\nvoid main_side(void);\n' >a.c
+  git commit -q -am main
+  run git merge -q other
+  [ "$status" -ne 0 ]
+  [ -n "$(git ls-files --unmerged)" ]
+  bad_c resolved.c
+  git add resolved.c
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  [ "$status" -eq 1 ] || { echo "exit $status; stderr: $stderr"; return 1; }
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].file === "resolved.c", JSON.stringify(j.findings));'
+  assert_equal "$(tree_state)" "$before"
+}
+
 @test "--staged with nothing staged: no finding, exit 0" {
   new_repo repo
   good_c a.c
