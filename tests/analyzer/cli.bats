@@ -516,7 +516,7 @@ new_repo() {
   assert_success
 }
 
-@test "output is the same with -j 1 and -j 4, sorted by file and line" {
+@test "output is the same with -j 1 and -j 4 and in any path order, sorted by file and line" {
   for i in 01 02 03 04 05 06 07 08 09 10 11 12; do
     printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\n/** @param q x */\nvoid h%s(int y);\nvoid clone_to_device_x_via_pinned(void);\n' "$i" >"f$i.c"
   done
@@ -525,6 +525,12 @@ new_repo() {
   assert_equal "$status" 1
   local one=$output
   gl -j 4 --format json "${files[@]}"
+  assert_equal "$status" 1
+  assert_equal "$output" "$one"
+  # The order the paths are given in does not matter either.
+  local reversed=()
+  for ((i = ${#files[@]} - 1; i >= 0; i--)); do reversed+=("${files[$i]}"); done
+  gl -j 3 --format json "${reversed[@]}"
   assert_equal "$status" 1
   assert_equal "$output" "$one"
   gl -j 1 --color=never "${files[@]}"
