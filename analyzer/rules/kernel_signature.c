@@ -109,18 +109,22 @@ static void format_params(char *buf, size_t size, const fact_strs *params)
         snprintf(buf + used, size - used, ")");
 }
 
-/* Definitions of `name` a use in file `file` can refer to. */
+/* Definitions of `name` a use in file `file` can refer to: the one in the
+ * file itself when there is one (its compiler resolved the use to it), else
+ * every non-static one of the snapshot. */
 static function_list candidates(const function_list *defs, const char *name, size_t file,
                                 bool kernel)
 {
     function_list out = { 0 };
-    for (size_t i = 0; i < defs->n; i++) {
-        const fact_function *d = defs->items[i].fn;
-        bool is_kernel = d->exec == EXEC_KERNEL;
-        if (is_kernel == kernel && strcmp(d->name, name) == 0 &&
-            (!d->is_static || defs->items[i].file == file))
-            push(&out, defs->items[i].file, d);
-    }
+    for (int own_file_only = 1; own_file_only >= 0 && out.n == 0; own_file_only--)
+        for (size_t i = 0; i < defs->n; i++) {
+            const fact_function *d = defs->items[i].fn;
+            bool is_kernel = d->exec == EXEC_KERNEL;
+            bool here = defs->items[i].file == file;
+            if (is_kernel == kernel && strcmp(d->name, name) == 0 &&
+                (here || (!own_file_only && !d->is_static)))
+                push(&out, defs->items[i].file, d);
+        }
     return out;
 }
 

@@ -29,42 +29,94 @@ typedef struct {
 } node;
 
 typedef struct {
-    node *nodes;           /* definitions, sorted by USR */
+    const fact_call *call;
+    size_t file;           /* the caller's file */
+} call_site;
+
+typedef struct {
+    const snapshot *snap;
+    node *nodes;           /* definitions, sorted by USR, then file */
     size_t n;
-    const fact_call **calls;   /* sorted by caller USR */
+    call_site *calls;      /* sorted by caller USR, then file */
     size_t ncalls;
 } call_graph;
 
 static int node_cmp(const void *a, const void *b)
 {
-    return strcmp(((const node *)a)->usr, ((const node *)b)->usr);
+    const node *x = a, *y = b;
+    int c = strcmp(x->usr, y->usr);
+    return c ? c : (x->file > y->file) - (x->file < y->file);
 }
 
 static int call_cmp(const void *a, const void *b)
 {
-    const fact_call *x = *(const fact_call *const *)a, *y = *(const fact_call *const *)b;
-    return strcmp(x->caller_usr, y->caller_usr);
+    const call_site *x = a, *y = b;
+    int c = strcmp(x->call->caller_usr, y->call->caller_usr);
+    return c ? c : (x->file > y->file) - (x->file < y->file);
 }
 
-static node *find_node(const call_graph *g, const char *usr)
+/* The definitions with this USR: [*first, *first + count). */
+static size_t nodes_of(const call_graph *g, const char *usr, size_t *first)
 {
-    node key = { .usr = usr };
-    return bsearch(&key, g->nodes, g->n, sizeof *g->nodes, node_cmp);
-}
-
-/* The calls made by `usr`: [*first, *first + count). */
-static size_t calls_of(const call_graph *g, const char *usr, size_t *first)
-{
-    size_t lo = 0, hi = g->ncalls;
+    size_t lo = 0, hi = g->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (strcmp(g->calls[mid]->caller_usr, usr) < 0)
+        if (strcmp(g->nodes[mid].usr, usr) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
     size_t end = lo;
-    while (end < g->ncalls && strcmp(g->calls[end]->caller_usr, usr) == 0)
+    while (end < g->n && strcmp(g->nodes[end].usr, usr) == 0)
+        end++;
+    *first = lo;
+    return end - lo;
+}
+
+static size_t common_prefix(const char *a, const char *b)
+{
+    size_t n = 0;
+    while (a[n] && a[n] == b[n])
+        n++;
+    return n;
+}
+
+/* The definition a use in `file` means. The same external symbol defined in
+ * two files is two programs (two mains, two `prepare`s): the use's own file
+ * first, else the definition whose path shares most with the use's. */
+static node *resolve(const call_graph *g, const char *usr, size_t file)
+{
+    size_t first, n = nodes_of(g, usr, &first);
+    node *best = NULL;
+    size_t best_prefix = 0;
+    for (size_t i = first; i < first + n; i++) {
+        node *cand = &g->nodes[i];
+        if (cand->file == file)
+            return cand;
+        size_t prefix = common_prefix(g->snap->files[cand->file].path, g->snap->files[file].path);
+        if (!best || prefix > best_prefix) {
+            best = cand;
+            best_prefix = prefix;
+        }
+    }
+    return best;
+}
+
+/* The calls the definition `n` makes: [*first, *first + count). */
+static size_t calls_of(const call_graph *g, const node *n, size_t *first)
+{
+    size_t lo = 0, hi = g->ncalls;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(g->calls[mid].call->caller_usr, n->usr);
+        if (c < 0 || (c == 0 && g->calls[mid].file < n->file))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < g->ncalls && g->calls[end].file == n->file &&
+           strcmp(g->calls[end].call->caller_usr, n->usr) == 0)
         end++;
     *first = lo;
     return end - lo;
@@ -85,6 +137,7 @@ static bool runs_on_host(const fact_function *f)
 
 static void build_graph(const analysis *a, call_graph *g)
 {
+    g->snap = a->snap;
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         const file_facts *facts = a->facts[fi];
         for (size_t k = 0; k < facts->n_functions; k++)
@@ -95,7 +148,7 @@ static void build_graph(const analysis *a, call_graph *g)
             }
         for (size_t k = 0; k < facts->n_calls; k++) {
             g->calls = xrealloc(g->calls, (g->ncalls + 1) * sizeof *g->calls);
-            g->calls[g->ncalls++] = &facts->calls[k];
+            g->calls[g->ncalls++] = (call_site){ &facts->calls[k], fi };
         }
     }
     qsort(g->nodes, g->n, sizeof *g->nodes, node_cmp);
@@ -104,17 +157,22 @@ static void build_graph(const analysis *a, call_graph *g)
         const file_facts *facts = a->facts[fi];
         for (size_t k = 0; k < facts->n_float_loops; k++) {
             const fact_float_loop *loop = &facts->float_loops[k];
-            node *n = find_node(g, loop->function_usr);
-            compute_site *site = !n ? NULL : loop->dependent ? &n->dependent : &n->floating;
+            node *n = resolve(g, loop->function_usr, fi);
+            compute_site *site = !n || n->file != fi ? NULL
+                                 : loop->dependent   ? &n->dependent
+                                                     : &n->floating;
             if (site && !site->site)
                 *site = (compute_site){ loop, fi };
         }
-        /* The annotation may sit on a declaration only (a header). */
+        /* The annotation may sit on a declaration only (a header): it makes
+         * every definition of the symbol hot. */
         for (size_t k = 0; k < facts->n_functions; k++) {
             const fact_function *f = &facts->functions[k];
-            node *n = find_node(g, f->usr);
-            if (n && (f->is_hot_annotated || name_is_hot(a->cfg, f->name)))
-                n->hot = true;
+            if (!f->is_hot_annotated && !name_is_hot(a->cfg, f->name))
+                continue;
+            size_t first, n = nodes_of(g, f->usr, &first);
+            for (size_t i = first; i < first + n; i++)
+                g->nodes[i].hot = true;
         }
     }
 }
@@ -151,16 +209,16 @@ static long nearest_compute(const call_graph *g, const fact_call *site, size_t s
             found = cur;
             break;
         }
-        size_t first, n = calls_of(g, g->nodes[cur].usr, &first);
+        size_t first, n = calls_of(g, &g->nodes[cur], &first);
         for (size_t i = first; i < first + n; i++) {
-            node *next = find_node(g, g->calls[i]->callee_usr);
+            node *next = resolve(g, g->calls[i].call->callee_usr, g->calls[i].file);
             if (!next)
                 continue;
             long idx = next - g->nodes;
             if (!seen[idx]) {
                 seen[idx] = true;
                 parent[idx] = cur;
-                via[idx] = g->calls[i];
+                via[idx] = g->calls[i].call;
                 queue[tail++] = idx;
             }
         }
@@ -206,10 +264,10 @@ static void check(const analysis *a, diag_sink *sink)
                         "hot function '%s' computes floating-point arithmetic in a loop "
                         "on the CPU; move it into a kernel or precompute it",
                         hot->fn->name);
-        size_t first, n = calls_of(&g, hot->usr, &first);
+        size_t first, n = calls_of(&g, hot, &first);
         for (size_t i = first; i < first + n; i++) {
-            const fact_call *site = g.calls[i];
-            node *callee = find_node(&g, site->callee_usr);
+            const fact_call *site = g.calls[i].call;
+            node *callee = resolve(&g, site->callee_usr, g.calls[i].file);
             if (!callee || callee == hot)
                 continue;
             const compute_site *where;
