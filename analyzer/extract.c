@@ -692,8 +692,10 @@ void facts_free(file_facts *f)
         free(f->calls[i].callee_usr);
         free(f->calls[i].callee_name);
     }
-    for (size_t i = 0; i < f->n_float_loops; i++)
+    for (size_t i = 0; i < f->n_float_loops; i++) {
         free(f->float_loops[i].function_usr);
+        free(f->float_loops[i].via);
+    }
     for (size_t i = 0; i < f->n_doc_params; i++) {
         free(f->doc_params[i].function_name);
         free(f->doc_params[i].param_name);

@@ -102,6 +102,9 @@ typedef struct {
     char *function_usr;
     fact_loc loc;
     bool dependent;
+    /* A library template whose loop it is (std::accumulate over floats),
+     * called at loc; NULL for arithmetic written in the function itself. */
+    char *via;
 } fact_float_loop;
 
 /* A `@param name` that names no parameter of the documented function. */

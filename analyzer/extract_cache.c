@@ -24,7 +24,7 @@
 #include "extract_internal.h"
 #include "hash.h"
 
-#define FACTS_FORMAT 2
+#define FACTS_FORMAT 3
 
 /* An entry not used for this long goes when its directory is next written:
  * old file versions would otherwise pile up, one entry per file per commit. */
@@ -80,10 +80,11 @@ char *facts_save(const file_facts *f)
                                                x->floating_template_arg));
     }
     for (size_t i = 0; i < f->n_float_loops; i++)
-        json_array_append_new(loops, json_pack("{ss so sb}", "function",
+        json_array_append_new(loops, json_pack("{ss so sb ss?}", "function",
                                                f->float_loops[i].function_usr, "loc",
                                                loc_json(f->float_loops[i].loc), "dependent",
-                                               f->float_loops[i].dependent));
+                                               f->float_loops[i].dependent, "via",
+                                               f->float_loops[i].via));
     for (size_t i = 0; i < f->n_doc_params; i++)
         json_array_append_new(docs, json_pack("{ss ss so}", "function",
                                               f->doc_params[i].function_name, "param",
@@ -239,6 +240,8 @@ file_facts *facts_load(const char *text, char **error)
         x->function_usr = take_string(&r, o, "function");
         x->loc = take_loc(&r, o);
         x->dependent = take_bool(&r, o, "dependent");
+        const char *via = json_string_value(json_object_get(o, "via"));
+        x->via = via ? xstrdup(via) : NULL;
     }
     EACH(root, "doc_params", o) {
         fact_doc_param *x = FACT_PUSH(f->doc_params, f->n_doc_params);

@@ -943,6 +943,44 @@ static CXCursor callee_of(CXCursor call, bool *unique)
     return is_function_kind(clang_getCursorKind(callee)) ? callee : clang_getNullCursor();
 }
 
+typedef struct {
+    unsigned loop_depth;
+    bool found;
+} template_scan;
+
+static enum CXChildVisitResult scan_template_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    template_scan *t = data;
+    if (is_loop_kind(clang_getCursorKind(c))) {
+        t->loop_depth++;
+        clang_visitChildren(c, scan_template_body, t);
+        t->loop_depth--;
+        return t->found ? CXChildVisit_Break : CXChildVisit_Continue;
+    }
+    if (t->loop_depth > 0 && loop_arithmetic(c) != ARITH_NONE) {
+        t->found = true;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* A library function template (not in the snapshot) whose own body loops
+ * with arithmetic: std::accumulate, std::inner_product. Its calls are not
+ * followed: a loop one call deeper is not seen. */
+static bool template_loops_with_arithmetic(CXCursor callee)
+{
+    CXCursor primary = clang_getSpecializedCursorTemplate(callee);
+    if (clang_Cursor_isNull(primary))
+        return false;
+    CXCursor def = clang_getCursorDefinition(primary);
+    if (clang_Cursor_isNull(def))
+        return false;
+    template_scan t = { 0, false };
+    clang_visitChildren(def, scan_template_body, &t);
+    return t.found;
+}
+
 /* reduce<float>: a specialisation with a floating-point type argument. */
 static bool has_floating_template_arg(CXCursor callee)
 {
@@ -984,6 +1022,19 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
         e->loc = loc;
         e->floating_template_arg = has_floating_template_arg(callee);
     } else {
+        /* std::accumulate(v.begin(), v.end(), 0.0f): the loop is the
+         * library's, the floats are this function's. */
+        if (!b->loop_arithmetic_seen[ARITH_FLOATING] && has_floating_template_arg(callee) &&
+            template_loops_with_arithmetic(callee)) {
+            b->loop_arithmetic_seen[ARITH_FLOATING] = true;
+            fact_float_loop *f =
+                FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
+            bool c_linkage;
+            f->function_usr = xstrdup(b->function_usr);
+            f->loc = loc;
+            f->dependent = false;
+            f->via = function_name(primary_template(callee), &c_linkage);
+        }
         free(name);
     }
 }
@@ -1008,6 +1059,7 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         f->function_usr = xstrdup(b->function_usr);
         f->loc = loc;
         f->dependent = arith == ARITH_DEPENDENT;
+        f->via = NULL;
     }
     if (kind == CXCursor_CallExpr)
         visit_call(b, c, parent, loc);

@@ -242,11 +242,13 @@ static void report_chain(const analysis *a, const call_graph *g, const node *hot
     while (depth > 0 && used < sizeof chain)
         used += (size_t)snprintf(chain + used, sizeof chain - used, " -> %s",
                                  g->nodes[path[--depth]].fn->name);
+    const fact_float_loop *loop = where->site;
     diag_report(sink, "no-cpu-compute", a->snap->files[hot->file].path, site->loc.line,
                 site->loc.col,
                 "hot path computes on the CPU: %s computes floating-point arithmetic in "
-                "a loop at %s:%u; move it into a kernel or precompute it",
-                chain, a->snap->files[where->file].path, where->site->loc.line);
+                "a loop%s%s at %s:%u; move it into a kernel or precompute it",
+                chain, loop->via ? " through " : "", loop->via ? loop->via : "",
+                a->snap->files[where->file].path, loop->loc.line);
 }
 
 static void check(const analysis *a, diag_sink *sink)
@@ -258,12 +260,13 @@ static void check(const analysis *a, diag_sink *sink)
         const node *hot = &g.nodes[h];
         if (!hot->hot)
             continue;
-        if (hot->floating.site)
+        const fact_float_loop *own = hot->floating.site;
+        if (own)
             diag_report(sink, "no-cpu-compute", a->snap->files[hot->floating.file].path,
-                        hot->floating.site->loc.line, hot->floating.site->loc.col,
-                        "hot function '%s' computes floating-point arithmetic in a loop "
+                        own->loc.line, own->loc.col,
+                        "hot function '%s' computes floating-point arithmetic in a loop%s%s "
                         "on the CPU; move it into a kernel or precompute it",
-                        hot->fn->name);
+                        hot->fn->name, own->via ? " through " : "", own->via ? own->via : "");
         size_t first, n = calls_of(&g, hot, &first);
         for (size_t i = first; i < first + n; i++) {
             const fact_call *site = g.calls[i].call;
