@@ -139,6 +139,22 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
     return rc;
 }
 
+/* The absolute path of a file with its directory resolved but not its own
+ * name (a symlink stays a symlink), or NULL when the directory cannot be
+ * resolved. */
+static char *absolute_without_resolving_name(const char *given)
+{
+    const char *slash = strrchr(given, '/');
+    char *dir = slash ? xstrndup(given, slash == given ? 1 : (size_t)(slash - given)) : xstrdup(".");
+    char resolved[PATH_MAX];
+    char *abs_path = realpath(dir, resolved)
+                         ? xasprintf("%s/%s", strcmp(resolved, "/") == 0 ? "" : resolved,
+                                     slash ? slash + 1 : given)
+                         : NULL;
+    free(dir);
+    return abs_path;
+}
+
 static int load_given_paths(snapshot *snap, const input_request *req, const gl_config *cfg,
                             char **error)
 {
@@ -163,8 +179,11 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
             *error = xasprintf("'%s' is neither a regular file nor a directory", given);
             rc = 2;
         } else if (source_is_analysable(given)) {
-            /* Named explicitly: analysed even when the config excludes it. */
-            rc = add_disk_file(snap, req->root, abs_path, given, error);
+            /* Named explicitly: analysed even when the config excludes it,
+             * and reported under the name given, not a symlink's target. */
+            char *file_abs = absolute_without_resolving_name(given);
+            rc = add_disk_file(snap, req->root, file_abs ? file_abs : abs_path, given, error);
+            free(file_abs);
         }
         if (rc)
             return rc;

@@ -182,6 +182,13 @@ static void exclude_applies_to_discovery_not_to_named_files(void **state)
     assert_int_equal(snap.nfiles, 1);
     assert_string_equal(snap.files[0].path, "gen/g.c");
     unload(&snap);
+    /* A symlink named explicitly is read through, under its own name. */
+    char *link[] = {"link.c"};
+    load(&snap, false, link, 1, &cfg);
+    assert_int_equal(snap.nfiles, 1);
+    assert_string_equal(snap.files[0].path, "link.c");
+    assert_string_equal(snap.files[0].text, "int worktree_a;\n");
+    unload(&snap);
     /* --staged with the file named (from its directory): analysed too. */
     assert_int_equal(chdir("gen"), 0);
     char *named_here[] = {"g.c"};
