@@ -4,6 +4,7 @@
  * expansions, and launches written in macros must be seen). */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -945,8 +946,27 @@ static CXCursor callee_of(CXCursor call, bool *unique)
 
 typedef struct {
     unsigned loop_depth;
+    unsigned long long floating_params;   /* bit i: template parameter i is a float here */
     bool found;
 } template_scan;
+
+/* Whether an operand is of a template parameter bound to a float at this
+ * call: `init + *first` in accumulate<It, float> is (init is parameter 1),
+ * `++first` is not (the iterator). */
+static enum CXChildVisitResult find_floating_parameter_operand(CXCursor c, CXCursor parent,
+                                                               CXClientData data)
+{
+    (void)parent;
+    template_scan *t = data;
+    char *s = type_spelling(clang_getCursorType(c));
+    const char *p = strstr(s, "type-parameter-0-");
+    unsigned index;
+    if (p && !strchr(s, '*') && sscanf(p, "type-parameter-0-%u", &index) == 1 && index < 64 &&
+        ((t->floating_params >> index) & 1))
+        t->found = true;
+    free(s);
+    return t->found ? CXChildVisit_Break : CXChildVisit_Continue;
+}
 
 static enum CXChildVisitResult scan_template_body(CXCursor c, CXCursor parent, CXClientData data)
 {
@@ -958,11 +978,12 @@ static enum CXChildVisitResult scan_template_body(CXCursor c, CXCursor parent, C
         t->loop_depth--;
         return t->found ? CXChildVisit_Break : CXChildVisit_Continue;
     }
-    if (t->loop_depth > 0 && loop_arithmetic(c) != ARITH_NONE) {
+    arithmetic_kind arith = t->loop_depth > 0 ? loop_arithmetic(c) : ARITH_NONE;
+    if (arith == ARITH_FLOATING)
         t->found = true;
-        return CXChildVisit_Break;
-    }
-    return CXChildVisit_Recurse;
+    else if (arith == ARITH_DEPENDENT)
+        clang_visitChildren(c, find_floating_parameter_operand, t);
+    return t->found ? CXChildVisit_Break : CXChildVisit_Recurse;
 }
 
 /* A library function template (not in the snapshot) whose own body loops
@@ -976,7 +997,13 @@ static bool template_loops_with_arithmetic(CXCursor callee)
     CXCursor def = clang_getCursorDefinition(primary);
     if (clang_Cursor_isNull(def))
         return false;
-    template_scan t = { 0, false };
+    template_scan t = { 0, 0, false };
+    int n = clang_Cursor_getNumTemplateArguments(callee);
+    for (int i = 0; i < n && i < 64; i++)
+        if (clang_Cursor_getTemplateArgumentKind(callee, (unsigned)i) ==
+                CXTemplateArgumentKind_Type &&
+            is_floating(clang_Cursor_getTemplateArgumentType(callee, (unsigned)i)))
+            t.floating_params |= 1ULL << i;
     clang_visitChildren(def, scan_template_body, &t);
     return t.found;
 }
