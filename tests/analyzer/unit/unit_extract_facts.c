@@ -2,23 +2,26 @@
  * parsed from memory (the path need not exist: every snapshot file is an
  * unsaved file to libclang). The fixtures check the rules end to end; these
  * check the facts they rest on, one construct at a time. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "extract.h"
 #include "xalloc.h"
 
-static file_facts *extract(const char *name, const char *text)
+static file_facts *extract_in(const char *root, const char *name, const char *text)
 {
-    /* The path need not exist: the text reaches libclang as an unsaved file. */
-    snapshot snap = { .root = "/nonexistent-gpulint-unit" };
+    /* The file need not exist: its text reaches libclang as an unsaved file. */
+    snapshot snap = { .root = root };
     source_file f;
-    source_file_init(&f, xstrdup(name), xasprintf("%s/%s", snap.root, name), xstrdup(text),
+    source_file_init(&f, xstrdup(name), xasprintf("%s/%s", root, name), xstrdup(text),
                      strlen(text));
     snapshot_add(&snap, &f);
     char *error = NULL;
@@ -26,6 +29,19 @@ static file_facts *extract(const char *name, const char *text)
     assert_non_null(facts);
     snapshot_free(&snap);
     return facts;
+}
+
+static file_facts *extract(const char *name, const char *text)
+{
+    return extract_in("/nonexistent-gpulint-unit", name, text);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
 }
 
 static const fact_copy *copy_at(const file_facts *f, unsigned line)
@@ -216,6 +232,66 @@ static void feature_macros_before_includes_are_honoured(void **state)
     facts_free(f);
 }
 
+/* Facts come from the cache only while every file the parse read is
+ * unchanged: here a header on disk, outside the snapshot. */
+static void cached_facts_follow_the_headers_they_read(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpulint-unit-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *header = xasprintf("%s/loader.h", dir);
+    const char *source = "#include \"loader.h\"\nvoid f(float *d) { LOAD(d); }\n";
+    write_text(header, "void upload_f32_via_pinned(float *);\nvoid load_mapped(float *);\n"
+                       "#define LOAD(p) upload_f32_via_pinned(p)\n");
+    for (int run = 0; run < 2; run++) {   /* the second run may come from the cache */
+        file_facts *f = extract_in(dir, "user.c", source);
+        assert_int_equal(f->n_hidden_names, 1);
+        facts_free(f);
+    }
+    write_text(header, "void upload_f32_via_pinned(float *);\nvoid load_mapped(float *);\n"
+                       "#define LOAD(p) load_mapped(p)\n");
+    file_facts *f = extract_in(dir, "user.c", source);
+    assert_int_equal(f->n_hidden_names, 1);
+    assert_string_equal(f->hidden_names[0].name, "load_mapped");
+    facts_free(f);
+    unlink(header);
+    rmdir(dir);
+    free(header);
+}
+
+static void facts_survive_a_round_trip_through_text(void **state)
+{
+    (void)state;
+    file_facts *f = extract("round.cu",
+        "#include <cuda_runtime.h>\n"
+        "/** @param gone x */\n"
+        "__global__ void k(float *x, int n) {}\n"
+        "void h(float *d, float *hst, int n) {\n"
+        "    k<<<1, 1>>>(d, n);\n"
+        "    cudaMemcpy(d, hst, n, cudaMemcpyHostToDevice);\n"
+        "    for (int i = 0; i < n; i++) hst[i] *= 2.0f;\n"
+        "    undeclared();\n"
+        "}\n");
+    char *text = facts_save(f);
+    char *error = NULL;
+    file_facts *g = facts_load(text, &error);
+    assert_non_null(g);
+    char *again = facts_save(g);
+    assert_string_equal(text, again);
+    assert_int_equal(g->n_launches, 1);
+    assert_int_equal(g->n_copies, 1);
+    assert_int_equal(g->n_unchecked, 1);
+    assert_int_equal(g->n_float_loops, 1);
+    assert_int_equal(g->n_doc_params, 1);
+    assert_int_equal(g->n_parse_errors, 1);
+    assert_null(facts_load("{\"format\": 0}", &error));
+    free(error);
+    free(text);
+    free(again);
+    facts_free(f);
+    facts_free(g);
+}
+
 static void kernels_and_c_linkage_are_told_apart(void **state)
 {
     (void)state;
@@ -261,6 +337,8 @@ int main(void)
         cmocka_unit_test(names_pasted_by_macros_are_hidden_names),
         cmocka_unit_test(compiler_errors_become_facts),
         cmocka_unit_test(feature_macros_before_includes_are_honoured),
+        cmocka_unit_test(cached_facts_follow_the_headers_they_read),
+        cmocka_unit_test(facts_survive_a_round_trip_through_text),
         cmocka_unit_test(kernels_and_c_linkage_are_told_apart),
     };
     return cmocka_run_group_tests(tests, init, cleanup);
