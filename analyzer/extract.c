@@ -106,8 +106,19 @@ static char *choose_cache_dir(void)
     if (dir && mkdir_p(dir) == 0 && access(dir, W_OK) == 0)
         return dir;
     free(dir);
+    /* No writable home (CI, a service account): one directory per user
+     * under $TMPDIR, kept across runs so the PCH is built once; used only
+     * if it is ours and nobody else can write to it. */
     const char *tmp = getenv("TMPDIR");
-    char *tmpl = xasprintf("%s/gpulint-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    dir = xasprintf("%s/gpulint-cache-%u", tmp, (unsigned)getuid());
+    struct stat st;
+    if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && lstat(dir, &st) == 0 &&
+        S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 022) == 0)
+        return dir;
+    free(dir);
+    char *tmpl = xasprintf("%s/gpulint-XXXXXX", tmp);
     if (mkdtemp(tmpl))
         return tmpl;
     free(tmpl);
