@@ -50,7 +50,8 @@ cudaError_t tlob_launch_ln_bwd(const float *dout, const float *dout2, int gelu,
                                cudaStream_t stream);
 
 /* g = GELU(f + bias) for f [rows, cols] (the GEMM output, kept without the
- * bias so that the forward pass writes one tensor, not two). */
+ * bias so that the forward pass writes one tensor, not two). cols must be a
+ * multiple of 4 and f, g 16-byte aligned (cudaErrorInvalidValue otherwise). */
 cudaError_t tlob_launch_bias_gelu_fwd(const float *f, const float *bias, float *g, int rows,
                                       int cols, cudaStream_t stream);
 
@@ -58,10 +59,16 @@ cudaError_t tlob_launch_bias_gelu_fwd(const float *f, const float *bias, float *
 cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, const float *bias, float *df,
                                  float *dbias, int rows, int cols, cudaStream_t stream);
 
-/* out[b][c] += sum over r of in[b][r][c], for b < nblocks (also the reduction
- * step of a split-K weight gradient: in = the partial products). */
-cudaError_t tlob_launch_colsum(const float *in, float *out, int nblocks, int rows,
-                               int cols, cudaStream_t stream);
+/* Independent column sums, 1 to 3 of them in one launch: for each task,
+ * out[b][c] += sum over r of in[b][r][c], b < nblocks (bias gradients, and
+ * the reduction step of a split-K weight gradient: in = the partial
+ * products). cudaErrorInvalidValue for another count. */
+typedef struct {
+    const float *in;
+    float *out;
+    int nblocks, rows, cols;
+} tlob_colsum_task;
+cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int ntasks, cudaStream_t stream);
 
 /* dx[i] += parts[i] + parts[stride + i] + parts[2 * stride + i], i < n. */
 cudaError_t tlob_launch_add3(float *dx, const float *parts, size_t stride, size_t n,

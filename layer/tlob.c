@@ -403,12 +403,11 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                                   W + t[TLOB_NORM_W].offset, W + t[TLOB_NORM_B].offset, L->dr,
                                   L->res ? dy : NULL, dx, G + t[TLOB_NORM_W].offset,
                                   G + t[TLOB_NORM_B].offset, G + t[TLOB_W0_B].offset, N, D, s));
-    /* dW0 [D, E] += dr^T a; da [N, E] = dr W0; b_out grad */
+    /* dW0 [D, E] += dr^T a; da [N, E] = dr W0 (b_out grad: with the stage-2 column sums) */
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_T, E, D, N, &ONE, L->a, E, L->dr, D, &ONE,
                              G + t[TLOB_W0_W].offset, E));
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_N, E, N, D, &ONE, W + t[TLOB_W0_W].offset,
                              E, L->dr, D, &ZERO, L->da, E));
-    CUDA_CHECK(tlob_launch_colsum(L->da, G + t[TLOB_OUT_PROJ_B].offset, 1, N, E, s));
     /* 4. dW_out [E, E] += da^T o; dout [N, E] = da W_out */
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_T, E, E, N, &ONE, L->o, E, L->da, E, &ONE,
                              G + t[TLOB_OUT_PROJ_W].offset, E));
@@ -444,20 +443,26 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* 2. b_in grad [3, E]; dW_in [3, E, E] += dq|dk|dv^T q0|k0|v0: one strided-batched
      *    call over the three blocks (each split into `splits` row chunks when the
      *    rows allow, then one reduction); dq0|dk0|dv0 [3, N, E] = dq|dk|dv W_in
-     *    blocks (one call) */
+     *    blocks (one call). One column-sum launch does the b_out grad (of da),
+     *    the b_in grad and, when split, the reduction of dW_in's partials. */
     const int splits = weight_grad_splits(N), chunk = N / splits;
-    CUDA_CHECK(tlob_launch_colsum(L->dqkv, G + t[TLOB_IN_PROJ_B].offset, 3, N, E, s));
+    tlob_colsum_task sums[3] = {
+        {L->da, G + t[TLOB_OUT_PROJ_B].offset, 1, N, E},
+        {L->dqkv, G + t[TLOB_IN_PROJ_B].offset, 3, N, E},
+        {L->wpart, G + t[TLOB_IN_PROJ_W].offset, 3, splits, E * E},
+    };
     if (splits == 1) {
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_T, E, E, N, &ONE,
                                                L->qkv0, E, NE, L->dqkv, E, NE, &ONE,
                                                G + t[TLOB_IN_PROJ_W].offset, E, (long long)E * E, 3));
+        CUDA_CHECK(tlob_launch_colsums(sums, 2, s));
     } else {
         /* chunk j = block * splits + c starts at row j * chunk of the [3N, E] buffers */
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_T, E, E, chunk, &ONE,
                                                L->qkv0, E, (long long)chunk * E, L->dqkv, E,
                                                (long long)chunk * E, &ZERO, L->wpart, E,
                                                (long long)E * E, 3 * splits));
-        CUDA_CHECK(tlob_launch_colsum(L->wpart, G + t[TLOB_IN_PROJ_W].offset, 3, splits, E * E, s));
+        CUDA_CHECK(tlob_launch_colsums(sums, 3, s));
     }
     CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_N, E, N, E, &ONE,
                                            W + t[TLOB_IN_PROJ_W].offset, E, (long long)E * E,
@@ -465,19 +470,22 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* 1. bq|bk|bv grads; dWq|dWk|dWv [3, E, D] += dq0|dk0|dv0^T x: one strided-batched
      *    call (x shared with stride 0; split-K reads x from three copies so that
      *    every chunk is one stride apart); the three dx contributions [3, N, D]
-     *    (one call), summed into dx */
-    CUDA_CHECK(tlob_launch_colsum(L->dqkv0, G + t[TLOB_QKV_Q_B].offset, 3, N, E, s));
+     *    (one call), summed into dx. One column-sum launch does the bq|bk|bv
+     *    grads and, when split, the reduction of the partials. */
+    sums[0] = (tlob_colsum_task){L->dqkv0, G + t[TLOB_QKV_Q_B].offset, 3, N, E};
+    sums[1] = (tlob_colsum_task){L->wpart, G + t[TLOB_QKV_Q_W].offset, 3, splits, E * D};
     if (splits == 1) {
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_T, D, E, N, &ONE, x, D,
                                                0, L->dqkv0, E, NE, &ONE,
                                                G + t[TLOB_QKV_Q_W].offset, D, (long long)E * D, 3));
+        CUDA_CHECK(tlob_launch_colsums(sums, 1, s));
     } else {
         CUDA_CHECK(tlob_launch_replicate(L->x3, x, 3, N * D, s));
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_T, D, E, chunk, &ONE,
                                                L->x3, D, (long long)chunk * D, L->dqkv0, E,
                                                (long long)chunk * E, &ZERO, L->wpart, D,
                                                (long long)E * D, 3 * splits));
-        CUDA_CHECK(tlob_launch_colsum(L->wpart, G + t[TLOB_QKV_Q_W].offset, 3, splits, E * D, s));
+        CUDA_CHECK(tlob_launch_colsums(sums, 2, s));
     }
     CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_N, D, N, E, &ONE,
                                            W + t[TLOB_QKV_Q_W].offset, D, (long long)E * D,
