@@ -546,6 +546,67 @@ new_repo() {
     }'
 }
 
+# ---- the caches: results follow the inputs and the config ---------------
+
+# main.c's findings depend on sync.h, the config's defines and its hot globs.
+cache_fixture() {
+  export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache
+  cat >main.c <<'EOF2'
+#include <cuda_runtime_api.h>
+#include "sync.h"
+void step(float *x, int n)
+{
+#ifdef CHECKED
+    if (SYNC() != cudaSuccess)
+        return;
+#else
+    SYNC();
+#endif
+    for (int i = 0; i < n; i++)
+        x[i] = x[i] * 0.5f;
+}
+EOF2
+  printf '{}\n' >plain.yaml
+  printf 'defines: ["CHECKED"]\n' >checked.yaml
+  printf 'hot: ["step"]\n' >hot.yaml
+}
+
+# "rule:line ..." of the findings gpulint reports for main.c with config $1.
+findings_with() {
+  run --separate-stderr "$GL" --config "$1" --format json main.c
+  [ "$status" -le 1 ] || { echo "exit $status: $stderr"; return 1; }
+  printf '%s' "$output" | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(j.findings.map(f => f.rule + ":" + f.line).join(" "))'
+}
+
+@test "cached results follow a changed header, the config's defines and its hot globs" {
+  cache_fixture
+  printf '#define SYNC() cudaDeviceSynchronize()\n' >sync.h
+  assert_equal "$(findings_with plain.yaml)" "unchecked-status:9"
+  # A config that defines CHECKED: the status is checked.
+  assert_equal "$(findings_with checked.yaml)" ""
+  # The header changed: the macro discards the status explicitly.
+  printf '#define SYNC() ((void)cudaDeviceSynchronize())\n' >sync.h
+  assert_equal "$(findings_with plain.yaml)" ""
+  # step made hot by the config: its float loop counts.
+  assert_equal "$(findings_with hot.yaml)" "no-cpu-compute:12"
+  # And back: the first answer again.
+  printf '#define SYNC() cudaDeviceSynchronize()\n' >sync.h
+  assert_equal "$(findings_with plain.yaml)" "unchecked-status:9"
+}
+
+@test "cached results follow a header rewritten with the same size and its mtime kept (cp -p, tar, rsync -t)" {
+  cache_fixture
+  local plain_h='#define SYNC() cudaDeviceSynchronize()        '
+  local void_h='#define SYNC() ((void)cudaDeviceSynchronize())'
+  [ ${#plain_h} -eq ${#void_h} ]
+  printf '%s\n' "$plain_h" >sync.h
+  touch -d '2026-01-01 00:00:00' sync.h
+  assert_equal "$(findings_with plain.yaml)" "unchecked-status:9"
+  printf '%s\n' "$void_h" >sync.h
+  touch -d '2026-01-01 00:00:00' sync.h
+  assert_equal "$(findings_with plain.yaml)" ""
+}
+
 # ---- inputs: directories, default paths -------------------------------------------
 
 @test "a directory is searched recursively for sources; other files are not analysed" {
