@@ -22,6 +22,9 @@ setup_file() {
   # Others rebuild build/gpulint while the tests run: test one fixed copy.
   cp "$bin" "$BATS_FILE_TMPDIR/gpulint"
   export GL=$BATS_FILE_TMPDIR/gpulint
+  # gpulint's caches: shared by this run's tests (the PCH is built once),
+  # apart from the user's, gone with the run.
+  export XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache
 }
 
 setup() {
