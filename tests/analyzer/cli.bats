@@ -720,6 +720,25 @@ findings_with() {
   assert_success
 }
 
+@test "--staged: an unchanged header is read from the index, not from its unstaged edit" {
+  new_repo repo
+  printf '#define SYNC() cudaDeviceSynchronize()\n' >sync.h
+  printf '#include <cuda_runtime_api.h>\n#include "sync.h"\nvoid f(void)\n{\n    (void)0;\n}\n' >main.c
+  git add . && git commit -q -m init
+  # Staged: main.c now calls SYNC(); the header's committed SYNC() drops the status.
+  printf '#include <cuda_runtime_api.h>\n#include "sync.h"\nvoid f(void)\n{\n    SYNC();\n}\n' >main.c
+  git add main.c
+  # Not staged: an edit of the header that would hide the problem.
+  printf '#define SYNC() ((void)cudaDeviceSynchronize())\n' >sync.h
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].rule === "unchecked-status" && j.findings[0].file === "main.c" && j.findings[0].line === 5, JSON.stringify(j.findings));'
+  assert_equal "$(tree_state)" "$before"
+}
+
 @test "--staged respects GIT_INDEX_FILE" {
   new_repo repo
   good_c a.c
