@@ -739,6 +739,23 @@ findings_with() {
   assert_equal "$(tree_state)" "$before"
 }
 
+@test "--staged: a staged header is checked against the unchanged definitions in the index" {
+  new_repo repo
+  printf '#pragma once\n__global__ void scale_kernel(float *x, float a, int n);\n' >kern.cuh
+  printf '#include <cuda_runtime.h>\n#include "kern.cuh"\n__global__ void scale_kernel(float *x, float a, int n)\n{\n    if ((int)threadIdx.x < n)\n        x[threadIdx.x] *= a;\n}\n' >kern.cu
+  git add . && git commit -q -m init
+  # The header loses a parameter; the definition (unchanged, not staged) keeps it.
+  printf '#pragma once\n__global__ void scale_kernel(float *x, int n);\n' >kern.cuh
+  git add kern.cuh
+  local before
+  before=$(tree_state)
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].rule === "kernel-signature" && j.findings[0].file === "kern.cuh" && j.findings[0].line === 2, JSON.stringify(j.findings));'
+  assert_equal "$(tree_state)" "$before"
+}
+
 @test "--staged respects GIT_INDEX_FILE" {
   new_repo repo
   good_c a.c
