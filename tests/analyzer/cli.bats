@@ -756,6 +756,19 @@ findings_with() {
   assert_equal "$(tree_state)" "$before"
 }
 
+@test "--staged: whole files, so an old violation far from the staged change is reported" {
+  new_repo repo
+  bad_c touched.c
+  git add . && git commit -q -m "a violation from before the rule"
+  # An unrelated edit, far from the old call.
+  printf '/* a new comment */\n' >>touched.c
+  git add touched.c
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 1 && j.findings[0].file === "touched.c" && j.findings[0].line === 2 && j.findings[0].rule === "no-via-pinned", JSON.stringify(j.findings));'
+}
+
 @test "--staged respects GIT_INDEX_FILE" {
   new_repo repo
   good_c a.c
