@@ -348,6 +348,33 @@ static bool has_unnamed_parameter(const function_parts *parts)
     return false;
 }
 
+static bool is_parameter_name(const function_parts *parts, const char *name)
+{
+    for (size_t i = 0; i < parts->parms.n; i++) {
+        char *p = cx_take(clang_getCursorSpelling(parts->parms.items[i]));
+        bool same = strcmp(p, name) == 0;
+        free(p);
+        if (same)
+            return true;
+    }
+    return false;
+}
+
+/* Once per comment line and name: a prototype and its definition share a
+ * comment. */
+static void note_stale_param(walk_ctx *ctx, const char *fname, const char *name, fact_loc loc)
+{
+    for (size_t j = 0; j < ctx->facts->n_doc_params; j++) {
+        fact_doc_param *d = &ctx->facts->doc_params[j];
+        if (d->loc.line == loc.line && d->loc.col == loc.col && !strcmp(d->param_name, name))
+            return;
+    }
+    fact_doc_param *d = FACT_PUSH(ctx->facts->doc_params, ctx->facts->n_doc_params);
+    d->function_name = xstrdup(fname);
+    d->param_name = xstrdup(name);
+    d->loc = loc;
+}
+
 static void check_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_loc fn_loc,
                              const function_parts *parts)
 {
@@ -372,23 +399,18 @@ static void check_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_
         if (clang_Comment_getKind(child) != CXComment_ParamCommand ||
             clang_ParamCommandComment_isParamIndexValid(child))
             continue;
-        char *param = cx_take(clang_ParamCommandComment_getParamName(child));
+        char *names = cx_take(clang_ParamCommandComment_getParamName(child));
         fact_loc loc = fn_loc;
-        find_param_command(ctx, range, param, &loc);
-        bool seen = false;
-        for (size_t j = 0; j < ctx->facts->n_doc_params && !seen; j++) {
-            fact_doc_param *d = &ctx->facts->doc_params[j];
-            seen = d->loc.line == loc.line && d->loc.col == loc.col &&
-                   !strcmp(d->param_name, param);
+        find_param_command(ctx, range, names, &loc);
+        /* Doxygen's "@param a,b": each name of the list on its own. */
+        bool listed = strchr(names, ',') != NULL;
+        for (char *save = NULL, *name = strtok_r(names, ", \t", &save); name;
+             name = strtok_r(NULL, ", \t", &save)) {
+            if (listed && is_parameter_name(parts, name))
+                continue;
+            note_stale_param(ctx, fname, name, loc);
         }
-        if (seen || !*param) {
-            free(param);
-            continue;
-        }
-        fact_doc_param *d = FACT_PUSH(ctx->facts->doc_params, ctx->facts->n_doc_params);
-        d->function_name = xstrdup(fname);
-        d->param_name = param;
-        d->loc = loc;
+        free(names);
     }
 }
 
