@@ -3,7 +3,7 @@
  * Dout != D, batch below the maximum, row counts that split the weight
  * gradients into chunks and ones that do not), in FP32 (relative L2 <= 1e-5) and TF32
  * (<= 2e-3) math, for y, P, dx and every gradient (shapes with a LayerNorm
- * narrower than 16 features get looser bounds, see `shape`). Outputs are poisoned with
+ * narrower than 32 features get looser bounds, see `shape`). Outputs are poisoned with
  * NaN first so that an unwritten element fails; gradients start from random
  * values so that accumulation (not overwrite) is checked too.
  * Also the fusion equivalence test: the layer's strided-batched projections
