@@ -282,7 +282,8 @@ char *facts_cache_key(const char *identity, const snapshot *snap, const source_f
     /* Every part ends with a NUL so that no two key materials run together. */
     buf_append(&b, identity, strlen(identity) + 1);
     buf_append(&b, src->abs_path, strlen(src->abs_path) + 1);
-    buf_append(&b, src->lang == LANG_CUDA ? "cuda" : "c", 5);
+    const char *lang = src->lang == LANG_CUDA ? "cuda" : "c";
+    buf_append(&b, lang, strlen(lang) + 1);
     buf_append(&b, snap->root ? snap->root : "", strlen(snap->root ? snap->root : "") + 1);
     for (size_t i = 0; cfg && i < cfg->include_dirs.n; i++)
         buf_append(&b, cfg->include_dirs.items[i], strlen(cfg->include_dirs.items[i]) + 1);
