@@ -30,7 +30,7 @@ CUDA_LIBS := -L$(CUDA_PATH)/lib64 -Wl,-rpath,$(CUDA_PATH)/lib64 -lcublas -lcudar
 TEST_BINS :=
 LAYER_SUITES :=
 GPU_SUITES :=
-ANALYZER_SUITES := tests/analyzer/run-fixtures tests/analyzer/run-cli
+ANALYZER_SUITES := tests/analyzer/run-fixtures tests/analyzer/run-cli tests/integrations/run
 HOOKS_SUITES := tests/hooks/run
 INSTALL_SUITES := tests/install/run
 

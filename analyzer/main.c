@@ -33,6 +33,7 @@ typedef struct {
     const char *config_path;
     int jobs;
     color_mode color;
+    bool quiet;                   /* --quiet: no progress line */
     const char *baseline;         /* --baseline FILE */
     const char *write_baseline;   /* --write-baseline FILE */
     char *compile_commands;       /* -p DIR / --compile-commands FILE: the JSON file */
@@ -53,6 +54,8 @@ static const char USAGE[] =
     "  --config FILE         default: .gpulint.yaml at the repository root, if any\n"
     "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
     "  --color WHEN          auto (default), always or never\n"
+    "  -q, --quiet           no progress line on stderr (it is only drawn on a\n"
+    "                        terminal, for runs that take a while)\n"
     "  -p DIR                use DIR/compile_commands.json for per-file flags\n"
     "  --compile-commands FILE   the same, naming the file\n"
     "  --write-baseline FILE record the current findings in FILE and exit 0\n"
@@ -141,6 +144,7 @@ static int parse_options(int argc, char **argv, options *opt)
         {"config", required_argument, NULL, OPT_CONFIG},
         {"jobs", required_argument, NULL, 'j'},
         {"color", required_argument, NULL, OPT_COLOR},
+        {"quiet", no_argument, NULL, 'q'},
         {"list-rules", no_argument, NULL, OPT_LIST},
         {"explain", required_argument, NULL, OPT_EXPLAIN},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -152,7 +156,7 @@ static int parse_options(int argc, char **argv, options *opt)
     };
     opterr = 0;   /* our own messages, with the exit code 2 */
     int c;
-    while ((c = getopt_long(argc, argv, ":j:p:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:p:qh", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_STAGED:
             opt->staged = true;
@@ -189,6 +193,9 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->color = COLOR_NEVER;
             else
                 return usage_error("--color takes auto, always or never, not '%s'", optarg);
+            break;
+        case 'q':
+            opt->quiet = true;
             break;
         case 'p':
             free(opt->compile_commands);
@@ -382,7 +389,8 @@ int main(int argc, char **argv)
 
     diag_sink *sink = diag_sink_new();
     str_list failures = {0};
-    int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs, sink, &failures);
+    int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs,
+                                   !opt.quiet && isatty(STDERR_FILENO), sink, &failures);
 
     size_t n;
     diag_finding *fs = diag_findings(sink, &n);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "facts.h"
+#include "progress.h"
 #include "rule.h"
 #include "suppress.h"
 #include "xalloc.h"
@@ -18,6 +19,7 @@ typedef struct {
     char **errors;          /* errors[i]: why file i has no facts */
     size_t next;            /* the next file to extract, under lock */
     pthread_mutex_t lock;
+    progress *progress;     /* NULL: no progress line */
 } extraction;
 
 static void *extract_worker(void *arg)
@@ -35,6 +37,7 @@ static void *extract_worker(void *arg)
             ex->errors[i] = error ? error : xstrdup("libclang could not parse it");
         else
             free(error);
+        progress_step(ex->progress);
     }
 }
 
@@ -79,8 +82,8 @@ static void fail(str_list *failures, const char *message)
     str_list_push(failures, message);
 }
 
-int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink,
-                 str_list *failures)
+int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progress,
+                 diag_sink *sink, str_list *failures)
 {
     char *error = NULL;
     if (facts_global_init(cfg, &error) != 0) {
@@ -99,7 +102,9 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink
         .errors = xcalloc(snap->nfiles, sizeof(char *)),
     };
     pthread_mutex_init(&ex.lock, NULL);
+    ex.progress = progress_start(snap->nfiles, show_progress);
     run_extraction(&ex, jobs);
+    progress_finish(ex.progress);
     pthread_mutex_destroy(&ex.lock);
 
     /* Rules need facts for every file: drop the files that have none. */

@@ -4,15 +4,18 @@
 #ifndef GPULINT_PIPELINE_H
 #define GPULINT_PIPELINE_H
 
+#include <stdbool.h>
+
 #include "config.h"
 #include "diag.h"
 #include "source.h"
 
-/* Analyse snap with `jobs` extraction threads. Files libclang cannot turn into
+/* Analyse snap with `jobs` extraction threads, with a progress line on stderr
+ * when show_progress (see progress.h). Files libclang cannot turn into
  * a translation unit, and internal errors, are described in *failures (one
  * message each, also printed on stderr); such files are removed from snap and
  * the rules see the rest. Returns 0, or 3 when there was any failure. */
-int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, diag_sink *sink,
-                 str_list *failures);
+int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progress,
+                 diag_sink *sink, str_list *failures);
 
 #endif
