@@ -12,7 +12,10 @@ packages=(
   libyaml-dev       # .gpulint.yaml, with line/column marks for errors
   libcmocka-dev     # C unit tests
   libssl-dev        # SHA-256 content hash of each file (OpenSSL's libcrypto)
-  bats bats-assert bats-support   # hook tests
+  bats bats-assert bats-support   # hook, CLI and integration tests
+  pkgconf           # the install test links a program through tlob.pc
+  groff-base        # the install test renders the man page
+  gcc make          # the build itself
 )
 
 missing=()
