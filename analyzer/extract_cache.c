@@ -7,7 +7,7 @@
  * on gpulint itself. The cache key covers what is known before parsing (the
  * text, the path, the arguments, gpulint's identity); the entry lists what
  * the parse read besides (every included file, with its content hash when it
- * is part of the snapshot, else its size and mtime), and an entry is used
+ * is part of the snapshot, else its stat fingerprint), and an entry is used
  * only when all of those are unchanged. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -314,14 +314,31 @@ static const source_file *snapshot_file_at(const snapshot *snap, const char *abs
     return NULL;
 }
 
-/* What a dependency is now: its snapshot hash, else its size and mtime on
- * disk; false when it no longer exists. */
-static bool describe_dep(const snapshot *snap, const char *path, char **hash,
-                         long long *size, long long *mtime)
+/* A file outside the snapshot, as stat sees it. The mtime alone is not
+ * enough: `cp -p`, `tar` and `rsync -t` rewrite a file and keep its mtime
+ * (and often its size). The ctime cannot be set from user space and moves on
+ * every write, and the inode changes when a file is replaced by a rename, so
+ * together they notice any rewrite; a chmod or touch only costs a reparse. */
+typedef struct {
+    long long size, mtime, ctime, ino;
+} stat_print;
+
+static const char *const stat_print_keys[] = {"size", "mtime", "ctime", "ino"};
+#define STAT_PRINT_FIELDS (sizeof stat_print_keys / sizeof stat_print_keys[0])
+
+static long long *stat_print_field(stat_print *p, size_t i)
+{
+    long long *fields[] = {&p->size, &p->mtime, &p->ctime, &p->ino};
+    return fields[i];
+}
+
+/* What a dependency is now: its snapshot hash, else its stat fingerprint;
+ * false when it no longer exists. */
+static bool describe_dep(const snapshot *snap, const char *path, char **hash, stat_print *print)
 {
     const source_file *f = snapshot_file_at(snap, path);
     *hash = NULL;
-    *size = *mtime = 0;
+    *print = (stat_print){0};
     if (f) {
         *hash = xstrdup(f->hash);
         return true;
@@ -329,8 +346,10 @@ static bool describe_dep(const snapshot *snap, const char *path, char **hash,
     struct stat st;
     if (stat(path, &st) != 0)
         return false;
-    *size = (long long)st.st_size;
-    *mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    print->size = (long long)st.st_size;
+    print->mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    print->ctime = (long long)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+    print->ino = (long long)st.st_ino;
     return true;
 }
 
@@ -339,12 +358,19 @@ static bool dep_unchanged(const snapshot *snap, json_t *dep)
     const char *path = json_string_value(json_object_get(dep, "path"));
     const char *was_hash = json_string_value(json_object_get(dep, "hash"));
     char *hash;
-    long long size, mtime;
-    if (!path || !describe_dep(snap, path, &hash, &size, &mtime))
+    stat_print now;
+    if (!path || !describe_dep(snap, path, &hash, &now))
         return false;
-    bool same = was_hash ? hash && strcmp(hash, was_hash) == 0
-                         : !hash && size == json_integer_value(json_object_get(dep, "size")) &&
-                               mtime == json_integer_value(json_object_get(dep, "mtime"));
+    bool same;
+    if (was_hash) {
+        same = hash && strcmp(hash, was_hash) == 0;
+    } else {
+        same = !hash;
+        for (size_t i = 0; same && i < STAT_PRINT_FIELDS; i++) {
+            json_t *was = json_object_get(dep, stat_print_keys[i]);
+            same = json_is_integer(was) && json_integer_value(was) == *stat_print_field(&now, i);
+        }
+    }
     free(hash);
     return same;
 }
@@ -403,16 +429,19 @@ void facts_cache_store(const char *dir, const char *key, const file_facts *f,
     json_t *deps = json_array();
     for (size_t i = 0; i < included->n; i++) {
         char *hash;
-        long long size, mtime;
-        if (!describe_dep(snap, included->items[i], &hash, &size, &mtime)) {
+        stat_print print;
+        if (!describe_dep(snap, included->items[i], &hash, &print)) {
             json_decref(deps);
             return;   /* read during the parse, gone now: nothing to vouch for */
         }
-        json_array_append_new(deps, hash ? json_pack("{ss ss}", "path", included->items[i],
-                                                     "hash", hash)
-                                         : json_pack("{ss sI sI}", "path", included->items[i],
-                                                     "size", (json_int_t)size, "mtime",
-                                                     (json_int_t)mtime));
+        json_t *dep = json_pack("{ss}", "path", included->items[i]);
+        if (hash)
+            json_object_set_new(dep, "hash", json_string(hash));
+        else
+            for (size_t k = 0; k < STAT_PRINT_FIELDS; k++)
+                json_object_set_new(dep, stat_print_keys[k],
+                                    json_integer((json_int_t)*stat_print_field(&print, k)));
+        json_array_append_new(deps, dep);
         free(hash);
     }
     char *facts_text = facts_save(f);
