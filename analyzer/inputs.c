@@ -184,6 +184,10 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
             char *file_abs = absolute_without_resolving_name(given);
             rc = add_disk_file(snap, req->root, file_abs ? file_abs : abs_path, given, error);
             free(file_abs);
+        } else {
+            /* Said, so that naming a .cpp file does not read as a clean result. */
+            fprintf(stderr, "gpulint: note: '%s' is not a C or CUDA source (.c .h .cu .cuh); "
+                            "not analysed\n", given);
         }
         if (rc)
             return rc;

@@ -883,3 +883,11 @@ findings_with() {
   assert_equal "$status" 2
   [ -n "$stderr" ]
 }
+
+@test "a file named explicitly that is not C or CUDA is said to be skipped, not passed silently" {
+  printf 'int main() { return 0; }\n' >x.cpp
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json x.cpp
+  assert_equal "$status" 0
+  [[ $stderr == *"'x.cpp' is not a C or CUDA source"* ]]
+  [[ $output == *'"files_analyzed": 0'* ]]
+}
