@@ -33,9 +33,11 @@ $(BUILD)/obj/layer/%.o: layer/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN_C) $(CFLAGS) $(DEPFLAGS) $(LAYER_INC) -c $< -o $@
 
+# nvcc fails ("Failed to preprocess host compiler properties") when started
+# with standard input closed, as CI and cron may start us: give it /dev/null.
 $(BUILD)/obj/layer/%.o: layer/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_ALL) $(DEPFLAGS) $(LAYER_INC) -c $< -o $@
+	$(NVCC) $(NVCC_ALL) $(DEPFLAGS) $(LAYER_INC) -c $< -o $@ </dev/null
 
 $(BUILD)/libtlob.a: $(LAYER_LIB_OBJS)
 	@mkdir -p $(@D)
