@@ -83,6 +83,7 @@ test-hooks: deps
 analyze: deps
 	@$(MAKE) --no-print-directory analyzer
 	$(BUILD)/gpulint
+	@echo "analyze: no error findings (gpulint exit 0; warnings, if any, are listed above)"
 
 install-hooks:
 	git config core.hooksPath .githooks
