@@ -10,35 +10,13 @@
 bats_require_minimum_version 1.5.0
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
+load gpulint_env
 
 RULES=(no-via-pinned mapped-pinned-only no-cpu-compute kernel-signature doc-params
        unchecked-status parse-error invalid-suppression unused-suppression)
 
-setup_file() {
-  REPO_ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  export REPO_ROOT
-  local bin=${GPULINT:-$REPO_ROOT/build/gpulint}
-  [ -x "$bin" ] || { echo "gpulint not built: $bin (make analyzer)" >&2; return 1; }
-  # Others rebuild build/gpulint while the tests run: test one fixed copy.
-  cp "$bin" "$BATS_FILE_TMPDIR/gpulint"
-  export GL=$BATS_FILE_TMPDIR/gpulint
-  # gpulint's caches: shared by this run's tests (the PCH is built once),
-  # apart from the user's, gone with the run.
-  export XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache
-}
-
-setup() {
-  cd "$BATS_TEST_TMPDIR" || return 1
-  # A fixed identity and an empty HOME: the machine's git config plays no part.
-  export HOME=$BATS_TEST_TMPDIR/home
-  mkdir -p "$HOME"
-  export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Fixture GIT_AUTHOR_EMAIL=fixture@example.com
-  export GIT_COMMITTER_NAME=Fixture GIT_COMMITTER_EMAIL=fixture@example.com
-  export GIT_AUTHOR_DATE='2026-11-30T00:00:00Z' GIT_COMMITTER_DATE='2026-11-30T00:00:00Z'
-  unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
-  printf '{}\n' >"$BATS_TEST_TMPDIR/empty.yaml"
-  EMPTY_CONFIG=$BATS_TEST_TMPDIR/empty.yaml
-}
+setup_file() { gpulint_env_setup_file; }
+setup() { gpulint_env_setup; }
 
 # ---- helpers ---------------------------------------------------------------
 

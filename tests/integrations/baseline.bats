@@ -5,9 +5,9 @@
 bats_require_minimum_version 1.5.0
 load test_helper
 
-setup_file() { integration_setup_file; }
+setup_file() { gpulint_env_setup_file; }
 setup() {
-  integration_setup
+  gpulint_env_setup
   mkdir corpus
   write_uploads corpus/a.c 3
   write_uploads corpus/b.c 2

@@ -5,9 +5,9 @@
 bats_require_minimum_version 1.5.0
 load test_helper
 
-setup_file() { integration_setup_file; }
+setup_file() { gpulint_env_setup_file; }
 setup() {
-  integration_setup
+  gpulint_env_setup
   # The header is found only through the database's -I; its macro expands to
   # a banned call, so the finding exists only when the include resolves.
   mkdir -p proj/src proj/third_party/inc proj/build

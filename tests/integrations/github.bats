@@ -4,8 +4,8 @@
 bats_require_minimum_version 1.5.0
 load test_helper
 
-setup_file() { integration_setup_file; }
-setup() { integration_setup; }
+setup_file() { gpulint_env_setup_file; }
+setup() { gpulint_env_setup; }
 
 @test "each error finding becomes one ::error workflow command with file, line, col and title" {
   write_uploads up.c 1

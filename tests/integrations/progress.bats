@@ -6,9 +6,9 @@
 bats_require_minimum_version 1.5.0
 load test_helper
 
-setup_file() { integration_setup_file; }
+setup_file() { gpulint_env_setup_file; }
 setup() {
-  integration_setup
+  gpulint_env_setup
   # Enough work to outlast the quarter second before the first draw: CUDA
   # files parsed with neither the facts cache nor the precompiled header
   # (about half a second each on one job).

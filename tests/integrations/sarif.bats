@@ -5,8 +5,8 @@
 bats_require_minimum_version 1.5.0
 load test_helper
 
-setup_file() { integration_setup_file; }
-setup() { integration_setup; }
+setup_file() { gpulint_env_setup_file; }
+setup() { gpulint_env_setup; }
 
 @test "SARIF for the whole fixture suite passes Microsoft's validator" {
   run -1 "$GL" --format sarif --config "$EMPTY_CONFIG" "$REPO_ROOT/tests/analyzer/fixtures"
