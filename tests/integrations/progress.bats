@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The progress line: drawn on a terminal for runs that take a while, erased
 # before the report; never when stderr is not a terminal, nor with --quiet.
-# `script` gives gpulint a terminal.
+# `script` gives gpulint a terminal. Its standard input is /dev/null: with
+# stdin closed (as CI starts us) script waits forever after its child exits.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -23,16 +24,16 @@ CU
 }
 
 @test "on a terminal: files done / total and the elapsed time, then the line is erased" {
-  run timeout 120 script -qec "$GL -j1 --format json --config $EMPTY_CONFIG many" /dev/null
+  run timeout -s KILL 120 script -qec "$GL -j1 --format json --config $EMPTY_CONFIG many" /dev/null </dev/null
   assert_output --regexp $'\rgpulint: [0-9]+/4 files, [0-9]+\\.[0-9] s'
   # erased before the report; the pty may echo ESC as "^[" when stdin is closed
   assert_output --regexp '\[K\{'
 }
 
 @test "--quiet: no progress line on a terminal" {
-  run timeout 120 script -qec "$GL -j1 --quiet --format json --config $EMPTY_CONFIG many" /dev/null
+  run timeout -s KILL 120 script -qec "$GL -j1 --quiet --format json --config $EMPTY_CONFIG many" /dev/null </dev/null
   refute_output --partial 'files, '
-  run timeout 120 script -qec "$GL -j1 -q --format json --config $EMPTY_CONFIG many" /dev/null
+  run timeout -s KILL 120 script -qec "$GL -j1 -q --format json --config $EMPTY_CONFIG many" /dev/null </dev/null
   refute_output --partial 'files, '
 }
 
