@@ -289,6 +289,12 @@ static tlob_status bind_handle(tlob_layer *L) {
     return TLOB_OK;
 }
 
+/* FP32 for one GEMM whatever the layer's mode: see tlob_backward for which. */
+static tlob_status bind_fp32(tlob_layer *L) {
+    CUBLAS_CHECK(cublasSetMathMode(L->ctx->cublas, CUBLAS_DEFAULT_MATH));
+    return TLOB_OK;
+}
+
 static tlob_status check_call(const tlob_layer *L, int batch) {
     if (!L) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null layer");
     if (batch < 1 || batch > L->cfg.max_batch)
@@ -379,6 +385,14 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     float *G = L->grads;
     const tlob_tensor_info *t = L->tensors;
 
+    /* Precision in TF32 mode. The data gradients that flow into the attention
+     * (da, dout, dP, and dq0|dk0|dv0 after it) are computed in FP32
+     * (bind_fp32); the rest in TF32. `qkv.q.bias`'s gradient is a sum over
+     * rows that largely cancels, so it amplifies their rounding more than any
+     * other tensor: over 30 fresh seeds on the H200 this cut its mean error
+     * from 0.48 to 0.38 of the 2e-3 bound, for 3-18 us of graphed fwd+bwd.
+     * FP32 for the MLP's data gradients as well cut it to 0.35 but cost up to
+     * 63 us (docs/layer-results.md, "Precision of the backward's GEMMs"). */
     /* 7-6. dz1 [N, Dout] through GELU and LayerNorm 2; gamma2, beta2, bf2 grads */
     CUDA_CHECK(tlob_launch_ln_bwd(dy, NULL, 1, L->z1, L->mean2, L->rstd2,
                                   W + t[TLOB_MLP_LN_W].offset, W + t[TLOB_MLP_LN_B].offset, L->dz1,
@@ -406,11 +420,14 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* dW0 [D, E] += dr^T a; da [N, E] = dr W0 (b_out grad: with the stage-2 column sums) */
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_T, E, D, N, &ONE, L->a, E, L->dr, D, &ONE,
                              G + t[TLOB_W0_W].offset, E));
+    TLOB_CHECK(bind_fp32(L));
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_N, E, N, D, &ONE, W + t[TLOB_W0_W].offset,
                              E, L->dr, D, &ZERO, L->da, E));
     /* 4. dW_out [E, E] += da^T o; dout [N, E] = da W_out */
+    TLOB_CHECK(bind_handle(L));
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_T, E, E, N, &ONE, L->o, E, L->da, E, &ONE,
                              G + t[TLOB_OUT_PROJ_W].offset, E));
+    TLOB_CHECK(bind_fp32(L));
     CUBLAS_CHECK(cublasSgemm(hb, CUBLAS_OP_N, CUBLAS_OP_N, E, N, E, &ONE,
                              W + t[TLOB_OUT_PROJ_W].offset, E, L->da, E, &ZERO, L->dout, E));
     /* 3. per head, batched over samples: dP = dO_h V_h^T [T, T]; dV_h = P^T dO_h;
@@ -419,9 +436,9 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     float *dq = L->dqkv, *dk = L->dqkv + NE, *dv = L->dqkv + 2 * NE;
     /* dP feeds the softmax backward, whose subtraction of the row sum cancels
      * and so amplifies dP's relative error into dS, dq and the q-side
-     * gradients. It is computed in FP32 in both modes: with TF32 here the
-     * q-side gradients were the worst tensors (up to 2.2e-3 rel. L2, H200). */
-    if (L->cfg.math == TLOB_MATH_TF32) CUBLAS_CHECK(cublasSetMathMode(hb, CUBLAS_DEFAULT_MATH));
+     * gradients (with TF32 here they reached 2.2e-3 rel. L2, H200). The other
+     * attention products stay in the layer's mode: FP32 for them changed no
+     * error measurably. The handle is still in FP32 from dout. */
     for (int h = 0; h < nh; h++)
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_T, CUBLAS_OP_N, T, T, D, &ONE,
                                                v + h * D, E, TE, L->dout + h * D, E, TE, &ZERO,
@@ -464,6 +481,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                                                (long long)E * E, 3 * splits));
         CUDA_CHECK(tlob_launch_colsums(sums, 3, s));
     }
+    TLOB_CHECK(bind_fp32(L));
     CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_N, E, N, E, &ONE,
                                            W + t[TLOB_IN_PROJ_W].offset, E, (long long)E * E,
                                            L->dqkv, E, NE, &ZERO, L->dqkv0, E, NE, 3));
@@ -474,6 +492,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
      *    grads and, when split, the reduction of the partials. */
     sums[0] = (tlob_colsum_task){L->dqkv0, G + t[TLOB_QKV_Q_B].offset, 3, N, E};
     sums[1] = (tlob_colsum_task){L->wpart, G + t[TLOB_QKV_Q_W].offset, 3, splits, E * D};
+    TLOB_CHECK(bind_handle(L));
     if (splits == 1) {
         CUBLAS_CHECK(cublasSgemmStridedBatched(hb, CUBLAS_OP_N, CUBLAS_OP_T, D, E, N, &ONE, x, D,
                                                0, L->dqkv0, E, NE, &ONE,
