@@ -69,11 +69,45 @@ static const char *parse_ids(suppression *s, const char *p, const char *close)
     return s->nids ? NULL : "no rule id in allow()";
 }
 
-/* Read one suppression whose marker is at `p`, inside a comment ending at
- * `end`. Returns false when the text after the marker is not a suppression
- * at all (prose that mentions gpulint:). */
-static bool parse_one(suppression *s, const char *p, const char *end)
+/* The reason between `p` and `e`, which may span the lines of a block
+ * comment: each line trimmed, a continuation line's leading ` * ` decoration
+ * dropped, lines joined by one space. NULL when nothing is left. */
+static char *join_reason(const char *p, const char *e)
 {
+    char *out = xmalloc((size_t)(e - p) + 1);
+    size_t n = 0;
+    for (bool first = true; p < e; first = false) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        const char *line_end = nl ? nl : e, *a = p, *b = line_end;
+        while (a < b && is_space(*a))
+            a++;
+        if (!first && a < b && *a == '*')
+            for (a++; a < b && is_space(*a);)
+                a++;
+        while (b > a && (is_space(b[-1]) || b[-1] == '\r'))
+            b--;
+        if (a < b) {
+            if (n)
+                out[n++] = ' ';
+            memcpy(out + n, a, (size_t)(b - a));
+            n += (size_t)(b - a);
+        }
+        p = nl ? nl + 1 : e;
+    }
+    if (!n) {
+        free(out);
+        return NULL;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Read one suppression whose marker is at `p`, inside a comment ending at
+ * `comment_end` (a block comment when `block`). Returns false when the text
+ * after the marker is not a suppression at all (prose that mentions gpulint:). */
+static bool parse_one(suppression *s, const char *p, const char *comment_end, bool block)
+{
+    const char *end = comment_end;
     const char *line_end = memchr(p, '\n', (size_t)(end - p));
     if (line_end)
         end = line_end;
@@ -129,19 +163,18 @@ static bool parse_one(suppression *s, const char *p, const char *end)
     if ((size_t)(end - p) < 2 || memcmp(p, "--", 2) != 0)
         return true;   /* no reason */
     p += 2;
+    /* A line comment's reason ends with the line; a block comment's runs to
+     * its closing delimiter, over as many lines as it takes. */
     const char *r_end = end;
-    /* In a block comment the reason stops at its closing delimiter. */
-    for (const char *q = p; q + 1 < end; q++)
-        if (q[0] == '*' && q[1] == '/') {
-            r_end = q;
-            break;
-        }
-    while (p < r_end && is_space(*p))
-        p++;
-    while (r_end > p && (is_space(r_end[-1]) || r_end[-1] == '\r'))
-        r_end--;
-    if (r_end > p)
-        s->reason = xstrndup(p, (size_t)(r_end - p));
+    if (block) {
+        r_end = comment_end;
+        for (const char *q = p; q + 1 < comment_end; q++)
+            if (q[0] == '*' && q[1] == '/') {
+                r_end = q;
+                break;
+            }
+    }
+    s->reason = join_reason(p, r_end);
     return true;
 }
 
@@ -159,7 +192,7 @@ size_t suppressions_parse(const char *text, size_t len, suppression **out)
         const char *p = comment;
         while ((p = memmem(p, (size_t)(comment_end - p), MARKER, sizeof MARKER - 1))) {
             suppression s = {0};
-            if (parse_one(&s, p, comment_end)) {
+            if (parse_one(&s, p, comment_end, comment[1] == '*')) {
                 size_t offset = (size_t)(p - text);
                 cursor_advance(&cur, offset);
                 s.line = cur.line;

@@ -46,3 +46,22 @@ setup() { gpulint_env_setup; }
   assert_output --partial '"gpulint/v1"'
   assert_output --partial '"exitCode": 1'
 }
+
+@test "a block comment's reason over several lines reaches SARIF whole" {
+  cat >teardown.cu <<'CU'
+#include <cuda_runtime.h>
+
+void teardown(float *d_x)
+{
+    /* gpulint: allow(unchecked-status) -- best-effort cleanup on the error
+     * path: the first error is already being returned */
+    cudaFree(d_x);
+}
+CU
+  run -0 "$GL" --format sarif --config "$EMPTY_CONFIG" teardown.cu
+  printf '%s\n' "$output" >teardown.sarif
+  run node -e '
+    const r = JSON.parse(require("fs").readFileSync("teardown.sarif", "utf8")).runs[0].results;
+    console.log(r.length, r[0].ruleId, r[0].suppressions[0].justification);'
+  assert_output "1 unchecked-status best-effort cleanup on the error path: the first error is already being returned"
+}
