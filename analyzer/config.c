@@ -425,6 +425,26 @@ static int load_document(loader *ld, gl_config *cfg)
     return r;
 }
 
+/* Parse the YAML the parser is set up to read into cfg. */
+static int load_from_parser(gl_config *cfg, yaml_parser_t *parser, loader *ld, char **error)
+{
+    yaml_document_t doc;
+    if (!yaml_parser_load(parser, &doc)) {
+        const yaml_mark_t *mark = &parser->problem_mark;
+        *error = xasprintf("%s:%zu:%zu: error: invalid YAML: %s%s%s", ld->shown_path,
+                           mark->line + 1, mark->column + 1,
+                           parser->problem ? parser->problem : "parse error",
+                           parser->context ? " " : "", parser->context ? parser->context : "");
+        return -1;
+    }
+    ld->doc = &doc;
+    int r = load_document(ld, cfg);
+    if (r != 0)
+        *error = ld->error;
+    yaml_document_delete(&doc);
+    return r;
+}
+
 int config_load(gl_config *cfg, const char *path, const char *shown_path, char **error)
 {
     FILE *fp = fopen(path, "rb");
@@ -438,25 +458,24 @@ int config_load(gl_config *cfg, const char *path, const char *shown_path, char *
     cfg->path = xstrdup(path);
 
     yaml_parser_t parser;
-    yaml_document_t doc;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, fp);
-    int r;
-    if (!yaml_parser_load(&parser, &doc)) {
-        const yaml_mark_t *mark = &parser.problem_mark;
-        *error = xasprintf("%s:%zu:%zu: error: invalid YAML: %s%s%s", shown_path, mark->line + 1,
-                           mark->column + 1, parser.problem ? parser.problem : "parse error",
-                           parser.context ? " " : "", parser.context ? parser.context : "");
-        r = -1;
-    } else {
-        ld.doc = &doc;
-        r = load_document(&ld, cfg);
-        if (r != 0)
-            *error = ld.error;
-        yaml_document_delete(&doc);
-    }
+    int r = load_from_parser(cfg, &parser, &ld, error);
     yaml_parser_delete(&parser);
     fclose(fp);
     free(dir_copy);
+    return r;
+}
+
+int config_load_text(gl_config *cfg, const char *text, size_t len, const char *shown_path,
+                     const char *base_dir, char **error)
+{
+    loader ld = {.shown_path = shown_path, .base_dir = base_dir};
+    cfg->path = xstrdup(shown_path);
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    int r = load_from_parser(cfg, &parser, &ld, error);
+    yaml_parser_delete(&parser);
     return r;
 }

@@ -81,6 +81,11 @@ void config_init_defaults(gl_config *cfg);
  * ..." (malloc'd; exit 2). */
 int config_load(gl_config *cfg, const char *path, const char *shown_path, char **error);
 
+/* The same from text in memory (the staged .gpulint.yaml of --staged), with
+ * relative paths taken from `base_dir`. */
+int config_load_text(gl_config *cfg, const char *text, size_t len, const char *shown_path,
+                     const char *base_dir, char **error);
+
 void config_free(gl_config *cfg);
 
 /* The `rules:` entry for a rule id, or NULL. */

@@ -29,6 +29,45 @@ char *inputs_repo_root(void)
     return out.data;
 }
 
+int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
+{
+    char *spec = xasprintf(":(top,literal)%s", path);
+    const char *const ls[] = {"git", "ls-files", "--stage", "-z", "--", spec, NULL};
+    byte_buf listing = {0};
+    int status = git_capture(ls, false, &listing, error);
+    free(spec);
+    if (status != 0) {
+        if (status > 0)
+            *error = xasprintf("git ls-files failed (exit %d)", status);
+        buf_free(&listing);
+        return -1;
+    }
+    /* "<mode> <oid> <stage>\t<path>\0": only a merged (stage 0) entry counts. */
+    char oid[72] = "";
+    for (size_t off = 0; off < listing.len; off += strlen(listing.data + off) + 1) {
+        unsigned mode;
+        int stage;
+        if (sscanf(listing.data + off, "%o %71s %d", &mode, oid, &stage) == 3 && stage == 0)
+            break;
+        oid[0] = '\0';
+    }
+    buf_free(&listing);
+    if (!oid[0])
+        return 0;
+    const char *const cat[] = {"git", "cat-file", "blob", oid, NULL};
+    byte_buf blob = {0};
+    status = git_capture(cat, false, &blob, error);
+    if (status != 0) {
+        if (status > 0)
+            *error = xasprintf("git cat-file blob %s failed (exit %d)", oid, status);
+        buf_free(&blob);
+        return -1;
+    }
+    *data = blob.data ? blob.data : xstrdup("");
+    *len = blob.len;
+    return 1;
+}
+
 static bool excluded(const gl_config *cfg, const char *path)
 {
     for (size_t i = 0; i < cfg->exclude.n; i++)

@@ -12,6 +12,12 @@
  * --show-toplevel`, or NULL outside a git work tree. */
 char *inputs_repo_root(void);
 
+/* The staged content of `path` (relative to the repository root) in the
+ * index git uses (GIT_INDEX_FILE honoured): 1 with *data (malloc'd,
+ * NUL-terminated) and *len, 0 when the index has no merged entry for it, -1
+ * with *error when git failed. */
+int inputs_read_staged(const char *path, char **data, size_t *len, char **error);
+
 typedef struct {
     char *const *paths;   /* files and directories given; none: what git tracks */
     int npaths;

@@ -52,6 +52,7 @@ static const char USAGE[] =
     "  --format FORMAT       text (default), json, sarif (2.1.0), or github\n"
     "                        (GitHub Actions annotations)\n"
     "  --config FILE         default: .gpulint.yaml at the repository root, if any\n"
+    "                        (with --staged: the staged .gpulint.yaml)\n"
     "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
     "  --color WHEN          auto (default), always or never\n"
     "  -q, --quiet           no progress line on stderr (it is only drawn on a\n"
@@ -232,11 +233,65 @@ static int parse_options(int argc, char **argv, options *opt)
     return -1;
 }
 
-/* --config FILE, else .gpulint.yaml at the repository root (the current
- * directory outside git), if there is one. Returns 0 or EXIT_USAGE. */
+/* Whether the file at `path` holds exactly `len` bytes of `data`. */
+static bool file_has_content(const char *path, const char *data, size_t len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return false;
+    bool same = true;
+    char chunk[8192];
+    size_t off = 0, n;
+    while (same && (n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+        same = off + n <= len && memcmp(chunk, data + off, n) == 0;
+        off += n;
+    }
+    fclose(fp);
+    return same && off == len;
+}
+
+/* --staged without --config: the .gpulint.yaml of the index, the one the
+ * commit records, so that a commit is judged by its own rules (and each
+ * commit of a push by its own). A working-tree copy that differs is named on
+ * stderr, since it is not the one in use. Returns 0, EXIT_USAGE or
+ * EXIT_INTERNAL. */
+static int load_staged_config(gl_config *cfg, const char *root)
+{
+    char *path = xasprintf("%s/.gpulint.yaml", root);
+    char *text = NULL, *error = NULL;
+    size_t len = 0;
+    int found = inputs_read_staged(".gpulint.yaml", &text, &len, &error);
+    int rc = 0;
+    if (found < 0) {
+        fprintf(stderr, "gpulint: error: reading the staged .gpulint.yaml: %s\n", error);
+        rc = EXIT_INTERNAL;
+    } else if (found == 0) {
+        if (access(path, F_OK) == 0)
+            fprintf(stderr, "gpulint: note: .gpulint.yaml is not staged; --staged runs without "
+                            "it (git add it to use it)\n");
+    } else {
+        if (!file_has_content(path, text, len))
+            fprintf(stderr, "gpulint: note: .gpulint.yaml differs from its staged version; "
+                            "--staged uses the staged one\n");
+        if (config_load_text(cfg, text, len, ".gpulint.yaml (staged)", root, &error) != 0) {
+            fprintf(stderr, "%s\n", error);
+            rc = EXIT_USAGE;
+        }
+    }
+    free(error);
+    free(text);
+    free(path);
+    return rc;
+}
+
+/* --config FILE; else, with --staged, the staged .gpulint.yaml; else
+ * .gpulint.yaml at the repository root (the current directory outside git),
+ * if there is one. Returns 0, EXIT_USAGE or EXIT_INTERNAL. */
 static int load_config(gl_config *cfg, const options *opt, const char *root)
 {
     config_init_defaults(cfg);
+    if (opt->staged && !opt->config_path && root)
+        return load_staged_config(cfg, root);
     char *path, *shown;
     if (opt->config_path) {
         path = xstrdup(opt->config_path);
@@ -354,7 +409,7 @@ int main(int argc, char **argv)
     if (config_rc != 0 || opt.list_rules || opt.explain) {
         /* The rule listing and explanations show the config's patterns. */
         if (config_rc != 0)
-            rc = EXIT_USAGE;
+            rc = config_rc;
         else
             rc = opt.list_rules ? list_rules(&cfg) : explain_rule(&cfg, opt.explain);
         config_free(&cfg);

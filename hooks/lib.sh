@@ -57,14 +57,20 @@ find_gpulint() {
 #   lint_output   everything it printed (stdout and stderr)
 #   lint_errors   array of "file:line: rule: message", one per error finding
 #   lint_warnings number of warning findings
+#   lint_notes    array of gpulint's "gpulint: note: ..." lines
 run_gpulint() {
   local line
   local re='^(.+):([0-9]+):([0-9]+): (error|warning): (.*) \[([^][]+)\]$'
   lint_output=$("$gpulint" --staged --format text 2>&1)
   lint_rc=$?
   lint_errors=()
+  lint_notes=()
   lint_warnings=0
   while IFS= read -r line; do
+    if [[ $line == 'gpulint: note: '* ]]; then
+      lint_notes+=("$line")
+      continue
+    fi
     [[ $line =~ $re ]] || continue
     if [ "${BASH_REMATCH[4]}" = error ]; then
       lint_errors+=("${BASH_REMATCH[1]}:${BASH_REMATCH[2]}: ${BASH_REMATCH[6]}: ${BASH_REMATCH[5]}")
@@ -77,9 +83,10 @@ run_gpulint() {
 # Clean results are remembered under a key made of everything that decides
 # them: the snapshot's entries (mode, blob id, path of every file), the
 # gpulint binary (path, size, mtime, inode) and what else it reads: its
-# configuration (.gpulint.yaml at the root of the working tree) and
-# CUDA_PATH. A snapshot already found clean is not analysed again: an amend
-# that only rewords, and every commit pushed after pre-commit checked it.
+# configuration (the staged .gpulint.yaml, which `gpulint --staged` reads
+# from the same index) and CUDA_PATH. A snapshot already found clean is not
+# analysed again: an amend that only rewords, and every commit pushed after
+# pre-commit checked it.
 # Findings and failures are never remembered. GPULINT_HOOK_CACHE=0 turns
 # this off; GPULINT_HOOK_CACHE_DIR moves it (default:
 # $XDG_CACHE_HOME/gpulint/hook-clean, else ~/.cache/gpulint/hook-clean).
@@ -109,17 +116,13 @@ unread_by_gpulint=(
 )
 
 # Sets result_key for the index named by GIT_INDEX_FILE (or the default one).
-# The hook runs at the top of the working tree, where gpulint finds its
-# configuration (read from the working tree, so hashed from there).
 compute_result_key() {
-  local listing binary config=none
+  local listing binary config
   result_key=
   listing=$(set -o pipefail
             git ls-files --stage -z -- . "${unread_by_gpulint[@]}" | sha256sum) || return 1
   binary=$(stat -L -c '%s %Y %i' -- "$gpulint") || return 1
-  if [ -e .gpulint.yaml ]; then
-    config=$(sha256sum <.gpulint.yaml) || return 1
-  fi
+  config=$(git ls-files --stage -- ':(top,literal).gpulint.yaml') || return 1
   result_key=$(printf '%s\n' "$gpulint" "$binary" "$config" "${CUDA_PATH:-}" "$listing" |
     sha256sum) || return 1
   result_key=${result_key%% *}

@@ -669,6 +669,41 @@ findings_with() {
   assert_equal "$(tree_state)" "$before"
 }
 
+@test "--staged: .gpulint.yaml is read from the index, and an unstaged copy is named" {
+  new_repo repo
+  bad_c bad.c
+  printf 'rules:\n  no-via-pinned:\n    enabled: false\n' >.gpulint.yaml
+  git add bad.c .gpulint.yaml
+  # The working tree's copy enables the rule again: not what is committed.
+  printf 'rules: {}\n' >.gpulint.yaml
+  run --separate-stderr "$GL" --staged
+  assert_equal "$status" 0
+  assert_equal "$stderr" "gpulint: note: .gpulint.yaml differs from its staged version; --staged uses the staged one"
+  # Without --staged the working tree's copy applies.
+  run --separate-stderr "$GL" bad.c
+  assert_equal "$status" 1
+  # An unstaged config is not used by --staged, and that is said.
+  git rm -q --cached -f .gpulint.yaml
+  printf 'rules:\n  no-via-pinned:\n    enabled: false\n' >.gpulint.yaml
+  run --separate-stderr "$GL" --staged
+  assert_equal "$status" 1
+  [[ $stderr == "gpulint: note: .gpulint.yaml is not staged; --staged runs without it (git add it to use it)"* ]]
+  # --config FILE still wins.
+  run --separate-stderr "$GL" --staged --config .gpulint.yaml
+  assert_equal "$status" 0
+}
+
+@test "--staged: a broken staged .gpulint.yaml is a config error naming it" {
+  new_repo repo
+  good_c good.c
+  printf 'rules: [unclosed\n' >.gpulint.yaml
+  git add good.c .gpulint.yaml
+  printf 'rules: {}\n' >.gpulint.yaml
+  run --separate-stderr "$GL" --staged
+  assert_equal "$status" 2
+  [[ $stderr == *".gpulint.yaml (staged):2:1: error: invalid YAML"* ]]
+}
+
 @test "--staged: line numbers come from the staged content" {
   new_repo repo
   bad_c a.c

@@ -58,8 +58,10 @@ runs() { wc -l <"$BATS_TEST_TMPDIR/runs"; }
   good_c src/a.c
   git add src/a.c
   git commit -q -m first
-  # Same snapshot, but gpulint now reads a broken configuration.
+  # Same code, but the commit now records a broken configuration (the
+  # index listing in the key leaves *.yaml out: the config is keyed apart).
   printf 'exclude: [unclosed\n' >.gpulint.yaml
+  git add .gpulint.yaml
   expect_blocked commit --amend -m "first, reworded"
   assert_output --partial "exit 2"
 }
