@@ -51,7 +51,10 @@ typedef struct {
 typedef enum {
     LAUNCH_CHEVRON,             /* kernel<<<grid, block>>>(args) */
     LAUNCH_API,                 /* cudaLaunchKernel(fn, grid, block, args, ...) */
-    LAUNCH_API_COOPERATIVE      /* cudaLaunchCooperativeKernel(...) */
+    LAUNCH_API_COOPERATIVE,     /* cudaLaunchCooperativeKernel(...) */
+    LAUNCH_API_EX,              /* cudaLaunchKernelExC(&config, fn, args) */
+    LAUNCH_EX_VARIADIC          /* cudaLaunchKernelEx(&config, kernel, a, b, ...):
+                                   arguments converted as by a <<<>>> launch */
 } fact_launch_kind;
 
 typedef struct {
@@ -59,9 +62,9 @@ typedef struct {
     char *kernel_name;      /* qualified, like fact_function.name */
     char *kernel_usr;
     fact_loc loc;
-    /* Chevron: the argument types before implicit conversion (a swapped
-     * float and int still compile); API: the types of x in each `&x` of the
-     * `void *args[]` initialiser. */
+    /* Chevron and variadic Ex: the argument types before implicit conversion
+     * (a swapped float and int still compile); API: the types of x in each
+     * `&x` of the `void *args[]` initialiser. */
     fact_strs arg_types;
     /* Chevron: bit i set when argument i is an arithmetic compile-time
      * constant (NULL, 0, 2, 0.5f): it converts to the parameter by intent. */

@@ -630,21 +630,39 @@ static bool is_arithmetic_constant(CXCursor arg)
     return constant;
 }
 
-static void record_chevron_launch(body_ctx *b, CXCursor call, CXCursor kernel, fact_loc loc)
+/* The kernel's arguments are the call's own from `first` on: a <<<>>>
+ * launch (first 0) or the variadic cudaLaunchKernelEx (first 2). */
+static void record_direct_launch(body_ctx *b, CXCursor call, CXCursor kernel, int first,
+                                 fact_launch_kind kind, fact_loc loc)
 {
     fact_launch *l = FACT_PUSH(b->w->facts->launches, b->w->facts->n_launches);
     memset(l, 0, sizeof *l);
-    l->kind = LAUNCH_CHEVRON;
+    l->kind = kind;
     l->loc = loc;
     l->args_known = true;
     set_launch_kernel(l, kernel);
     int n = clang_Cursor_getNumArguments(call);
-    for (int i = 0; i < n; i++) {
+    for (int i = first; i < n; i++) {
         CXCursor arg = strip_implicit(clang_Cursor_getArgument(call, (unsigned)i));
         strs_push(&l->arg_types, type_spelling(clang_getCursorType(arg)));
-        if (i < 64 && is_arithmetic_constant(arg))
-            l->constant_args |= 1ULL << i;
+        if (i - first < 64 && is_arithmetic_constant(arg))
+            l->constant_args |= 1ULL << (i - first);
     }
+}
+
+/* The kernel a launch API call names in argument `index`: `k`,
+ * `(const void *)k`, `(void *)&k`; null for a function pointer variable,
+ * which leaves nothing to compare. */
+static CXCursor launched_kernel(CXCursor call, unsigned index)
+{
+    CXCursor kernel = clang_getNullCursor();
+    clang_visitChildren(clang_Cursor_getArgument(call, index), find_function_ref, &kernel);
+    CXCursor fn_arg = strip_casts(clang_Cursor_getArgument(call, index));
+    if (clang_Cursor_isNull(kernel) && clang_getCursorKind(fn_arg) == CXCursor_DeclRefExpr)
+        kernel = clang_getCursorReferenced(fn_arg);
+    if (clang_Cursor_isNull(kernel) || !is_function_kind(clang_getCursorKind(kernel)))
+        return clang_getNullCursor();
+    return kernel;
 }
 
 /* The initialiser list of the variable an expression names, if any. */
@@ -661,23 +679,22 @@ static CXCursor init_list_of(CXCursor expr)
                                                              : clang_getNullCursor();
 }
 
-static void record_api_launch(body_ctx *b, CXCursor call, bool cooperative, fact_loc loc)
+/* A launch through a `void *args[]` array: the kernel in argument
+ * `kernel_index`, the array in `args_index`. */
+static void record_api_launch(body_ctx *b, CXCursor call, fact_launch_kind kind,
+                              unsigned kernel_index, unsigned args_index, fact_loc loc)
 {
-    if (clang_Cursor_getNumArguments(call) < 4)
+    if (clang_Cursor_getNumArguments(call) <= (int)args_index)
         return;
-    CXCursor kernel = clang_getNullCursor();
-    clang_visitChildren(clang_Cursor_getArgument(call, 0), find_function_ref, &kernel);
-    CXCursor fn_arg = strip_casts(clang_Cursor_getArgument(call, 0));
-    if (clang_Cursor_isNull(kernel) && clang_getCursorKind(fn_arg) == CXCursor_DeclRefExpr)
-        kernel = clang_getCursorReferenced(fn_arg);
-    if (clang_Cursor_isNull(kernel) || !is_function_kind(clang_getCursorKind(kernel)))
-        return;   /* a function pointer variable: nothing to compare */
+    CXCursor kernel = launched_kernel(call, kernel_index);
+    if (clang_Cursor_isNull(kernel))
+        return;
     fact_launch *l = FACT_PUSH(b->w->facts->launches, b->w->facts->n_launches);
     memset(l, 0, sizeof *l);
-    l->kind = cooperative ? LAUNCH_API_COOPERATIVE : LAUNCH_API;
+    l->kind = kind;
     l->loc = loc;
     set_launch_kernel(l, kernel);
-    CXCursor init = init_list_of(clang_Cursor_getArgument(call, 3));
+    CXCursor init = init_list_of(clang_Cursor_getArgument(call, args_index));
     if (clang_Cursor_isNull(init))
         return;
     cursor_list entries = children_of(init);
@@ -696,11 +713,21 @@ static void record_api_launch(body_ctx *b, CXCursor call, bool cooperative, fact
 }
 
 /* The name as the programmer writes it: cuda.h and cublas_v2.h turn
- * cuMemcpyHtoD into cuMemcpyHtoD_v2 and cublasCreate into cublasCreate_v2. */
+ * cuMemcpyHtoD into cuMemcpyHtoD_v2 and cublasCreate into cublasCreate_v2,
+ * and a per-thread default stream build (nvcc --default-stream per-thread,
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM) turns cudaMemcpy into cudaMemcpy_ptds,
+ * cudaMemcpyAsync into cudaMemcpyAsync_ptsz, cuMemcpyHtoDAsync into
+ * cuMemcpyHtoDAsync_v2_ptsz. */
 static char *api_name(const char *name)
 {
+    static const char *const suffixes[] = {"_ptsz", "_ptds", "_v2"};
     size_t n = strlen(name);
-    return n > 3 && strcmp(name + n - 3, "_v2") == 0 ? xstrndup(name, n - 3) : xstrdup(name);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n > k && strncmp(name + n - k, suffixes[i], k) == 0)
+            n -= k;
+    }
+    return xstrndup(name, n);
 }
 
 /* ---- copy kinds ---------------------------------------------------------- */
@@ -1042,6 +1069,23 @@ static bool has_floating_template_arg(CXCursor callee)
     return false;
 }
 
+/* The launch APIs, by the name written (api_name). */
+static void record_launch_api_call(body_ctx *b, CXCursor call, const char *name, fact_loc loc)
+{
+    if (strcmp(name, "cudaLaunchKernel") == 0) {
+        record_api_launch(b, call, LAUNCH_API, 0, 3, loc);
+    } else if (strcmp(name, "cudaLaunchCooperativeKernel") == 0) {
+        record_api_launch(b, call, LAUNCH_API_COOPERATIVE, 0, 3, loc);
+    } else if (strcmp(name, "cudaLaunchKernelExC") == 0) {
+        record_api_launch(b, call, LAUNCH_API_EX, 1, 2, loc);
+    } else if (strcmp(name, "cudaLaunchKernelEx") == 0 &&
+               clang_Cursor_getNumArguments(call) >= 2) {
+        CXCursor kernel = launched_kernel(call, 1);
+        if (!clang_Cursor_isNull(kernel))
+            record_direct_launch(b, call, kernel, 2, LAUNCH_EX_VARIADIC, loc);
+    }
+}
+
 static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc)
 {
     bool unique;
@@ -1052,16 +1096,17 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
     bool chevron = kids.n >= 2 && is_launch_configuration(kids.items[1]);
     free(kids.items);
     if (chevron) {
-        record_chevron_launch(b, call, callee, loc);
+        record_direct_launch(b, call, callee, 0, LAUNCH_CHEVRON, loc);
         return;
     }
     char *name = cx_take(clang_getCursorSpelling(callee));
-    if (strcmp(name, "cudaLaunchKernel") == 0)
-        record_api_launch(b, call, false, loc);
-    else if (strcmp(name, "cudaLaunchCooperativeKernel") == 0)
-        record_api_launch(b, call, true, loc);
-    record_copy(b, call, callee, name, loc);
-    check_dropped_status(b, call, parent, callee, name, loc);
+    /* The CUDA APIs by the name written, whatever their headers renamed
+     * them to; the program's own functions by theirs. */
+    char *api = in_system_header(callee) ? api_name(name) : xstrdup(name);
+    record_launch_api_call(b, call, api, loc);
+    record_copy(b, call, callee, api, loc);
+    check_dropped_status(b, call, parent, callee, api, loc);
+    free(api);
     /* An edge to the wrong overload could invent a chain: only certain ones. */
     if (unique && !in_system_header(callee)) {
         fact_call *e = FACT_PUSH(b->w->facts->calls, b->w->facts->n_calls);

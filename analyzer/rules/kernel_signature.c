@@ -2,8 +2,9 @@
  *
  *  - a __global__ declaration that matches none of the definitions of its
  *    name in the snapshot (when there is at least one);
- *  - a <<<>>> launch or cudaLaunchKernel / cudaLaunchCooperativeKernel whose
- *    arguments match none of those definitions in count and type;
+ *  - a <<<>>> launch, a cudaLaunchKernel / cudaLaunchCooperativeKernel /
+ *    cudaLaunchKernelExC args array, or the variadic cudaLaunchKernelEx's
+ *    arguments that match none of those definitions in count and type;
  *  - an extern "C" function defined in a CUDA file whose C-linkage
  *    declaration in another file differs (C linkage hides it from the
  *    compiler and the linker).
@@ -211,9 +212,9 @@ static bool launch_matches(const fact_launch *l, const fact_function *def)
         if (is_dependent(param) || is_dependent(l->arg_types.items[i]))
             continue;
         bool constant = i < 64 && (l->constant_args >> i) & 1;
-        if (l->kind == LAUNCH_CHEVRON ? !argument_fits(l->arg_types.items[i], param, constant)
-                                      : !same_text(unqualified(l->arg_types.items[i]),
-                                                   unqualified(param)))
+        bool converted = l->kind == LAUNCH_CHEVRON || l->kind == LAUNCH_EX_VARIADIC;
+        if (converted ? !argument_fits(l->arg_types.items[i], param, constant)
+                      : !same_text(unqualified(l->arg_types.items[i]), unqualified(param)))
             return false;
     }
     return true;
@@ -224,7 +225,9 @@ static const char *launch_form(fact_launch_kind k)
     switch (k) {
     case LAUNCH_CHEVRON: return "<<<>>> launch";
     case LAUNCH_API: return "cudaLaunchKernel";
-    default: return "cudaLaunchCooperativeKernel";
+    case LAUNCH_API_COOPERATIVE: return "cudaLaunchCooperativeKernel";
+    case LAUNCH_API_EX: return "cudaLaunchKernelExC";
+    default: return "cudaLaunchKernelEx";
     }
 }
 
@@ -335,8 +338,9 @@ const rule_def rule_kernel_signature = {
         "Forbids, across all the files analysed together:\n"
         "  - a __global__ kernel declaration whose parameter types differ from every\n"
         "    definition of that kernel;\n"
-        "  - a kernel<<<...>>>(args) launch, or cudaLaunchKernel /\n"
-        "    cudaLaunchCooperativeKernel with a `void *args[] = {&a, &b}` array, whose\n"
+        "  - a kernel<<<...>>>(args) launch or cudaLaunchKernelEx(&config, kernel,\n"
+        "    args...), or cudaLaunchKernel / cudaLaunchCooperativeKernel /\n"
+        "    cudaLaunchKernelExC with a `void *args[] = {&a, &b}` array, whose\n"
         "    arguments differ in count or type from the kernel's definition;\n"
         "  - an extern \"C\" function defined in a .cu file whose declaration in a C\n"
         "    header or another file has a different signature.\n"
@@ -344,7 +348,8 @@ const rule_def rule_kernel_signature = {
         "when there is one, else against every definition of that (namespace-\n"
         "qualified) name: kernels defined in two separate programs are fine as long\n"
         "as it matches one. Static kernels match within their own file. A <<<>>>\n"
-        "argument may convert between integers or between floating types, and a\n"
+        "or cudaLaunchKernelEx argument may convert between integers or between\n"
+        "floating types, and a\n"
         "constant (NULL, 0, 0.5f) converts to its parameter; an integer variable\n"
         "passed as a float (or the reverse) is a finding, because it compiles.\n"
         "\n"

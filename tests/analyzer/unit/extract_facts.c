@@ -135,6 +135,38 @@ static void launches_keep_the_written_argument_types(void **state)
     facts_free(f);
 }
 
+static void extensible_launches_are_recorded_with_their_arguments(void **state)
+{
+    (void)state;
+    file_facts *f = extract("launch_ex.cu",
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(float *x, float a, int n) {}\n"
+        "void host(float *d, int n, float a, cudaLaunchConfig_t *c) {\n"
+        "    void *args[] = {&d, &n};\n"
+        "    (void)cudaLaunchKernelExC(c, (const void *)k, args);\n"       /* 5 */
+        "    (void)cudaLaunchKernelEx(c, k, d, n, 0.5f);\n"                 /* 6 */
+        "    void (*fp)(float *, float, int) = k;\n"
+        "    (void)cudaLaunchKernelEx(c, fp, d, a, n);\n"                   /* 8 */
+        "}\n");
+    const fact_launch *l = launch_at(f, 5);
+    assert_non_null(l);
+    assert_int_equal(l->kind, LAUNCH_API_EX);
+    assert_string_equal(l->kernel_name, "k");
+    assert_true(l->args_known);
+    assert_int_equal(l->arg_types.n, 2);
+    assert_string_equal(l->arg_types.items[1], "int");
+    l = launch_at(f, 6);
+    assert_non_null(l);
+    assert_int_equal(l->kind, LAUNCH_EX_VARIADIC);
+    assert_int_equal(l->arg_types.n, 3);
+    assert_string_equal(l->arg_types.items[0], "float *");
+    assert_string_equal(l->arg_types.items[1], "int");   /* before conversion to float */
+    assert_int_equal(l->constant_args, 1ULL << 2);
+    /* through a function pointer variable: no kernel to compare with */
+    assert_null(launch_at(f, 8));
+    facts_free(f);
+}
+
 static void only_statement_calls_drop_their_status(void **state)
 {
     (void)state;
@@ -331,6 +363,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(copy_kinds_resolve_through_constants_not_variables),
         cmocka_unit_test(launches_keep_the_written_argument_types),
+        cmocka_unit_test(extensible_launches_are_recorded_with_their_arguments),
         cmocka_unit_test(only_statement_calls_drop_their_status),
         cmocka_unit_test(float_arithmetic_counts_only_inside_loops),
         cmocka_unit_test(stale_doc_params_are_found_at_their_line),
