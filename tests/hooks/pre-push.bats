@@ -7,13 +7,7 @@ load test_helper
 
 setup() {
   common_setup
-  REMOTE=$BATS_TEST_TMPDIR/remote.git
-  git init -q --bare "$REMOTE"
-  git remote add origin "$REMOTE"
-  good_c src/a.c a
-  git add src
-  commit_unchecked -m base
-  git push -q origin main
+  remote_with_clean_base
 }
 
 remote_rev() { git --git-dir="$REMOTE" rev-parse -q --verify "$1"; }

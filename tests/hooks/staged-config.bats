@@ -52,13 +52,7 @@ allow_via_pinned() { printf 'rules:\n  no-via-pinned:\n    enabled: false\n' >.g
 }
 
 @test "pre-push judges each pushed commit by the configuration it records" {
-  REMOTE=$BATS_TEST_TMPDIR/remote.git
-  git init -q --bare "$REMOTE"
-  git remote add origin "$REMOTE"
-  good_c src/a.c a
-  git add src
-  commit_unchecked -m base
-  git push -q origin main
+  remote_with_clean_base
   # One: the upload, allowed by this commit's configuration.
   bad_c src/upload.c
   allow_via_pinned
@@ -75,13 +69,7 @@ allow_via_pinned() { printf 'rules:\n  no-via-pinned:\n    enabled: false\n' >.g
 }
 
 @test "pre-push blocks a pushed commit whose own configuration does not allow it" {
-  REMOTE=$BATS_TEST_TMPDIR/remote.git
-  git init -q --bare "$REMOTE"
-  git remote add origin "$REMOTE"
-  good_c src/a.c a
-  git add src
-  commit_unchecked -m base
-  git push -q origin main
+  remote_with_clean_base
   bad_c src/upload.c
   git add src/upload.c
   commit_unchecked -m "upload, not allowed"

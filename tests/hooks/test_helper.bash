@@ -64,6 +64,18 @@ bad_c() {
     '}' >"$1"
 }
 
+# A bare remote at $REMOTE, named origin, that already has main with one
+# clean commit: what a push is measured against.
+remote_with_clean_base() {
+  REMOTE=$BATS_TEST_TMPDIR/remote.git
+  git init -q --bare "$REMOTE"
+  git remote add origin "$REMOTE"
+  good_c src/a.c a
+  git add src
+  commit_unchecked -m base
+  git push -q origin main
+}
+
 # Commit without the hook: how history gets a bad commit (and fast setup).
 commit_unchecked() {
   git commit -q --no-verify "$@"
