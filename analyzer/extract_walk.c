@@ -518,6 +518,40 @@ static bool is_arithmetic_operator(const char *op)
     return false;
 }
 
+/* The unresolved set of candidates a call with dependent arguments names in
+ * a template, or a null cursor. */
+static CXCursor overloaded_callee_ref(CXCursor call)
+{
+    cursor_list kids = children_of(call);
+    CXCursor ref = clang_getNullCursor();
+    if (kids.n > 0) {
+        if (clang_getCursorKind(kids.items[0]) == CXCursor_OverloadedDeclRef)
+            ref = kids.items[0];
+        else
+            clang_visitChildren(kids.items[0], find_overloaded_ref, &ref);
+    }
+    free(kids.items);
+    return ref;
+}
+
+/* The function a call names. In a template, a call with dependent arguments
+ * names an unresolved set of candidates: all of them share the name, so the
+ * first stands for it; *unique tells whether it was the only one. */
+static CXCursor callee_of(CXCursor call, bool *unique)
+{
+    CXCursor callee = clang_getCursorReferenced(call);
+    *unique = true;
+    if (!clang_Cursor_isNull(callee) && is_function_kind(clang_getCursorKind(callee)))
+        return callee;
+    CXCursor ref = overloaded_callee_ref(call);
+    unsigned n = clang_Cursor_isNull(ref) ? 0 : clang_getNumOverloadedDecls(ref);
+    if (n == 0)
+        return clang_getNullCursor();
+    *unique = n == 1;
+    callee = clang_getOverloadedDecl(ref, 0);
+    return is_function_kind(clang_getCursorKind(callee)) ? callee : clang_getNullCursor();
+}
+
 /* libclang has no operator kind for a type-dependent operator in a
  * template; its spelling is the operator. */
 static bool is_arithmetic_spelling(CXCursor c)
@@ -551,8 +585,73 @@ static bool is_arithmetic_operator_call(CXCursor call)
     return arithmetic;
 }
 
-static arithmetic_kind loop_arithmetic(CXCursor c)
+/* The C math library's functions of a floating result (C11 7.12), each also
+ * with its f and l suffix, and their C++ overloads (std::exp(float)).
+ * Integer-valued ones (lround, ilogb, isnan) are not listed; abs is, for
+ * std::abs(float), and the call's result type rules out abs on ints. nan
+ * only makes a constant. */
+static bool is_math_function_name(const char *name)
 {
+    static const char *const names[] = {
+        "acos", "asin", "atan", "atan2", "cos", "sin", "tan",
+        "acosh", "asinh", "atanh", "cosh", "sinh", "tanh",
+        "exp", "exp2", "expm1", "frexp", "ldexp", "log", "log10", "log1p", "log2", "logb",
+        "modf", "scalbn", "scalbln",
+        "cbrt", "fabs", "abs", "hypot", "pow", "sqrt",
+        "erf", "erfc", "lgamma", "tgamma",
+        "ceil", "floor", "nearbyint", "rint", "round", "trunc",
+        "fmod", "remainder", "remquo",
+        "copysign", "nextafter", "nexttoward",
+        "fdim", "fmax", "fmin", "fma",
+    };
+    if (strncmp(name, "__builtin_", 10) == 0)
+        name += 10;
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t k = strlen(names[i]);
+        if (strncmp(name, names[i], k) == 0 &&
+            (n == k || (n == k + 1 && (name[k] == 'f' || name[k] == 'l'))))
+            return true;
+    }
+    return false;
+}
+
+/* A call to the C math library (expf, sqrt, std::exp): its arithmetic is
+ * the library's, the floats are the caller's. Only the system headers'
+ * declarations (or the compiler's builtins) count: a project's own `exp`
+ * is a call edge like any other. The callee's name, else NULL. */
+static char *math_library_callee(CXCursor call)
+{
+    CXCursor callee = clang_getCursorReferenced(call);
+    /* In a template, std::tanh(x[i]) names <cmath>'s overloads, the first
+     * of them `using ::tanh`: the first function among them stands for all. */
+    if (clang_Cursor_isNull(callee) || !is_function_kind(clang_getCursorKind(callee))) {
+        CXCursor ref = overloaded_callee_ref(call);
+        unsigned n = clang_Cursor_isNull(ref) ? 0 : clang_getNumOverloadedDecls(ref);
+        callee = clang_getNullCursor();
+        for (unsigned i = 0; i < n && clang_Cursor_isNull(callee); i++)
+            if (is_function_kind(clang_getCursorKind(clang_getOverloadedDecl(ref, i))))
+                callee = clang_getOverloadedDecl(ref, i);
+    }
+    enum CXCursorKind kind = clang_getCursorKind(callee);
+    if (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate)
+        return NULL;
+    char *name = cx_take(clang_getCursorSpelling(callee));
+    bool math = is_math_function_name(name) &&
+                (strncmp(name, "__builtin_", 10) == 0 || in_system_header(callee));
+    free(name);
+    bool c_linkage;
+    return math ? function_name(callee, &c_linkage) : NULL;
+}
+
+/* The arithmetic `c` does where it sits in a loop: floating, on T in a
+ * template, or none. *via, when asked for, gets the math library function
+ * that does it for `c` (else NULL): the finding names it, the line shows
+ * only a call. */
+static arithmetic_kind loop_arithmetic(CXCursor c, char **via)
+{
+    if (via)
+        *via = NULL;
     switch (clang_getCursorKind(c)) {
     case CXCursor_BinaryOperator:
     case CXCursor_CompoundAssignOperator:
@@ -567,8 +666,17 @@ static arithmetic_kind loop_arithmetic(CXCursor c)
         default:
             return ARITH_NONE;
         }
-    case CXCursor_CallExpr:
-        return is_arithmetic_operator_call(c) ? arithmetic_type(c) : ARITH_NONE;
+    case CXCursor_CallExpr: {
+        if (is_arithmetic_operator_call(c))
+            return arithmetic_type(c);
+        char *math = math_library_callee(c);
+        arithmetic_kind kind = math ? arithmetic_type(c) : ARITH_NONE;
+        if (via && kind != ARITH_NONE)
+            *via = math;
+        else
+            free(math);
+        return kind;
+    }
     case CXCursor_UnaryOperator:
         switch (clang_getCursorUnaryOperatorKind(c)) {
         case CXUnaryOperator_PostInc: case CXUnaryOperator_PostDec:
@@ -967,32 +1075,6 @@ static bool is_launch_configuration(CXCursor c)
     return is;
 }
 
-/* The function a call names. In a template, a call with dependent arguments
- * names an unresolved set of candidates: all of them share the name, so the
- * first stands for it; *unique tells whether it was the only one. */
-static CXCursor callee_of(CXCursor call, bool *unique)
-{
-    CXCursor callee = clang_getCursorReferenced(call);
-    *unique = true;
-    if (!clang_Cursor_isNull(callee) && is_function_kind(clang_getCursorKind(callee)))
-        return callee;
-    cursor_list kids = children_of(call);
-    CXCursor ref = clang_getNullCursor();
-    if (kids.n > 0) {
-        if (clang_getCursorKind(kids.items[0]) == CXCursor_OverloadedDeclRef)
-            ref = kids.items[0];
-        else
-            clang_visitChildren(kids.items[0], find_overloaded_ref, &ref);
-    }
-    free(kids.items);
-    unsigned n = clang_Cursor_isNull(ref) ? 0 : clang_getNumOverloadedDecls(ref);
-    if (n == 0)
-        return clang_getNullCursor();
-    *unique = n == 1;
-    callee = clang_getOverloadedDecl(ref, 0);
-    return is_function_kind(clang_getCursorKind(callee)) ? callee : clang_getNullCursor();
-}
-
 typedef struct {
     unsigned loop_depth;
     unsigned long long floating_params;   /* bit i: template parameter i is a float here */
@@ -1027,7 +1109,7 @@ static enum CXChildVisitResult scan_template_body(CXCursor c, CXCursor parent, C
         t->loop_depth--;
         return t->found ? CXChildVisit_Break : CXChildVisit_Continue;
     }
-    arithmetic_kind arith = t->loop_depth > 0 ? loop_arithmetic(c) : ARITH_NONE;
+    arithmetic_kind arith = t->loop_depth > 0 ? loop_arithmetic(c, NULL) : ARITH_NONE;
     if (arith == ARITH_FLOATING)
         t->found = true;
     else if (arith == ARITH_DEPENDENT)
@@ -1146,14 +1228,17 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         b->loop_depth--;
         return CXChildVisit_Continue;
     }
-    arithmetic_kind arith = b->loop_depth > 0 ? loop_arithmetic(c) : ARITH_NONE;
+    char *via = NULL;
+    arithmetic_kind arith = b->loop_depth > 0 ? loop_arithmetic(c, &via) : ARITH_NONE;
     if (arith != ARITH_NONE && !b->loop_arithmetic_seen[arith]) {
         b->loop_arithmetic_seen[arith] = true;
         fact_float_loop *f = FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
         f->function_usr = xstrdup(b->function_usr);
         f->loc = loc;
         f->dependent = arith == ARITH_DEPENDENT;
-        f->via = NULL;
+        f->via = via;
+    } else {
+        free(via);
     }
     if (kind == CXCursor_CallExpr)
         visit_call(b, c, parent, loc);

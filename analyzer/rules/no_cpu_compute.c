@@ -291,11 +291,13 @@ const rule_def rule_no_cpu_compute = {
                "host functions",
     .explain =
         "Forbids, in a hot host function, floating-point arithmetic (+ - * / and\n"
-        "their compound assignments, ++/-- on floats) inside a loop, and calls that\n"
-        "lead (directly or through any chain, across files) to a host function that\n"
-        "does so. The finding names the chain: hot -> callee -> ... and the line\n"
-        "that computes. Template functions count where a call instantiates them with a\n"
-        "float, and so do library templates such as std::accumulate over floats.\n"
+        "their compound assignments, ++/-- on floats, calls to the C math library\n"
+        "with a floating result: expf, fmaxf, sqrt, std::exp) inside a loop, and\n"
+        "calls that lead (directly or through any chain, across files) to a host\n"
+        "function that does so. The finding names the chain: hot -> callee -> ...\n"
+        "and the line that computes. Template functions count where a call\n"
+        "instantiates them with a float, and so do library templates such as\n"
+        "std::accumulate over floats.\n"
         "A function is hot when it carries\n"
         "__attribute__((annotate(\"gpulint:hot\"))) or matches a `hot:` glob in\n"
         ".gpulint.yaml. Integer arithmetic, kernel launches, CUDA/cuBLAS calls and\n"

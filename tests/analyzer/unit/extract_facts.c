@@ -206,6 +206,26 @@ static void float_arithmetic_counts_only_inside_loops(void **state)
     facts_free(f);
 }
 
+static void math_library_calls_in_loops_are_float_loops(void **state)
+{
+    (void)state;
+    file_facts *f = extract("math.c",
+        "#include <math.h>\n"
+        "#include <stdlib.h>\n"
+        "float once(float a) { return expf(a); }\n"
+        "int ints(const int *x, int n) { int s = 0; for (int i = 0; i < n; i++) s += abs(x[i]); return s; }\n"
+        "long rounded(const float *x, int n) { long s = 0; for (int i = 0; i < n; i++) s += lroundf(x[i]); return s; }\n"
+        "void act(float *y, int n) {\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        y[i] = tanhf(y[i]);\n"                                 /* 8 */
+        "}\n");
+    assert_int_equal(f->n_float_loops, 1);
+    assert_int_equal(f->float_loops[0].loc.line, 8);
+    assert_non_null(strstr(f->float_loops[0].function_usr, "act"));
+    assert_string_equal(f->float_loops[0].via, "tanhf");
+    facts_free(f);
+}
+
 static void stale_doc_params_are_found_at_their_line(void **state)
 {
     (void)state;
@@ -366,6 +386,7 @@ int main(void)
         cmocka_unit_test(extensible_launches_are_recorded_with_their_arguments),
         cmocka_unit_test(only_statement_calls_drop_their_status),
         cmocka_unit_test(float_arithmetic_counts_only_inside_loops),
+        cmocka_unit_test(math_library_calls_in_loops_are_float_loops),
         cmocka_unit_test(stale_doc_params_are_found_at_their_line),
         cmocka_unit_test(names_pasted_by_macros_are_hidden_names),
         cmocka_unit_test(compiler_errors_become_facts),
