@@ -562,6 +562,30 @@ static bool is_arithmetic_spelling(CXCursor c)
     return arithmetic;
 }
 
+/* The unresolved operator an operator call in a template names: a child of
+ * the call itself, listed between the operands as a DeclRefExpr holding the
+ * OverloadedDeclRef. Not one found inside an operand: in `*it == v` the
+ * operator* belongs to the left operand, and the call is a comparison. */
+static CXCursor own_overloaded_operator(CXCursor call)
+{
+    cursor_list kids = children_of(call);
+    CXCursor ref = clang_getNullCursor();
+    for (size_t i = 0; i < kids.n && clang_Cursor_isNull(ref); i++) {
+        CXCursor k = kids.items[i];
+        if (clang_getCursorKind(k) == CXCursor_OverloadedDeclRef) {
+            ref = k;
+        } else if (clang_getCursorKind(k) == CXCursor_DeclRefExpr ||
+                   clang_getCursorKind(k) == CXCursor_UnexposedExpr) {
+            cursor_list inner = children_of(k);
+            if (inner.n == 1 && clang_getCursorKind(inner.items[0]) == CXCursor_OverloadedDeclRef)
+                ref = inner.items[0];
+            free(inner.items);
+        }
+    }
+    free(kids.items);
+    return ref;
+}
+
 /* An operator call: `a - b` on a class type (__half), or on T in a template
  * where operator overloads are visible (an unresolved operator-). */
 static bool is_arithmetic_operator_call(CXCursor call)
@@ -571,7 +595,7 @@ static bool is_arithmetic_operator_call(CXCursor call)
     if (!clang_Cursor_isNull(callee) && is_function_kind(clang_getCursorKind(callee)))
         ref = callee;
     else
-        clang_visitChildren(call, find_overloaded_ref, &ref);
+        ref = own_overloaded_operator(call);
     if (clang_Cursor_isNull(ref))
         return false;
     char *name = cx_take(clang_getCursorSpelling(ref));
