@@ -56,7 +56,9 @@ const char *tlob_status_string(tlob_status status);
 const char *tlob_last_error(void);
 
 typedef enum {
-    TLOB_MATH_TF32 = 0, /* cuBLAS TF32 tensor-op math for the GEMMs */
+    TLOB_MATH_TF32 = 0, /* cuBLAS TF32 tensor-op math for the GEMMs, except the
+                           backward's data gradients into the attention (FP32:
+                           docs/layer.md, Numerics) */
     TLOB_MATH_FP32 = 1  /* strict FP32 GEMMs */
 } tlob_math;
 
