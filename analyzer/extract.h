@@ -93,18 +93,25 @@ typedef struct {
     char *callee_usr;
     char *callee_name;
     fact_loc loc;           /* the call */
-    /* The callee is a template specialisation with a floating-point type
-     * argument (reduce<float>): its arithmetic on T is floating here. */
-    bool floating_template_arg;
+    /* The callee is a template specialisation (reduce<float>): bit i when
+     * its template argument i is a floating-point type. Its arithmetic on
+     * template parameter i (fact_float_loop.template_params) is floating
+     * here. */
+    unsigned long long floating_template_args;
 } fact_call;
 
-/* Arithmetic inside a loop, the first site per function and kind: on a
- * floating-point type, or (in a template) on a template parameter's type,
- * floating only in the instantiations where that type is. */
+/* Arithmetic inside a loop: on a floating-point type (the function's first
+ * such site), or in a template on template parameters' types, floating only
+ * in the instantiations where one of those is (the first site per
+ * parameter). */
 typedef struct {
     char *function_usr;
     fact_loc loc;
-    bool dependent;
+    /* 0: floating. Else bit i: an operand's type is (or is made of, as
+     * complex<T>) the template's own parameter i, its index in the
+     * template's parameter list; every bit where that is not known (a
+     * parameter of an enclosing class template or of a generic lambda). */
+    unsigned long long template_params;
     /* A library template whose loop it is (std::accumulate over floats),
      * called at loc; NULL for arithmetic written in the function itself. */
     char *via;

@@ -24,7 +24,7 @@
 #include "extract_internal.h"
 #include "hash.h"
 
-#define FACTS_FORMAT 3
+#define FACTS_FORMAT 4
 
 /* An entry not used for this long goes when its directory is next written:
  * old file versions would otherwise pile up, one entry per file per commit. */
@@ -74,17 +74,17 @@ char *facts_save(const file_facts *f)
     }
     for (size_t i = 0; i < f->n_calls; i++) {
         const fact_call *x = &f->calls[i];
-        json_array_append_new(calls, json_pack("{ss ss ss so sb}", "caller", x->caller_usr,
+        json_array_append_new(calls, json_pack("{ss ss ss so sI}", "caller", x->caller_usr,
                                                "callee", x->callee_usr, "name", x->callee_name,
-                                               "loc", loc_json(x->loc), "floating_template_arg",
-                                               x->floating_template_arg));
+                                               "loc", loc_json(x->loc), "floating_template_args",
+                                               (json_int_t)x->floating_template_args));
     }
     for (size_t i = 0; i < f->n_float_loops; i++)
-        json_array_append_new(loops, json_pack("{ss so sb ss?}", "function",
+        json_array_append_new(loops, json_pack("{ss so sI ss?}", "function",
                                                f->float_loops[i].function_usr, "loc",
-                                               loc_json(f->float_loops[i].loc), "dependent",
-                                               f->float_loops[i].dependent, "via",
-                                               f->float_loops[i].via));
+                                               loc_json(f->float_loops[i].loc), "template_params",
+                                               (json_int_t)f->float_loops[i].template_params,
+                                               "via", f->float_loops[i].via));
     for (size_t i = 0; i < f->n_doc_params; i++)
         json_array_append_new(docs, json_pack("{ss ss so}", "function",
                                               f->doc_params[i].function_name, "param",
@@ -233,13 +233,14 @@ file_facts *facts_load(const char *text, char **error)
         x->callee_usr = take_string(&r, o, "callee");
         x->callee_name = take_string(&r, o, "name");
         x->loc = take_loc(&r, o);
-        x->floating_template_arg = take_bool(&r, o, "floating_template_arg");
+        x->floating_template_args =
+            (unsigned long long)take_int(&r, o, "floating_template_args");
     }
     EACH(root, "float_loops", o) {
         fact_float_loop *x = FACT_PUSH(f->float_loops, f->n_float_loops);
         x->function_usr = take_string(&r, o, "function");
         x->loc = take_loc(&r, o);
-        x->dependent = take_bool(&r, o, "dependent");
+        x->template_params = (unsigned long long)take_int(&r, o, "template_params");
         const char *via = json_string_value(json_object_get(o, "via"));
         x->via = via ? xstrdup(via) : NULL;
     }

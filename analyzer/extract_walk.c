@@ -444,12 +444,20 @@ static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
 
 /* ---- function bodies ---------------------------------------------------- */
 
+/* A template parameter whose index is not known (see spelled_parameters):
+ * every bit, so that any floating template argument of a call counts. */
+#define UNKNOWN_PARAMETERS (~0ULL)
+
 typedef struct {
     walk_ctx *w;
     CXCursor function;
     const char *function_usr;
+    int template_depth;               /* of the function's own parameters */
     unsigned loop_depth;
-    bool loop_arithmetic_seen[3];   /* by arithmetic_kind: one fact each */
+    bool floating_seen;               /* one fact of floating arithmetic */
+    unsigned long long params_seen;   /* the dependent facts' parameters so far:
+                                         one more only for a parameter not
+                                         yet covered */
 } body_ctx;
 
 static bool is_floating(CXType t)
@@ -475,38 +483,94 @@ static bool is_half_precision(CXType t)
     return half;
 }
 
-/* A template type parameter itself (T, const T), not a pointer to one. */
-static bool is_type_parameter(CXType t)
+/* Canonical spellings name a template type parameter type-parameter-D-I:
+ * the I-th of the parameter list at nesting depth D. */
+static bool parse_type_parameter(const char *p, int *depth, unsigned *index)
 {
-    char *s = type_spelling(t);
-    bool is = strstr(s, "type-parameter-") != NULL && !strchr(s, '*') && !strchr(s, '[');
-    free(s);
-    return is;
+    return sscanf(p, "type-parameter-%d-%u", depth, index) == 2;
 }
 
-static enum CXChildVisitResult find_type_parameter_operand(CXCursor c, CXCursor parent,
-                                                           CXClientData data)
+static enum CXChildVisitResult find_own_depth(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
-    if (is_type_parameter(clang_getCursorType(c))) {
-        *(bool *)data = true;
-        return CXChildVisit_Break;
+    int *depth = data, d;
+    unsigned index;
+    if (clang_getCursorKind(c) == CXCursor_TemplateTypeParameter) {
+        char *s = type_spelling(clang_getCursorType(c));
+        if (parse_type_parameter(s, &d, &index) && d > *depth)
+            *depth = d;
+        free(s);
     }
     return CXChildVisit_Continue;
 }
 
-/* Floating, or in a template: arithmetic whose operand is of a template
- * parameter's type (pointer arithmetic on T * is not). */
-static arithmetic_kind arithmetic_type(CXCursor op)
+/* The depth of a function template's own type parameters: 0, or one more
+ * per enclosing class template (a member template's list is the innermost
+ * one, the list a call's template arguments follow). -1 for a function of
+ * no type parameters of its own. */
+static int template_depth(CXCursor function)
+{
+    int depth = -1;
+    if (clang_getCursorKind(function) == CXCursor_FunctionTemplate)
+        clang_visitChildren(function, find_own_depth, &depth);
+    return depth;
+}
+
+/* Bit i for each type-parameter-`depth`-i in a type's spelling (T,
+ * const T, complex<T>, T::value_type). A parameter of another depth (an
+ * enclosing class template's, a generic lambda's), or one past bit 63:
+ * UNKNOWN_PARAMETERS, as no call's template arguments tell what it is. */
+static unsigned long long spelled_parameters(const char *s, int depth)
+{
+    unsigned long long params = 0;
+    for (const char *p = s; (p = strstr(p, "type-parameter-")) != NULL; p++) {
+        int d;
+        unsigned index;
+        if (!parse_type_parameter(p, &d, &index) || d != depth || index >= 64)
+            return UNKNOWN_PARAMETERS;
+        params |= 1ULL << index;
+    }
+    return params;
+}
+
+/* The template parameters a type is made of, 0 for none; a pointer to or
+ * array of one is not (pointer arithmetic on T * is not arithmetic on T). */
+static unsigned long long type_parameters(CXType t, int depth)
+{
+    char *s = type_spelling(t);
+    unsigned long long params = strchr(s, '*') || strchr(s, '[') ? 0 : spelled_parameters(s, depth);
+    free(s);
+    return params;
+}
+
+typedef struct {
+    int depth;
+    unsigned long long params;
+} operand_scan;
+
+static enum CXChildVisitResult find_type_parameter_operands(CXCursor c, CXCursor parent,
+                                                            CXClientData data)
+{
+    (void)parent;
+    operand_scan *s = data;
+    s->params |= type_parameters(clang_getCursorType(c), s->depth);
+    return CXChildVisit_Continue;
+}
+
+/* Floating, or in a template (own parameters at `depth`): arithmetic whose
+ * operands are of template parameters' types, *params getting which. */
+static arithmetic_kind arithmetic_type(CXCursor op, int depth, unsigned long long *params)
 {
     CXType t = clang_getCursorType(op);
     if (is_floating(t) || is_half_precision(t))
         return ARITH_FLOATING;
-    if (t.kind != CXType_Dependent && t.kind != CXType_Unexposed && !is_type_parameter(t))
+    if (t.kind != CXType_Dependent && t.kind != CXType_Unexposed &&
+        type_parameters(t, depth) == 0)
         return ARITH_NONE;
-    bool on_parameter = false;
-    clang_visitChildren(op, find_type_parameter_operand, &on_parameter);
-    return on_parameter ? ARITH_DEPENDENT : ARITH_NONE;
+    operand_scan s = { depth, 0 };
+    clang_visitChildren(op, find_type_parameter_operands, &s);
+    *params = s.params;
+    return s.params ? ARITH_DEPENDENT : ARITH_NONE;
 }
 
 static bool is_arithmetic_operator(const char *op)
@@ -668,11 +732,13 @@ static char *math_library_callee(CXCursor call)
     return math ? function_name(callee, &c_linkage) : NULL;
 }
 
-/* The arithmetic `c` does where it sits in a loop: floating, on T in a
- * template, or none. *via, when asked for, gets the math library function
- * that does it for `c` (else NULL): the finding names it, the line shows
- * only a call. */
-static arithmetic_kind loop_arithmetic(CXCursor c, char **via)
+/* The arithmetic `c` does where it sits in a loop: floating, on template
+ * parameters (*params: which, arithmetic_type) in a template whose own are
+ * at `depth`, or none. *via, when asked for, gets the math library
+ * function that does it for `c` (else NULL): the finding names it, the
+ * line shows only a call. */
+static arithmetic_kind loop_arithmetic(CXCursor c, int depth, unsigned long long *params,
+                                       char **via)
 {
     if (via)
         *via = NULL;
@@ -681,20 +747,20 @@ static arithmetic_kind loop_arithmetic(CXCursor c, char **via)
     case CXCursor_CompoundAssignOperator:
         switch (clang_getCursorBinaryOperatorKind(c)) {
         case CXBinaryOperator_Invalid:
-            return is_arithmetic_spelling(c) ? arithmetic_type(c) : ARITH_NONE;
+            return is_arithmetic_spelling(c) ? arithmetic_type(c, depth, params) : ARITH_NONE;
         case CXBinaryOperator_Mul: case CXBinaryOperator_Div:
         case CXBinaryOperator_Add: case CXBinaryOperator_Sub:
         case CXBinaryOperator_MulAssign: case CXBinaryOperator_DivAssign:
         case CXBinaryOperator_AddAssign: case CXBinaryOperator_SubAssign:
-            return arithmetic_type(c);
+            return arithmetic_type(c, depth, params);
         default:
             return ARITH_NONE;
         }
     case CXCursor_CallExpr: {
         if (is_arithmetic_operator_call(c))
-            return arithmetic_type(c);
+            return arithmetic_type(c, depth, params);
         char *math = math_library_callee(c);
-        arithmetic_kind kind = math ? arithmetic_type(c) : ARITH_NONE;
+        arithmetic_kind kind = math ? arithmetic_type(c, depth, params) : ARITH_NONE;
         if (via && kind != ARITH_NONE)
             *via = math;
         else
@@ -705,7 +771,7 @@ static arithmetic_kind loop_arithmetic(CXCursor c, char **via)
         switch (clang_getCursorUnaryOperatorKind(c)) {
         case CXUnaryOperator_PostInc: case CXUnaryOperator_PostDec:
         case CXUnaryOperator_PreInc: case CXUnaryOperator_PreDec:
-            return arithmetic_type(c);
+            return arithmetic_type(c, depth, params);
         default:
             return ARITH_NONE;
         }
@@ -1100,29 +1166,15 @@ static bool is_launch_configuration(CXCursor c)
 }
 
 typedef struct {
+    int depth;                            /* template_depth of the template */
     unsigned loop_depth;
-    unsigned long long floating_params;   /* bit i: template parameter i is a float here */
+    unsigned long long floating_params;   /* floating_template_args of the call */
     bool found;
 } template_scan;
 
-/* Whether an operand is of a template parameter bound to a float at this
+/* Arithmetic in a loop on a template parameter bound to a float at this
  * call: `init + *first` in accumulate<It, float> is (init is parameter 1),
  * `++first` is not (the iterator). */
-static enum CXChildVisitResult find_floating_parameter_operand(CXCursor c, CXCursor parent,
-                                                               CXClientData data)
-{
-    (void)parent;
-    template_scan *t = data;
-    char *s = type_spelling(clang_getCursorType(c));
-    const char *p = strstr(s, "type-parameter-0-");
-    unsigned index;
-    if (p && !strchr(s, '*') && sscanf(p, "type-parameter-0-%u", &index) == 1 && index < 64 &&
-        ((t->floating_params >> index) & 1))
-        t->found = true;
-    free(s);
-    return t->found ? CXChildVisit_Break : CXChildVisit_Continue;
-}
-
 static enum CXChildVisitResult scan_template_body(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -1133,18 +1185,19 @@ static enum CXChildVisitResult scan_template_body(CXCursor c, CXCursor parent, C
         t->loop_depth--;
         return t->found ? CXChildVisit_Break : CXChildVisit_Continue;
     }
-    arithmetic_kind arith = t->loop_depth > 0 ? loop_arithmetic(c, NULL) : ARITH_NONE;
-    if (arith == ARITH_FLOATING)
+    unsigned long long params = 0;
+    arithmetic_kind arith =
+        t->loop_depth > 0 ? loop_arithmetic(c, t->depth, &params, NULL) : ARITH_NONE;
+    if (arith == ARITH_FLOATING || (arith == ARITH_DEPENDENT && (params & t->floating_params)))
         t->found = true;
-    else if (arith == ARITH_DEPENDENT)
-        clang_visitChildren(c, find_floating_parameter_operand, t);
     return t->found ? CXChildVisit_Break : CXChildVisit_Recurse;
 }
 
 /* A library function template (not in the snapshot) whose own body loops
- * with arithmetic: std::accumulate, std::inner_product. Its calls are not
- * followed: a loop one call deeper is not seen. */
-static bool template_loops_with_arithmetic(CXCursor callee)
+ * with arithmetic on what is a float at this call (`floating`:
+ * floating_template_args): std::accumulate, std::inner_product. Its calls
+ * are not followed: a loop one call deeper is not seen. */
+static bool template_loops_with_arithmetic(CXCursor callee, unsigned long long floating)
 {
     CXCursor primary = clang_getSpecializedCursorTemplate(callee);
     if (clang_Cursor_isNull(primary))
@@ -1152,27 +1205,26 @@ static bool template_loops_with_arithmetic(CXCursor callee)
     CXCursor def = clang_getCursorDefinition(primary);
     if (clang_Cursor_isNull(def))
         return false;
-    template_scan t = { 0, 0, false };
-    int n = clang_Cursor_getNumTemplateArguments(callee);
-    for (int i = 0; i < n && i < 64; i++)
-        if (clang_Cursor_getTemplateArgumentKind(callee, (unsigned)i) ==
-                CXTemplateArgumentKind_Type &&
-            is_floating(clang_Cursor_getTemplateArgumentType(callee, (unsigned)i)))
-            t.floating_params |= 1ULL << i;
+    template_scan t = { template_depth(def), 0, floating, false };
     clang_visitChildren(def, scan_template_body, &t);
     return t.found;
 }
 
-/* reduce<float>: a specialisation with a floating-point type argument. */
-static bool has_floating_template_arg(CXCursor callee)
+/* reduce<float>: bit i for each floating-point type argument i of a
+ * specialisation, deduced or explicit (the call's, which the template's
+ * parameter indices follow). A pack's types are not known to libclang:
+ * never floating. One past bit 63 sets every bit, as any floating argument
+ * counted before parameters were told apart. */
+static unsigned long long floating_template_args(CXCursor callee)
 {
+    unsigned long long floating = 0;
     int n = clang_Cursor_getNumTemplateArguments(callee);
     for (int i = 0; i < n; i++)
         if (clang_Cursor_getTemplateArgumentKind(callee, (unsigned)i) ==
                 CXTemplateArgumentKind_Type &&
             is_floating(clang_Cursor_getTemplateArgumentType(callee, (unsigned)i)))
-            return true;
-    return false;
+            floating |= i < 64 ? 1ULL << i : UNKNOWN_PARAMETERS;
+    return floating;
 }
 
 /* The launch APIs, by the name written (api_name). */
@@ -1220,19 +1272,19 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
         e->callee_usr = cx_take(clang_getCursorUSR(primary_template(callee)));
         e->callee_name = name;
         e->loc = loc;
-        e->floating_template_arg = has_floating_template_arg(callee);
+        e->floating_template_args = floating_template_args(callee);
     } else {
         /* std::accumulate(v.begin(), v.end(), 0.0f): the loop is the
          * library's, the floats are this function's. */
-        if (!b->loop_arithmetic_seen[ARITH_FLOATING] && has_floating_template_arg(callee) &&
-            template_loops_with_arithmetic(callee)) {
-            b->loop_arithmetic_seen[ARITH_FLOATING] = true;
+        unsigned long long floating = floating_template_args(callee);
+        if (!b->floating_seen && floating && template_loops_with_arithmetic(callee, floating)) {
+            b->floating_seen = true;
             fact_float_loop *f =
                 FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
             bool c_linkage;
             f->function_usr = xstrdup(b->function_usr);
             f->loc = loc;
-            f->dependent = false;
+            f->template_params = 0;
             f->via = function_name(primary_template(callee), &c_linkage);
         }
         free(name);
@@ -1253,13 +1305,20 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         return CXChildVisit_Continue;
     }
     char *via = NULL;
-    arithmetic_kind arith = b->loop_depth > 0 ? loop_arithmetic(c, &via) : ARITH_NONE;
-    if (arith != ARITH_NONE && !b->loop_arithmetic_seen[arith]) {
-        b->loop_arithmetic_seen[arith] = true;
+    unsigned long long params = 0;
+    arithmetic_kind arith =
+        b->loop_depth > 0 ? loop_arithmetic(c, b->template_depth, &params, &via) : ARITH_NONE;
+    /* A template's first arithmetic need not be on what a call makes a
+     * float: `++it` on the iterator comes before `sum += *it` on T, and a
+     * call binding only T to a float must find the second. */
+    if ((arith == ARITH_FLOATING && !b->floating_seen) ||
+        (arith == ARITH_DEPENDENT && (params & ~b->params_seen))) {
+        b->floating_seen |= arith == ARITH_FLOATING;
+        b->params_seen |= params;
         fact_float_loop *f = FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
         f->function_usr = xstrdup(b->function_usr);
         f->loc = loc;
-        f->dependent = arith == ARITH_DEPENDENT;
+        f->template_params = arith == ARITH_DEPENDENT ? params : 0;
         f->via = via;
     } else {
         free(via);
@@ -1304,7 +1363,8 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
         }
         if (f->is_definition) {
             char *usr = xstrdup(f->usr);   /* f may move as facts grow */
-            body_ctx b = { .w = ctx, .function = c, .function_usr = usr };
+            body_ctx b = { .w = ctx, .function = c, .function_usr = usr,
+                           .template_depth = template_depth(c) };
             clang_visitChildren(c, visit_body, &b);
             free(usr);
         }

@@ -24,7 +24,9 @@ typedef struct {
     size_t file;
     const fact_function *fn;   /* the definition */
     compute_site floating;     /* floating-point arithmetic in a loop */
-    compute_site dependent;    /* a template's arithmetic on T in a loop */
+    compute_site *dependent;   /* a template's arithmetic in a loop on its
+                                  parameters' types, in file order */
+    size_t n_dependent;
     bool hot;
 } node;
 
@@ -158,11 +160,14 @@ static void build_graph(const analysis *a, call_graph *g)
         for (size_t k = 0; k < facts->n_float_loops; k++) {
             const fact_float_loop *loop = &facts->float_loops[k];
             node *n = resolve(g, loop->function_usr, fi);
-            compute_site *site = !n || n->file != fi ? NULL
-                                 : loop->dependent   ? &n->dependent
-                                                     : &n->floating;
-            if (site && !site->site)
-                *site = (compute_site){ loop, fi };
+            if (!n || n->file != fi)
+                continue;
+            if (loop->template_params) {
+                n->dependent = xrealloc(n->dependent, (n->n_dependent + 1) * sizeof *n->dependent);
+                n->dependent[n->n_dependent++] = (compute_site){ loop, fi };
+            } else if (!n->floating.site) {
+                n->floating = (compute_site){ loop, fi };
+            }
         }
         /* The annotation may sit on a declaration only (a header): it makes
          * every definition of the symbol hot. */
@@ -178,13 +183,16 @@ static void build_graph(const analysis *a, call_graph *g)
 }
 
 /* Where a function reached through a call computes: a template's
- * arithmetic on T counts when the call instantiates it with a float. */
+ * arithmetic on its parameters' types counts when the call makes one of
+ * those parameters a float (my_replace(b, e, 1.0f, 2.0f) steps the
+ * iterator b, a float *, and only compares the floats). */
 static const compute_site *computes_via(const node *n, const fact_call *call)
 {
     if (n->floating.site)
         return &n->floating;
-    if (call->floating_template_arg && n->dependent.site)
-        return &n->dependent;
+    for (size_t i = 0; i < n->n_dependent; i++)
+        if (n->dependent[i].site->template_params & call->floating_template_args)
+            return &n->dependent[i];
     return NULL;
 }
 
@@ -280,6 +288,8 @@ static void check(const analysis *a, diag_sink *sink)
         }
     }
     free(parent);
+    for (size_t i = 0; i < g.n; i++)
+        free(g.nodes[i].dependent);
     free(g.nodes);
     free(g.calls);
 }
@@ -296,7 +306,8 @@ const rule_def rule_no_cpu_compute = {
         "calls that lead (directly or through any chain, across files) to a host\n"
         "function that does so. The finding names the chain: hot -> callee -> ...\n"
         "and the line that computes. Template functions count where a call\n"
-        "instantiates them with a float, and so do library templates such as\n"
+        "makes the type their loop computes on a float (T in sum += x[i], not\n"
+        "the iterator of ++it), and so do library templates such as\n"
         "std::accumulate over floats.\n"
         "A function is hot when it carries\n"
         "__attribute__((annotate(\"gpulint:hot\"))) or matches a `hot:` glob in\n"

@@ -226,6 +226,43 @@ static void math_library_calls_in_loops_are_float_loops(void **state)
     facts_free(f);
 }
 
+/* A template's loop sites say which of its parameters they compute on, a
+ * call which of its template arguments are floats: the rule intersects
+ * them. */
+static void template_sites_and_calls_name_parameters(void **state)
+{
+    (void)state;
+    file_facts *f = extract("params.cu",
+        "template <class It, class T> T weighted(It f, It l, const T &o, T w) {\n"
+        "    T total = T();\n"
+        "    for (; f != l; ++f)\n"                                      /* 3 */
+        "        if (*f == o) total += w;\n"                             /* 4 */
+        "    for (; f != l; ++f) total = total + w;\n"                  /* 5: nothing new */
+        "    return total;\n"
+        "}\n"
+        "template <class T> T *step(T *p, int n) { for (int i = 0; i < n; i++) p = p + 1; return p; }\n"
+        "template <class T> struct Outer {\n"
+        "    template <class U> static T mix(const T *x, int n, U u) {\n"
+        "        T s = T(); for (int i = 0; i < n; i++) s += x[i]; return s; }\n"   /* 11 */
+        "};\n"
+        "float use(float *b, float *e, int *c) {\n"
+        "    return weighted(b, e, 1.0f, 0.5f) + (float)weighted(c, c, 1, 2) + *step(b, 1);\n"   /* 14 */
+        "}\n");
+    assert_int_equal(f->n_float_loops, 3);
+    assert_int_equal(f->float_loops[0].loc.line, 3);
+    assert_int_equal(f->float_loops[0].template_params, 1);   /* It */
+    assert_int_equal(f->float_loops[1].loc.line, 4);
+    assert_int_equal(f->float_loops[1].template_params, 2);   /* T */
+    /* Outer's T: no call to mix names it, so any floating argument counts. */
+    assert_int_equal(f->float_loops[2].loc.line, 11);
+    assert_true(f->float_loops[2].template_params == ~0ULL);
+    assert_int_equal(f->n_calls, 3);
+    assert_int_equal(f->calls[0].floating_template_args, 2);   /* It = float *, T = float */
+    assert_int_equal(f->calls[1].floating_template_args, 0);
+    assert_int_equal(f->calls[2].floating_template_args, 1);   /* T = float, pointer steps only */
+    facts_free(f);
+}
+
 static void stale_doc_params_are_found_at_their_line(void **state)
 {
     (void)state;
@@ -323,7 +360,10 @@ static void facts_survive_a_round_trip_through_text(void **state)
         "    cudaMemcpy(d, hst, n, cudaMemcpyHostToDevice);\n"
         "    for (int i = 0; i < n; i++) hst[i] *= 2.0f;\n"
         "    undeclared();\n"
-        "}\n");
+        "}\n"
+        "template <class T> struct O {\n"
+        "    template <class U> static void m(T *x, int n, U) { for (int i = 0; i < n; i++) x[i] += x[0]; }\n"
+        "};\n");
     char *text = facts_save(f);
     char *error = NULL;
     file_facts *g = facts_load(text, &error);
@@ -333,7 +373,8 @@ static void facts_survive_a_round_trip_through_text(void **state)
     assert_int_equal(g->n_launches, 1);
     assert_int_equal(g->n_copies, 1);
     assert_int_equal(g->n_unchecked, 1);
-    assert_int_equal(g->n_float_loops, 1);
+    assert_int_equal(g->n_float_loops, 2);
+    assert_true(g->float_loops[1].template_params == ~0ULL);
     assert_int_equal(g->n_doc_params, 1);
     assert_int_equal(g->n_parse_errors, 1);
     assert_null(facts_load("{\"format\": 0}", &error));
@@ -387,6 +428,7 @@ int main(void)
         cmocka_unit_test(only_statement_calls_drop_their_status),
         cmocka_unit_test(float_arithmetic_counts_only_inside_loops),
         cmocka_unit_test(math_library_calls_in_loops_are_float_loops),
+        cmocka_unit_test(template_sites_and_calls_name_parameters),
         cmocka_unit_test(stale_doc_params_are_found_at_their_line),
         cmocka_unit_test(names_pasted_by_macros_are_hidden_names),
         cmocka_unit_test(compiler_errors_become_facts),
