@@ -690,6 +690,8 @@ void facts_free(file_facts *f)
         free(f->functions[i].usr);
         free(f->functions[i].result);
         strs_free(&f->functions[i].params);
+        strs_free(&f->functions[i].type_param_spellings);
+        strs_free(&f->functions[i].type_param_names);
     }
     for (size_t i = 0; i < f->n_launches; i++) {
         free(f->launches[i].kernel_name);

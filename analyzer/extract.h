@@ -37,6 +37,11 @@ typedef struct {
     char *usr;              /* clang's unified symbol resolution: same across TUs */
     fact_strs params;       /* parameter types, as in the function's type
                                (top-level qualifiers dropped) */
+    /* A template's own type parameters: how its types spell each one
+     * (type-parameter-0-1) and the name the source gives it (T), in
+     * parallel, so that messages can say `const T *`. */
+    fact_strs type_param_spellings;
+    fact_strs type_param_names;
     char *result;           /* return type */
     fact_loc loc;           /* the name */
     fact_exec exec;

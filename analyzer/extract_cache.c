@@ -24,7 +24,7 @@
 #include "extract_internal.h"
 #include "hash.h"
 
-#define FACTS_FORMAT 4
+#define FACTS_FORMAT 5
 
 /* An entry not used for this long goes when its directory is next written:
  * old file versions would otherwise pile up, one entry per file per commit. */
@@ -53,8 +53,10 @@ char *facts_save(const file_facts *f)
     for (size_t i = 0; i < f->n_functions; i++) {
         const fact_function *x = &f->functions[i];
         json_array_append_new(fns, json_pack(
-            "{ss ss so ss so si sb sb sb sb sb sb}", "name", x->name, "usr", x->usr,
-            "params", strs_json(&x->params), "result", x->result, "loc", loc_json(x->loc),
+            "{ss ss so so so ss so si sb sb sb sb sb sb}", "name", x->name, "usr", x->usr,
+            "params", strs_json(&x->params), "tparams", strs_json(&x->type_param_spellings),
+            "tnames", strs_json(&x->type_param_names), "result", x->result,
+            "loc", loc_json(x->loc),
             "exec", (int)x->exec, "definition", x->is_definition, "static", x->is_static,
             "template", x->is_template, "no_prototype", x->no_prototype,
             "c_linkage", x->is_c_linkage, "hot", x->is_hot_annotated));
@@ -199,6 +201,8 @@ file_facts *facts_load(const char *text, char **error)
         x->name = take_string(&r, o, "name");
         x->usr = take_string(&r, o, "usr");
         x->params = take_strs(&r, o, "params");
+        x->type_param_spellings = take_strs(&r, o, "tparams");
+        x->type_param_names = take_strs(&r, o, "tnames");
         x->result = take_string(&r, o, "result");
         x->loc = take_loc(&r, o);
         x->exec = (fact_exec)take_int(&r, o, "exec");

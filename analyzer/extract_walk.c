@@ -414,6 +414,19 @@ static void check_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_
     }
 }
 
+/* A template's type parameter, by its canonical spelling and its name. */
+static enum CXChildVisitResult collect_type_parameter(CXCursor c, CXCursor parent,
+                                                      CXClientData data)
+{
+    (void)parent;
+    fact_function *f = data;
+    if (clang_getCursorKind(c) == CXCursor_TemplateTypeParameter) {
+        strs_push(&f->type_param_spellings, type_spelling(clang_getCursorType(c)));
+        strs_push(&f->type_param_names, cx_take(clang_getCursorSpelling(c)));
+    }
+    return CXChildVisit_Continue;
+}
+
 static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
 {
     function_parts parts = { 0 };
@@ -434,6 +447,8 @@ static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
     f->name = function_name(c, &f->is_c_linkage);
     f->result = type_spelling(clang_getCursorResultType(c));
     fill_params(f, c, &parts);
+    if (f->is_template)
+        clang_visitChildren(c, collect_type_parameter, f);
     char *spelled = cx_take(clang_getCursorSpelling(c));
     note_hidden_name(ctx, c, spelled, loc);
     check_doc_params(ctx, c, spelled, loc, &parts);

@@ -11,6 +11,7 @@
  * Same-named kernels *defined* in separate programs are not a refactor:
  * matching any one definition is enough. A static kernel matches within its
  * file only. Template parameters that depend on the template match anything. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,14 +101,49 @@ static bool same_signature(const fact_function *a, const fact_function *b)
     return true;
 }
 
-static void format_params(char *buf, size_t size, const fact_strs *params)
+/* Appends `type` to buf, a template's type parameters by their names
+ * (`const T *`, not clang's canonical `const type-parameter-0-0 *`). */
+static size_t append_type(char *buf, size_t size, size_t used, const char *type,
+                          const fact_function *owner)
+{
+    for (const char *p = type; *p && used < size;) {
+        size_t k = 0;
+        for (; owner && k < owner->type_param_spellings.n; k++) {
+            const char *spelling = owner->type_param_spellings.items[k];
+            size_t n = strlen(spelling);
+            if (strncmp(p, spelling, n) == 0 && !isdigit((unsigned char)p[n]) &&
+                owner->type_param_names.items[k][0])
+                break;
+        }
+        if (owner && k < owner->type_param_spellings.n) {
+            used += (size_t)snprintf(buf + used, size - used, "%s",
+                                     owner->type_param_names.items[k]);
+            p += strlen(owner->type_param_spellings.items[k]);
+        } else {
+            buf[used++] = *p++;
+            if (used < size)
+                buf[used] = '\0';
+        }
+    }
+    return used;
+}
+
+/* "(float *, int)". `owner`: the function whose template parameters the
+ * types may name (NULL: a launch's argument types). */
+static void format_params(char *buf, size_t size, const fact_strs *params,
+                          const fact_function *owner)
 {
     size_t used = (size_t)snprintf(buf, size, "(");
-    for (size_t i = 0; i < params->n && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-                                 params->items[i]);
+    for (size_t i = 0; i < params->n && used < size; i++) {
+        if (i)
+            used += (size_t)snprintf(buf + used, size - used, ", ");
+        if (used < size)
+            used = append_type(buf, size, used, params->items[i], owner);
+    }
     if (used < size)
         snprintf(buf + used, size - used, ")");
+    else
+        buf[size - 1] = '\0';
 }
 
 /* Definitions of `name` a use in file `file` can refer to: the one in the
@@ -258,8 +294,8 @@ static void check_declarations(const analysis *a, const function_list *defs,
                 matched = same_signature(decl, d->fn);
             }
             if (shown && !matched) {
-                format_params(have, sizeof have, &decl->params);
-                format_params(want, sizeof want, &shown->fn->params);
+                format_params(have, sizeof have, &decl->params, decl);
+                format_params(want, sizeof want, &shown->fn->params, shown->fn);
                 if (kernel)
                     diag_report(sink, "kernel-signature", a->snap->files[fi].path,
                                 decl->loc.line, decl->loc.col,
@@ -297,8 +333,8 @@ static void check_launches(const analysis *a, const function_list *defs, diag_si
                 matched = launch_matches(l, c.items[i].fn);
             if (c.n > 0 && !matched) {
                 const located_function *d = &c.items[0];
-                format_params(have, sizeof have, &l->arg_types);
-                format_params(want, sizeof want, &d->fn->params);
+                format_params(have, sizeof have, &l->arg_types, NULL);
+                format_params(want, sizeof want, &d->fn->params, d->fn);
                 diag_report(sink, "kernel-signature", a->snap->files[fi].path, l->loc.line,
                             l->loc.col,
                             "%s of '%s' passes %zu argument%s %s but its definition at "

@@ -375,6 +375,15 @@ static void facts_survive_a_round_trip_through_text(void **state)
     assert_int_equal(g->n_unchecked, 1);
     assert_int_equal(g->n_float_loops, 2);
     assert_true(g->float_loops[1].template_params == ~0ULL);
+    /* the member template's own parameter, by spelling and by name */
+    const fact_function *m = NULL;
+    for (size_t i = 0; i < g->n_functions; i++)
+        if (g->functions[i].is_template)
+            m = &g->functions[i];
+    assert_non_null(m);
+    assert_int_equal(m->type_param_names.n, 1);
+    assert_string_equal(m->type_param_names.items[0], "U");
+    assert_string_equal(m->type_param_spellings.items[0], "type-parameter-1-0");
     assert_int_equal(g->n_doc_params, 1);
     assert_int_equal(g->n_parse_errors, 1);
     assert_null(facts_load("{\"format\": 0}", &error));
