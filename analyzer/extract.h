@@ -103,20 +103,28 @@ typedef struct {
      * template parameter i (fact_float_loop.template_params) is floating
      * here. */
     unsigned long long floating_template_args;
+    /* The callee is a member of a class template specialisation
+     * (Blend<float>::mix_rows): the same for the innermost such class's
+     * arguments, which fact_float_loop.class_params follow. */
+    unsigned long long floating_class_args;
 } fact_call;
 
 /* Arithmetic inside a loop: on a floating-point type (the function's first
  * such site), or in a template on template parameters' types, floating only
  * in the instantiations where one of those is (the first site per
- * parameter). */
+ * parameter). Floating when template_params and class_params are both 0. */
 typedef struct {
     char *function_usr;
     fact_loc loc;
-    /* 0: floating. Else bit i: an operand's type is (or is made of, as
-     * complex<T>) the template's own parameter i, its index in the
-     * template's parameter list; every bit where that is not known (a
-     * parameter of an enclosing class template or of a generic lambda). */
+    /* Bit i: an operand's type is (or is made of, as complex<T>) the
+     * function template's own parameter i, its index in the template's
+     * parameter list; every bit where that is not known (a parameter of an
+     * outer class template, of a partial specialisation, of a generic
+     * lambda). */
     unsigned long long template_params;
+    /* Bit i: the same for parameter i of the innermost class template the
+     * function is a member of (T of Blend<T>::mix_rows). */
+    unsigned long long class_params;
     /* A library template whose loop it is (std::accumulate over floats),
      * called at loc; NULL for arithmetic written in the function itself. */
     char *via;

@@ -24,7 +24,7 @@
 #include "extract_internal.h"
 #include "hash.h"
 
-#define FACTS_FORMAT 5
+#define FACTS_FORMAT 6
 
 /* An entry not used for this long goes when its directory is next written:
  * old file versions would otherwise pile up, one entry per file per commit. */
@@ -76,16 +76,20 @@ char *facts_save(const file_facts *f)
     }
     for (size_t i = 0; i < f->n_calls; i++) {
         const fact_call *x = &f->calls[i];
-        json_array_append_new(calls, json_pack("{ss ss ss so sI}", "caller", x->caller_usr,
+        json_array_append_new(calls, json_pack("{ss ss ss so sI sI}", "caller", x->caller_usr,
                                                "callee", x->callee_usr, "name", x->callee_name,
                                                "loc", loc_json(x->loc), "floating_template_args",
-                                               (json_int_t)x->floating_template_args));
+                                               (json_int_t)x->floating_template_args,
+                                               "floating_class_args",
+                                               (json_int_t)x->floating_class_args));
     }
     for (size_t i = 0; i < f->n_float_loops; i++)
-        json_array_append_new(loops, json_pack("{ss so sI ss?}", "function",
+        json_array_append_new(loops, json_pack("{ss so sI sI ss?}", "function",
                                                f->float_loops[i].function_usr, "loc",
                                                loc_json(f->float_loops[i].loc), "template_params",
                                                (json_int_t)f->float_loops[i].template_params,
+                                               "class_params",
+                                               (json_int_t)f->float_loops[i].class_params,
                                                "via", f->float_loops[i].via));
     for (size_t i = 0; i < f->n_doc_params; i++)
         json_array_append_new(docs, json_pack("{ss ss so}", "function",
@@ -239,12 +243,14 @@ file_facts *facts_load(const char *text, char **error)
         x->loc = take_loc(&r, o);
         x->floating_template_args =
             (unsigned long long)take_int(&r, o, "floating_template_args");
+        x->floating_class_args = (unsigned long long)take_int(&r, o, "floating_class_args");
     }
     EACH(root, "float_loops", o) {
         fact_float_loop *x = FACT_PUSH(f->float_loops, f->n_float_loops);
         x->function_usr = take_string(&r, o, "function");
         x->loc = take_loc(&r, o);
         x->template_params = (unsigned long long)take_int(&r, o, "template_params");
+        x->class_params = (unsigned long long)take_int(&r, o, "class_params");
         const char *via = json_string_value(json_object_get(o, "via"));
         x->via = via ? xstrdup(via) : NULL;
     }

@@ -151,11 +151,14 @@ static enum CXChildVisitResult find_overloaded_ref(CXCursor c, CXCursor parent,
 }
 
 /* The template a specialization came from, so every use of one template
- * kernel or function maps to one USR. */
+ * kernel or function maps to one USR. Blend<float>::mix<double> comes from
+ * the member template of Blend<float>, which comes from the one of Blend<T>
+ * that the snapshot defines: one step per enclosing class template. */
 static CXCursor primary_template(CXCursor c)
 {
-    CXCursor t = clang_getSpecializedCursorTemplate(c);
-    return clang_Cursor_isNull(t) ? c : t;
+    for (CXCursor t; !clang_Cursor_isNull(t = clang_getSpecializedCursorTemplate(c));)
+        c = t;
+    return c;
 }
 
 static bool in_system_header(CXCursor c)
@@ -463,14 +466,27 @@ static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
  * every bit, so that any floating template argument of a call counts. */
 #define UNKNOWN_PARAMETERS (~0ULL)
 
+/* The depths (type-parameter-D-I) of the two parameter lists whose
+ * bindings a call tells: the function template's own, and the innermost
+ * enclosing class template's. -1 for none. */
+typedef struct {
+    int own, cls;
+} template_lists;
+
+/* Template parameters by list: bit i for parameter i of the function
+ * template's own list, of the enclosing class template's. */
+typedef struct {
+    unsigned long long own, cls;
+} param_set;
+
 typedef struct {
     walk_ctx *w;
     CXCursor function;
     const char *function_usr;
-    int template_depth;               /* of the function's own parameters */
+    template_lists lists;
     unsigned loop_depth;
     bool floating_seen;               /* one fact of floating arithmetic */
-    unsigned long long params_seen;   /* the dependent facts' parameters so far:
+    param_set params_seen;            /* the dependent facts' parameters so far:
                                          one more only for a parameter not
                                          yet covered */
 } body_ctx;
@@ -519,48 +535,82 @@ static enum CXChildVisitResult find_own_depth(CXCursor c, CXCursor parent, CXCli
     return CXChildVisit_Continue;
 }
 
-/* The depth of a function template's own type parameters: 0, or one more
- * per enclosing class template (a member template's list is the innermost
- * one, the list a call's template arguments follow). -1 for a function of
- * no type parameters of its own. */
-static int template_depth(CXCursor function)
+/* The depth of a template's own type parameters: 0, or one more per
+ * enclosing class template (a member template's list is the innermost
+ * one, the list a call's template arguments follow). -1 for a function or
+ * class of no type parameters of its own. */
+static int template_depth(CXCursor template)
 {
     int depth = -1;
-    if (clang_getCursorKind(function) == CXCursor_FunctionTemplate)
-        clang_visitChildren(function, find_own_depth, &depth);
+    enum CXCursorKind k = clang_getCursorKind(template);
+    if (k == CXCursor_FunctionTemplate || k == CXCursor_ClassTemplate)
+        clang_visitChildren(template, find_own_depth, &depth);
     return depth;
 }
 
-/* Bit i for each type-parameter-`depth`-i in a type's spelling (T,
- * const T, complex<T>, T::value_type). A parameter of another depth (an
- * enclosing class template's, a generic lambda's), or one past bit 63:
- * UNKNOWN_PARAMETERS, as no call's template arguments tell what it is. */
-static unsigned long long spelled_parameters(const char *s, int depth)
+/* The parameter lists a function's arithmetic can be bound through: its
+ * own, and the innermost class template around it, whose specialisation
+ * (Blend<float>) a call names. A partial specialisation's parameters do
+ * not follow the argument list of the class it specialises: none. */
+static template_lists lists_of(CXCursor function)
 {
-    unsigned long long params = 0;
+    template_lists l = { template_depth(function), -1 };
+    for (CXCursor p = clang_getCursorSemanticParent(function);
+         !clang_Cursor_isNull(p) && clang_isDeclaration(clang_getCursorKind(p));
+         p = clang_getCursorSemanticParent(p)) {
+        enum CXCursorKind k = clang_getCursorKind(p);
+        if (k == CXCursor_ClassTemplatePartialSpecialization)
+            break;
+        if (k == CXCursor_ClassTemplate) {
+            l.cls = template_depth(p);
+            break;
+        }
+    }
+    return l;
+}
+
+/* Bit i for each type-parameter-D-i in a type's spelling (T, const T,
+ * complex<T>, T::value_type), in the list of depth D. A parameter of
+ * another depth (an outer class template's, a partial specialisation's, a
+ * generic lambda's), or one past bit 63: UNKNOWN_PARAMETERS in `own`, as
+ * no call's template arguments tell what it is. */
+static param_set spelled_parameters(const char *s, template_lists lists)
+{
+    param_set params = { 0, 0 };
     for (const char *p = s; (p = strstr(p, "type-parameter-")) != NULL; p++) {
         int d;
         unsigned index;
-        if (!parse_type_parameter(p, &d, &index) || d != depth || index >= 64)
-            return UNKNOWN_PARAMETERS;
-        params |= 1ULL << index;
+        if (!parse_type_parameter(p, &d, &index) || index >= 64 ||
+            (d != lists.own && d != lists.cls))
+            return (param_set){ UNKNOWN_PARAMETERS, 0 };
+        if (d == lists.own)
+            params.own |= 1ULL << index;
+        else
+            params.cls |= 1ULL << index;
     }
     return params;
 }
 
-/* The template parameters a type is made of, 0 for none; a pointer to or
- * array of one is not (pointer arithmetic on T * is not arithmetic on T). */
-static unsigned long long type_parameters(CXType t, int depth)
+static bool any_parameter(param_set p)
+{
+    return (p.own | p.cls) != 0;
+}
+
+/* The template parameters a type is made of, none for a type of no
+ * template parameter; a pointer to or array of one is not (pointer
+ * arithmetic on T * is not arithmetic on T). */
+static param_set type_parameters(CXType t, template_lists lists)
 {
     char *s = type_spelling(t);
-    unsigned long long params = strchr(s, '*') || strchr(s, '[') ? 0 : spelled_parameters(s, depth);
+    param_set params = strchr(s, '*') || strchr(s, '[') ? (param_set){ 0, 0 }
+                                                        : spelled_parameters(s, lists);
     free(s);
     return params;
 }
 
 typedef struct {
-    int depth;
-    unsigned long long params;
+    template_lists lists;
+    param_set params;
 } operand_scan;
 
 static enum CXChildVisitResult find_type_parameter_operands(CXCursor c, CXCursor parent,
@@ -568,24 +618,26 @@ static enum CXChildVisitResult find_type_parameter_operands(CXCursor c, CXCursor
 {
     (void)parent;
     operand_scan *s = data;
-    s->params |= type_parameters(clang_getCursorType(c), s->depth);
+    param_set p = type_parameters(clang_getCursorType(c), s->lists);
+    s->params.own |= p.own;
+    s->params.cls |= p.cls;
     return CXChildVisit_Continue;
 }
 
-/* Floating, or in a template (own parameters at `depth`): arithmetic whose
- * operands are of template parameters' types, *params getting which. */
-static arithmetic_kind arithmetic_type(CXCursor op, int depth, unsigned long long *params)
+/* Floating, or in a template: arithmetic whose operands are of template
+ * parameters' types, *params getting which. */
+static arithmetic_kind arithmetic_type(CXCursor op, template_lists lists, param_set *params)
 {
     CXType t = clang_getCursorType(op);
     if (is_floating(t) || is_half_precision(t))
         return ARITH_FLOATING;
     if (t.kind != CXType_Dependent && t.kind != CXType_Unexposed &&
-        type_parameters(t, depth) == 0)
+        !any_parameter(type_parameters(t, lists)))
         return ARITH_NONE;
-    operand_scan s = { depth, 0 };
+    operand_scan s = { lists, { 0, 0 } };
     clang_visitChildren(op, find_type_parameter_operands, &s);
     *params = s.params;
-    return s.params ? ARITH_DEPENDENT : ARITH_NONE;
+    return any_parameter(s.params) ? ARITH_DEPENDENT : ARITH_NONE;
 }
 
 static bool is_arithmetic_operator(const char *op)
@@ -748,11 +800,10 @@ static char *math_library_callee(CXCursor call)
 }
 
 /* The arithmetic `c` does where it sits in a loop: floating, on template
- * parameters (*params: which, arithmetic_type) in a template whose own are
- * at `depth`, or none. *via, when asked for, gets the math library
+ * parameters (*params: which, arithmetic_type), or none. *via, when asked for, gets the math library
  * function that does it for `c` (else NULL): the finding names it, the
  * line shows only a call. */
-static arithmetic_kind loop_arithmetic(CXCursor c, int depth, unsigned long long *params,
+static arithmetic_kind loop_arithmetic(CXCursor c, template_lists lists, param_set *params,
                                        char **via)
 {
     if (via)
@@ -762,20 +813,20 @@ static arithmetic_kind loop_arithmetic(CXCursor c, int depth, unsigned long long
     case CXCursor_CompoundAssignOperator:
         switch (clang_getCursorBinaryOperatorKind(c)) {
         case CXBinaryOperator_Invalid:
-            return is_arithmetic_spelling(c) ? arithmetic_type(c, depth, params) : ARITH_NONE;
+            return is_arithmetic_spelling(c) ? arithmetic_type(c, lists, params) : ARITH_NONE;
         case CXBinaryOperator_Mul: case CXBinaryOperator_Div:
         case CXBinaryOperator_Add: case CXBinaryOperator_Sub:
         case CXBinaryOperator_MulAssign: case CXBinaryOperator_DivAssign:
         case CXBinaryOperator_AddAssign: case CXBinaryOperator_SubAssign:
-            return arithmetic_type(c, depth, params);
+            return arithmetic_type(c, lists, params);
         default:
             return ARITH_NONE;
         }
     case CXCursor_CallExpr: {
         if (is_arithmetic_operator_call(c))
-            return arithmetic_type(c, depth, params);
+            return arithmetic_type(c, lists, params);
         char *math = math_library_callee(c);
-        arithmetic_kind kind = math ? arithmetic_type(c, depth, params) : ARITH_NONE;
+        arithmetic_kind kind = math ? arithmetic_type(c, lists, params) : ARITH_NONE;
         if (via && kind != ARITH_NONE)
             *via = math;
         else
@@ -786,7 +837,7 @@ static arithmetic_kind loop_arithmetic(CXCursor c, int depth, unsigned long long
         switch (clang_getCursorUnaryOperatorKind(c)) {
         case CXUnaryOperator_PostInc: case CXUnaryOperator_PostDec:
         case CXUnaryOperator_PreInc: case CXUnaryOperator_PreDec:
-            return arithmetic_type(c, depth, params);
+            return arithmetic_type(c, lists, params);
         default:
             return ARITH_NONE;
         }
@@ -1181,7 +1232,7 @@ static bool is_launch_configuration(CXCursor c)
 }
 
 typedef struct {
-    int depth;                            /* template_depth of the template */
+    template_lists lists;
     unsigned loop_depth;
     unsigned long long floating_params;   /* floating_template_args of the call */
     bool found;
@@ -1200,10 +1251,10 @@ static enum CXChildVisitResult scan_template_body(CXCursor c, CXCursor parent, C
         t->loop_depth--;
         return t->found ? CXChildVisit_Break : CXChildVisit_Continue;
     }
-    unsigned long long params = 0;
+    param_set params = { 0, 0 };
     arithmetic_kind arith =
-        t->loop_depth > 0 ? loop_arithmetic(c, t->depth, &params, NULL) : ARITH_NONE;
-    if (arith == ARITH_FLOATING || (arith == ARITH_DEPENDENT && (params & t->floating_params)))
+        t->loop_depth > 0 ? loop_arithmetic(c, t->lists, &params, NULL) : ARITH_NONE;
+    if (arith == ARITH_FLOATING || (arith == ARITH_DEPENDENT && (params.own & t->floating_params)))
         t->found = true;
     return t->found ? CXChildVisit_Break : CXChildVisit_Recurse;
 }
@@ -1220,26 +1271,116 @@ static bool template_loops_with_arithmetic(CXCursor callee, unsigned long long f
     CXCursor def = clang_getCursorDefinition(primary);
     if (clang_Cursor_isNull(def))
         return false;
-    template_scan t = { template_depth(def), 0, floating, false };
+    template_scan t = { { template_depth(def), -1 }, 0, floating, false };
     clang_visitChildren(def, scan_template_body, &t);
     return t.found;
 }
 
-/* reduce<float>: bit i for each floating-point type argument i of a
- * specialisation, deduced or explicit (the call's, which the template's
- * parameter indices follow). A pack's types are not known to libclang:
- * never floating. One past bit 63 sets every bit, as any floating argument
- * counted before parameters were told apart. */
-static unsigned long long floating_template_args(CXCursor callee)
+/* One past bit 63 sets every bit, as any floating argument counted before
+ * parameters were told apart. */
+static void add_floating(unsigned long long *floating, unsigned index)
+{
+    *floating |= index < 64 ? 1ULL << index : UNKNOWN_PARAMETERS;
+}
+
+/* Bit i for each floating-point type argument i of a specialisation
+ * (reduce<float>, Blend<float>), deduced or explicit. A pack's types are
+ * not known to libclang: never floating. */
+static unsigned long long floating_arguments(CXCursor specialization)
 {
     unsigned long long floating = 0;
-    int n = clang_Cursor_getNumTemplateArguments(callee);
+    int n = clang_Cursor_getNumTemplateArguments(specialization);
     for (int i = 0; i < n; i++)
-        if (clang_Cursor_getTemplateArgumentKind(callee, (unsigned)i) ==
+        if (clang_Cursor_getTemplateArgumentKind(specialization, (unsigned)i) ==
                 CXTemplateArgumentKind_Type &&
-            is_floating(clang_Cursor_getTemplateArgumentType(callee, (unsigned)i)))
-            floating |= i < 64 ? 1ULL << i : UNKNOWN_PARAMETERS;
+            is_floating(clang_Cursor_getTemplateArgumentType(specialization, (unsigned)i)))
+            add_floating(&floating, (unsigned)i);
     return floating;
+}
+
+/* The parameters of the list at `depth` that `pattern`, a template's type,
+ * spells where `concrete`, its specialisation's, has a float: const T *
+ * against const float * binds T, std::vector<T> & against
+ * std::vector<float> & too. */
+static void bind_floating(CXType pattern, CXType concrete, int depth,
+                          unsigned long long *floating)
+{
+    pattern = clang_getCanonicalType(pattern);
+    concrete = clang_getCanonicalType(concrete);
+    char *s = type_spelling(clang_getUnqualifiedType(pattern));
+    int d, end = 0;
+    unsigned index;
+    bool parameter = sscanf(s, "type-parameter-%d-%u%n", &d, &index, &end) == 2 && !s[end];
+    free(s);
+    if (parameter) {
+        if (d == depth && is_floating(concrete))
+            add_floating(floating, index);
+        return;
+    }
+    switch (pattern.kind) {
+    case CXType_Pointer: case CXType_LValueReference: case CXType_RValueReference:
+        if (concrete.kind == pattern.kind)
+            bind_floating(clang_getPointeeType(pattern), clang_getPointeeType(concrete), depth,
+                          floating);
+        return;
+    default:
+        break;
+    }
+    int n = clang_Type_getNumTemplateArguments(pattern);
+    if (n <= 0 || clang_Type_getNumTemplateArguments(concrete) != n)
+        return;
+    for (int i = 0; i < n; i++)
+        bind_floating(clang_Type_getTemplateArgumentAsType(pattern, (unsigned)i),
+                      clang_Type_getTemplateArgumentAsType(concrete, (unsigned)i), depth,
+                      floating);
+}
+
+/* libclang gives the template arguments of a function template's
+ * specialisations only, not a member template's (Summer::sum_all<float>,
+ * a method): those are read off its signature, against the template's
+ * parameter and result types. A parameter that neither spells (given
+ * only explicitly: c.make<float>(n)) is not known: never floating. After
+ * a function parameter pack the parameters no longer line up: the result
+ * type only. */
+static unsigned long long floating_signature_args(CXCursor callee)
+{
+    CXCursor tmpl = clang_getSpecializedCursorTemplate(callee);
+    if (clang_getCursorKind(tmpl) != CXCursor_FunctionTemplate)
+        return 0;
+    int depth = template_depth(tmpl);
+    CXType type = clang_getCursorType(callee);
+    unsigned long long floating = 0;
+    bind_floating(clang_getCursorResultType(tmpl), clang_getResultType(type), depth, &floating);
+    function_parts parts = { 0 };
+    clang_visitChildren(tmpl, collect_parts, &parts);
+    if ((int)parts.parms.n == clang_getNumArgTypes(type))
+        for (size_t i = 0; i < parts.parms.n; i++)
+            bind_floating(clang_getCursorType(parts.parms.items[i]),
+                          clang_getArgType(type, (unsigned)i), depth, &floating);
+    free(parts.parms.items);
+    return floating;
+}
+
+/* reduce<float>, Summer::sum_all<float>: the floating template arguments
+ * of the call's own specialisation, which the template's parameter
+ * indices follow. */
+static unsigned long long floating_template_args(CXCursor callee)
+{
+    return clang_Cursor_getNumTemplateArguments(callee) >= 0 ? floating_arguments(callee)
+                                                             : floating_signature_args(callee);
+}
+
+/* Blend<float>::mix_rows: the floating template arguments of the innermost
+ * class template specialisation around the callee, the list lists_of
+ * binds a member's class parameters to. */
+static unsigned long long floating_class_args(CXCursor callee)
+{
+    for (CXCursor p = clang_getCursorSemanticParent(callee);
+         !clang_Cursor_isNull(p) && clang_isDeclaration(clang_getCursorKind(p));
+         p = clang_getCursorSemanticParent(p))
+        if (clang_Cursor_getNumTemplateArguments(p) >= 0)
+            return floating_arguments(p);
+    return 0;
 }
 
 /* The launch APIs, by the name written (api_name). */
@@ -1288,6 +1429,7 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
         e->callee_name = name;
         e->loc = loc;
         e->floating_template_args = floating_template_args(callee);
+        e->floating_class_args = floating_class_args(callee);
     } else {
         /* std::accumulate(v.begin(), v.end(), 0.0f): the loop is the
          * library's, the floats are this function's. */
@@ -1300,6 +1442,7 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
             f->function_usr = xstrdup(b->function_usr);
             f->loc = loc;
             f->template_params = 0;
+            f->class_params = 0;
             f->via = function_name(primary_template(callee), &c_linkage);
         }
         free(name);
@@ -1320,20 +1463,23 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         return CXChildVisit_Continue;
     }
     char *via = NULL;
-    unsigned long long params = 0;
+    param_set params = { 0, 0 };
     arithmetic_kind arith =
-        b->loop_depth > 0 ? loop_arithmetic(c, b->template_depth, &params, &via) : ARITH_NONE;
+        b->loop_depth > 0 ? loop_arithmetic(c, b->lists, &params, &via) : ARITH_NONE;
     /* A template's first arithmetic need not be on what a call makes a
      * float: `++it` on the iterator comes before `sum += *it` on T, and a
      * call binding only T to a float must find the second. */
     if ((arith == ARITH_FLOATING && !b->floating_seen) ||
-        (arith == ARITH_DEPENDENT && (params & ~b->params_seen))) {
+        (arith == ARITH_DEPENDENT &&
+         ((params.own & ~b->params_seen.own) | (params.cls & ~b->params_seen.cls)))) {
         b->floating_seen |= arith == ARITH_FLOATING;
-        b->params_seen |= params;
+        b->params_seen.own |= params.own;
+        b->params_seen.cls |= params.cls;
         fact_float_loop *f = FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
         f->function_usr = xstrdup(b->function_usr);
         f->loc = loc;
-        f->template_params = arith == ARITH_DEPENDENT ? params : 0;
+        f->template_params = params.own;
+        f->class_params = params.cls;
         f->via = via;
     } else {
         free(via);
@@ -1379,7 +1525,7 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
         if (f->is_definition) {
             char *usr = xstrdup(f->usr);   /* f may move as facts grow */
             body_ctx b = { .w = ctx, .function = c, .function_usr = usr,
-                           .template_depth = template_depth(c) };
+                           .lists = lists_of(c) };
             clang_visitChildren(c, visit_body, &b);
             free(usr);
         }

@@ -162,7 +162,7 @@ static void build_graph(const analysis *a, call_graph *g)
             node *n = resolve(g, loop->function_usr, fi);
             if (!n || n->file != fi)
                 continue;
-            if (loop->template_params) {
+            if (loop->template_params || loop->class_params) {
                 n->dependent = xrealloc(n->dependent, (n->n_dependent + 1) * sizeof *n->dependent);
                 n->dependent[n->n_dependent++] = (compute_site){ loop, fi };
             } else if (!n->floating.site) {
@@ -185,14 +185,18 @@ static void build_graph(const analysis *a, call_graph *g)
 /* Where a function reached through a call computes: a template's
  * arithmetic on its parameters' types counts when the call makes one of
  * those parameters a float (my_replace(b, e, 1.0f, 2.0f) steps the
- * iterator b, a float *, and only compares the floats). */
+ * iterator b, a float *, and only compares the floats), its own or its
+ * class's (Blend<float>::mix_rows). */
 static const compute_site *computes_via(const node *n, const fact_call *call)
 {
     if (n->floating.site)
         return &n->floating;
-    for (size_t i = 0; i < n->n_dependent; i++)
-        if (n->dependent[i].site->template_params & call->floating_template_args)
+    for (size_t i = 0; i < n->n_dependent; i++) {
+        const fact_float_loop *site = n->dependent[i].site;
+        if ((site->template_params & call->floating_template_args) ||
+            (site->class_params & call->floating_class_args))
             return &n->dependent[i];
+    }
     return NULL;
 }
 

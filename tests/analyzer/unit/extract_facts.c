@@ -253,13 +253,74 @@ static void template_sites_and_calls_name_parameters(void **state)
     assert_int_equal(f->float_loops[0].template_params, 1);   /* It */
     assert_int_equal(f->float_loops[1].loc.line, 4);
     assert_int_equal(f->float_loops[1].template_params, 2);   /* T */
-    /* Outer's T: no call to mix names it, so any floating argument counts. */
+    /* Outer's T: the class's parameter 0, not mix's own. */
     assert_int_equal(f->float_loops[2].loc.line, 11);
-    assert_true(f->float_loops[2].template_params == ~0ULL);
+    assert_int_equal(f->float_loops[2].template_params, 0);
+    assert_int_equal(f->float_loops[2].class_params, 1);
     assert_int_equal(f->n_calls, 3);
     assert_int_equal(f->calls[0].floating_template_args, 2);   /* It = float *, T = float */
     assert_int_equal(f->calls[1].floating_template_args, 0);
     assert_int_equal(f->calls[2].floating_template_args, 1);   /* T = float, pointer steps only */
+    facts_free(f);
+}
+
+/* Methods: libclang tells no template arguments of a member template, so
+ * its signature does; a member of a class template computes on the
+ * class's parameters, which the specialisation a call names binds. */
+static void member_sites_and_calls_name_parameters(void **state)
+{
+    (void)state;
+    file_facts *f = extract("members.cu",
+        "struct S { template <class T> T sum(const T *x, int n) const {\n"
+        "    T s = T(); for (int i = 0; i < n; i++) s += x[i]; return s; } };\n"   /* 2 */
+        "template <class T> struct B {\n"
+        "    static void mix(T *x, int n) { for (int i = 0; i < n; i++) x[i] = x[i] * x[0]; }\n"   /* 4 */
+        "    template <class U> static U both(const T *x, const U *y, int n) {\n"
+        "        U s = U(); for (int i = 0; i < n; i++) s += y[i] + x[i]; return s; } };\n"   /* 6 */
+        "template <class T, class U> struct P {};\n"
+        "template <class T> struct P<T, int> {\n"
+        "    static void go(T *x, int n) { for (int i = 0; i < n; i++) x[i] += x[0]; } };\n"   /* 9 */
+        "template <class T> struct O { template <class U> struct I {\n"
+        "    static void go(T *x, int n) { for (int i = 0; i < n; i++) x[i] += x[0]; } }; };\n"   /* 11 */
+        "double use(const S &s, const double *d, float *x, int *k, int n) {\n"
+        "    B<float>::mix(x, n);\n"
+        "    B<int>::mix(k, n);\n"
+        "    P<float, int>::go(x, n);\n"
+        "    O<float>::I<int>::go(x, n);\n"
+        "    return s.sum(d, n) + B<int>::both(k, d, n);\n"
+        "}\n");
+    assert_int_equal(f->n_float_loops, 6);
+    assert_int_equal(f->float_loops[0].loc.line, 2);
+    assert_int_equal(f->float_loops[0].template_params, 1);
+    assert_int_equal(f->float_loops[0].class_params, 0);
+    assert_int_equal(f->float_loops[1].loc.line, 4);
+    assert_int_equal(f->float_loops[1].template_params, 0);
+    assert_int_equal(f->float_loops[1].class_params, 1);
+    /* `s += ...` on U, then `y[i] + x[i]` adds the class's T. */
+    assert_int_equal(f->float_loops[2].loc.line, 6);
+    assert_int_equal(f->float_loops[2].template_params, 1);
+    assert_int_equal(f->float_loops[2].class_params, 0);
+    assert_int_equal(f->float_loops[3].loc.line, 6);
+    assert_int_equal(f->float_loops[3].template_params, 1);
+    assert_int_equal(f->float_loops[3].class_params, 1);
+    /* A partial specialisation's T, an outer class's T: not known. */
+    assert_int_equal(f->float_loops[4].loc.line, 9);
+    assert_true(f->float_loops[4].template_params == ~0ULL);
+    assert_int_equal(f->float_loops[4].class_params, 0);
+    assert_int_equal(f->float_loops[5].loc.line, 11);
+    assert_true(f->float_loops[5].template_params == ~0ULL);
+    assert_int_equal(f->float_loops[5].class_params, 0);
+    assert_int_equal(f->n_calls, 6);
+    assert_int_equal(f->calls[0].floating_class_args, 1);      /* B<float> */
+    assert_int_equal(f->calls[1].floating_class_args, 0);      /* B<int> */
+    assert_int_equal(f->calls[2].floating_class_args, 1);      /* P<float, int> */
+    assert_int_equal(f->calls[3].floating_class_args, 0);      /* I<int> */
+    assert_int_equal(f->calls[4].floating_template_args, 1);   /* sum: const double * */
+    assert_int_equal(f->calls[4].floating_class_args, 0);
+    assert_int_equal(f->calls[5].floating_template_args, 1);   /* both: U = double */
+    assert_int_equal(f->calls[5].floating_class_args, 0);      /* T = int */
+    /* B<int>::both is the member template of B<T>, the one with the loop. */
+    assert_string_equal(f->calls[5].callee_usr, f->float_loops[2].function_usr);
     facts_free(f);
 }
 
@@ -374,7 +435,7 @@ static void facts_survive_a_round_trip_through_text(void **state)
     assert_int_equal(g->n_copies, 1);
     assert_int_equal(g->n_unchecked, 1);
     assert_int_equal(g->n_float_loops, 2);
-    assert_true(g->float_loops[1].template_params == ~0ULL);
+    assert_int_equal(g->float_loops[1].class_params, 1);
     /* the member template's own parameter, by spelling and by name */
     const fact_function *m = NULL;
     for (size_t i = 0; i < g->n_functions; i++)
@@ -438,6 +499,7 @@ int main(void)
         cmocka_unit_test(float_arithmetic_counts_only_inside_loops),
         cmocka_unit_test(math_library_calls_in_loops_are_float_loops),
         cmocka_unit_test(template_sites_and_calls_name_parameters),
+        cmocka_unit_test(member_sites_and_calls_name_parameters),
         cmocka_unit_test(stale_doc_params_are_found_at_their_line),
         cmocka_unit_test(names_pasted_by_macros_are_hidden_names),
         cmocka_unit_test(compiler_errors_become_facts),
