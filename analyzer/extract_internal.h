@@ -3,6 +3,8 @@
 #ifndef GPULINT_EXTRACT_INTERNAL_H
 #define GPULINT_EXTRACT_INTERNAL_H
 
+#include <string.h>
+
 #include <clang-c/Documentation.h>
 #include <clang-c/Index.h>
 
@@ -11,12 +13,15 @@
 #include "source.h"
 #include "xalloc.h"
 
-/* Append one element to a facts array (type *arr; size_t n_arr). Doubling
+/* Append one element to a facts array (type *arr; size_t n_arr), zeroed: a
+ * field a recorder forgets is 0, never whatever the heap held (which made a
+ * finding depend on what another file's parse had left there). Doubling
  * capacity is implied by growing at powers of two. */
 #define FACT_PUSH(arr, count)                                                  \
     (((count) & ((count) - 1)) == 0                                            \
          ? (void)((arr) = xrealloc((arr), ((count) ? 2 * (count) : 1) * sizeof *(arr))) \
          : (void)0,                                                            \
+     memset(&(arr)[(count)], 0, sizeof *(arr)),                                \
      &(arr)[(count)++])
 
 typedef struct {
