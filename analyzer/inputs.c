@@ -29,45 +29,6 @@ char *inputs_repo_root(void)
     return out.data;
 }
 
-int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
-{
-    char *spec = xasprintf(":(top,literal)%s", path);
-    const char *const ls[] = {"git", "ls-files", "--stage", "-z", "--", spec, NULL};
-    byte_buf listing = {0};
-    int status = git_capture(ls, false, &listing, error);
-    free(spec);
-    if (status != 0) {
-        if (status > 0)
-            *error = xasprintf("git ls-files failed (exit %d)", status);
-        buf_free(&listing);
-        return -1;
-    }
-    /* "<mode> <oid> <stage>\t<path>\0": only a merged (stage 0) entry counts. */
-    char oid[72] = "";
-    for (size_t off = 0; off < listing.len; off += strlen(listing.data + off) + 1) {
-        unsigned mode;
-        int stage;
-        if (sscanf(listing.data + off, "%o %71s %d", &mode, oid, &stage) == 3 && stage == 0)
-            break;
-        oid[0] = '\0';
-    }
-    buf_free(&listing);
-    if (!oid[0])
-        return 0;
-    const char *const cat[] = {"git", "cat-file", "blob", oid, NULL};
-    byte_buf blob = {0};
-    status = git_capture(cat, false, &blob, error);
-    if (status != 0) {
-        if (status > 0)
-            *error = xasprintf("git cat-file blob %s failed (exit %d)", oid, status);
-        buf_free(&blob);
-        return -1;
-    }
-    *data = blob.data ? blob.data : xstrdup("");
-    *len = blob.len;
-    return 1;
-}
-
 static bool excluded(const gl_config *cfg, const char *path)
 {
     for (size_t i = 0; i < cfg->exclude.n; i++)
@@ -90,8 +51,7 @@ static void add_content(snapshot *snap, char *path, char *abs_path, char *text, 
     snapshot_add(snap, &f);
 }
 
-/* Read a whole file. Returns 0, or -1 with errno set. */
-static int read_file(const char *abs_path, char **text, size_t *len)
+int inputs_read_file(const char *abs_path, char **text, size_t *len)
 {
     FILE *fp = fopen(abs_path, "rb");
     if (!fp)
@@ -132,7 +92,7 @@ static int add_disk_file(snapshot *snap, const char *root, const char *abs_path,
 {
     char *text;
     size_t len;
-    if (read_file(abs_path, &text, &len) != 0) {
+    if (inputs_read_file(abs_path, &text, &len) != 0) {
         *error = xasprintf("cannot read '%s': %s", given, strerror(errno));
         return 2;
     }
@@ -258,6 +218,43 @@ static bool is_regular_blob(unsigned mode)
     return (mode & 0170000) == 0100000;
 }
 
+int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
+{
+    char *spec = xasprintf(":(top,literal)%s", path);
+    const char *const ls[] = {"git", "ls-files", "--stage", "-z", "--", spec, NULL};
+    byte_buf listing = {0};
+    int status = git_capture(ls, false, &listing, error);
+    free(spec);
+    if (status != 0) {
+        if (status > 0)
+            *error = xasprintf("git ls-files failed (exit %d)", status);
+        buf_free(&listing);
+        return -1;
+    }
+    /* Only a merged (stage 0) entry counts. */
+    index_entry e = {.oid = ""};
+    for (size_t off = 0; off < listing.len; off += strlen(listing.data + off) + 1) {
+        if (parse_index_entry(listing.data + off, &e) && e.stage == 0)
+            break;
+        e.oid[0] = '\0';
+    }
+    buf_free(&listing);
+    if (!e.oid[0])
+        return 0;
+    const char *const cat[] = {"git", "cat-file", "blob", e.oid, NULL};
+    byte_buf blob = {0};
+    status = git_capture(cat, false, &blob, error);
+    if (status != 0) {
+        if (status > 0)
+            *error = xasprintf("git cat-file blob %s failed (exit %d)", e.oid, status);
+        buf_free(&blob);
+        return -1;
+    }
+    *data = blob.data ? blob.data : xstrdup("");
+    *len = blob.len;
+    return 1;
+}
+
 /* Whether a path of the index (root-relative) is one of the PATHs given,
  * which are relative to the current directory: then the config's exclude
  * does not apply to it, as for a file named outside --staged. */
@@ -330,7 +327,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         if (!req->staged) {
             char *text;
             size_t len;
-            if (read_file(abs_path, &text, &len) == 0)
+            if (inputs_read_file(abs_path, &text, &len) == 0)
                 add_content(snap, xstrdup(e.path), abs_path, text, len);
             else
                 free(abs_path);   /* deleted from the working tree, not yet staged */

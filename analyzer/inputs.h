@@ -12,6 +12,10 @@
  * --show-toplevel`, or NULL outside a git work tree. */
 char *inputs_repo_root(void);
 
+/* Read a whole file into *text (malloc'd, NUL-terminated) and *len. Returns
+ * 0, or -1 with errno set. */
+int inputs_read_file(const char *abs_path, char **text, size_t *len);
+
 /* The staged content of `path` (relative to the repository root) in the
  * index git uses (GIT_INDEX_FILE honoured): 1 with *data (malloc'd,
  * NUL-terminated) and *len, 0 when the index has no merged entry for it, -1

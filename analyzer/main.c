@@ -233,23 +233,6 @@ static int parse_options(int argc, char **argv, options *opt)
     return -1;
 }
 
-/* Whether the file at `path` holds exactly `len` bytes of `data`. */
-static bool file_has_content(const char *path, const char *data, size_t len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return false;
-    bool same = true;
-    char chunk[8192];
-    size_t off = 0, n;
-    while (same && (n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
-        same = off + n <= len && memcmp(chunk, data + off, n) == 0;
-        off += n;
-    }
-    fclose(fp);
-    return same && off == len;
-}
-
 /* --staged without --config: the .gpulint.yaml of the index, the one the
  * commit records, so that a commit is judged by its own rules (and each
  * commit of a push by its own). A working-tree copy that differs is named on
@@ -270,7 +253,12 @@ static int load_staged_config(gl_config *cfg, const char *root)
             fprintf(stderr, "gpulint: note: .gpulint.yaml is not staged; --staged runs without "
                             "it (git add it to use it)\n");
     } else {
-        if (!file_has_content(path, text, len))
+        char *worktree = NULL;
+        size_t worktree_len = 0;
+        bool same = inputs_read_file(path, &worktree, &worktree_len) == 0 &&
+                    worktree_len == len && memcmp(worktree, text, len) == 0;
+        free(worktree);
+        if (!same)
             fprintf(stderr, "gpulint: note: .gpulint.yaml differs from its staged version; "
                             "--staged uses the staged one\n");
         if (config_load_text(cfg, text, len, ".gpulint.yaml (staged)", root, &error) != 0) {
