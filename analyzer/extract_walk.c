@@ -515,10 +515,15 @@ static bool is_half_precision(CXType t)
 }
 
 /* Canonical spellings name a template type parameter type-parameter-D-I:
- * the I-th of the parameter list at nesting depth D. */
-static bool parse_type_parameter(const char *p, int *depth, unsigned *index)
+ * the I-th of the parameter list at nesting depth D; *length (if asked)
+ * gets how many characters that took. */
+static bool parse_type_parameter(const char *p, int *depth, unsigned *index, int *length)
 {
-    return sscanf(p, "type-parameter-%d-%u", depth, index) == 2;
+    int end = 0;
+    bool parsed = sscanf(p, "type-parameter-%d-%u%n", depth, index, &end) == 2;
+    if (length)
+        *length = end;
+    return parsed;
 }
 
 static enum CXChildVisitResult find_own_depth(CXCursor c, CXCursor parent, CXClientData data)
@@ -528,7 +533,7 @@ static enum CXChildVisitResult find_own_depth(CXCursor c, CXCursor parent, CXCli
     unsigned index;
     if (clang_getCursorKind(c) == CXCursor_TemplateTypeParameter) {
         char *s = type_spelling(clang_getCursorType(c));
-        if (parse_type_parameter(s, &d, &index) && d > *depth)
+        if (parse_type_parameter(s, &d, &index, NULL) && d > *depth)
             *depth = d;
         free(s);
     }
@@ -580,7 +585,7 @@ static param_set spelled_parameters(const char *s, template_lists lists)
     for (const char *p = s; (p = strstr(p, "type-parameter-")) != NULL; p++) {
         int d;
         unsigned index;
-        if (!parse_type_parameter(p, &d, &index) || index >= 64 ||
+        if (!parse_type_parameter(p, &d, &index, NULL) || index >= 64 ||
             (d != lists.own && d != lists.cls))
             return (param_set){ UNKNOWN_PARAMETERS, 0 };
         if (d == lists.own)
@@ -1310,7 +1315,7 @@ static void bind_floating(CXType pattern, CXType concrete, int depth,
     char *s = type_spelling(clang_getUnqualifiedType(pattern));
     int d, end = 0;
     unsigned index;
-    bool parameter = sscanf(s, "type-parameter-%d-%u%n", &d, &index, &end) == 2 && !s[end];
+    bool parameter = parse_type_parameter(s, &d, &index, &end) && !s[end];
     free(s);
     if (parameter) {
         if (d == depth && is_floating(concrete))
