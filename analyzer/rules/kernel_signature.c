@@ -101,49 +101,44 @@ static bool same_signature(const fact_function *a, const fact_function *b)
     return true;
 }
 
-/* Appends `type` to buf, a template's type parameters by their names
+/* Appends `type` with a template's type parameters by their names
  * (`const T *`, not clang's canonical `const type-parameter-0-0 *`). */
-static size_t append_type(char *buf, size_t size, size_t used, const char *type,
-                          const fact_function *owner)
+static void append_type(byte_buf *out, const char *type, const fact_function *owner)
 {
-    for (const char *p = type; *p && used < size;) {
-        size_t k = 0;
-        for (; owner && k < owner->type_param_spellings.n; k++) {
+    for (const char *p = type; *p;) {
+        const char *name = NULL;
+        size_t n = 0;
+        for (size_t k = 0; owner && !name && k < owner->type_param_spellings.n; k++) {
             const char *spelling = owner->type_param_spellings.items[k];
-            size_t n = strlen(spelling);
+            n = strlen(spelling);
             if (strncmp(p, spelling, n) == 0 && !isdigit((unsigned char)p[n]) &&
                 owner->type_param_names.items[k][0])
-                break;
+                name = owner->type_param_names.items[k];
         }
-        if (owner && k < owner->type_param_spellings.n) {
-            used += (size_t)snprintf(buf + used, size - used, "%s",
-                                     owner->type_param_names.items[k]);
-            p += strlen(owner->type_param_spellings.items[k]);
+        if (name) {
+            buf_append(out, name, strlen(name));
+            p += n;
         } else {
-            buf[used++] = *p++;
-            if (used < size)
-                buf[used] = '\0';
+            buf_append(out, p++, 1);
         }
     }
-    return used;
 }
 
-/* "(float *, int)". `owner`: the function whose template parameters the
- * types may name (NULL: a launch's argument types). */
+/* "(float *, int)", cut to `size`. `owner`: the function whose template
+ * parameters the types may name (NULL: a launch's argument types). */
 static void format_params(char *buf, size_t size, const fact_strs *params,
                           const fact_function *owner)
 {
-    size_t used = (size_t)snprintf(buf, size, "(");
-    for (size_t i = 0; i < params->n && used < size; i++) {
+    byte_buf out = { 0 };
+    buf_append(&out, "(", 1);
+    for (size_t i = 0; i < params->n; i++) {
         if (i)
-            used += (size_t)snprintf(buf + used, size - used, ", ");
-        if (used < size)
-            used = append_type(buf, size, used, params->items[i], owner);
+            buf_append(&out, ", ", 2);
+        append_type(&out, params->items[i], owner);
     }
-    if (used < size)
-        snprintf(buf + used, size - used, ")");
-    else
-        buf[size - 1] = '\0';
+    buf_append(&out, ")", 1);
+    snprintf(buf, size, "%s", out.data);
+    buf_free(&out);
 }
 
 /* Definitions of `name` a use in file `file` can refer to: the one in the
