@@ -1134,7 +1134,7 @@ static void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char 
     if (!always && !by_kind)
         return;
     fact_copy *copy = FACT_PUSH(b->w->facts->copies, b->w->facts->n_copies);
-    copy->callee = api_name(name);
+    copy->callee = xstrdup(name);
     copy->loc = loc;
     copy->kind_value = -1;
     if (always) {
@@ -1219,7 +1219,7 @@ static void check_dropped_status(body_ctx *b, CXCursor call, CXCursor parent,
         !returns_cuda_status(callee) || !is_statement(call, parent))
         return;
     fact_unchecked *u = FACT_PUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
-    u->callee = api_name(name);
+    u->callee = xstrdup(name);
     u->loc = loc;
 }
 
@@ -1419,9 +1419,9 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
         return;
     }
     char *name = cx_take(clang_getCursorSpelling(callee));
-    /* The CUDA APIs by the name written, whatever their headers renamed
-     * them to; the program's own functions by theirs. */
-    char *api = in_system_header(callee) ? api_name(name) : xstrdup(name);
+    /* The recorders below look for CUDA APIs, by the name written whatever
+     * their headers renamed them to; call edges keep the callee's own name. */
+    char *api = api_name(name);
     record_launch_api_call(b, call, api, loc);
     record_copy(b, call, callee, api, loc);
     check_dropped_status(b, call, parent, callee, api, loc);
