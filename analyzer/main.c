@@ -1,5 +1,6 @@
 /* gpulint: the command line. Parse options, load the config and the
- * snapshot, run the pipeline, print the report, exit with DESIGN.md's codes. */
+ * snapshot, run the pipeline, print the report, exit with the codes of
+ * util/exit_codes.h. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <limits.h>
@@ -19,10 +20,9 @@
 #include "pipeline.h"
 #include "report/report.h"
 #include "rules/rule.h"
-#include "version.h"
+#include "util/exit_codes.h"
 #include "util/xalloc.h"
-
-enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
+#include "version.h"
 
 typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_GITHUB, FORMAT_SARIF } output_format;
 typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode;

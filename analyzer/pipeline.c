@@ -9,6 +9,7 @@
 #include "util/progress.h"
 #include "rules/rule.h"
 #include "findings/suppress.h"
+#include "util/exit_codes.h"
 #include "util/xalloc.h"
 
 typedef struct {
@@ -91,7 +92,7 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progr
         fail(failures, message);
         free(message);
         free(error);
-        return 3;
+        return EXIT_INTERNAL;
     }
     int rc = 0;
     extraction ex = {
@@ -117,7 +118,7 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progr
         fail(failures, ex.errors[i]);
         free(ex.errors[i]);
         snapshot_remove(snap, kept);
-        rc = 3;
+        rc = EXIT_INTERNAL;
     }
 
     analysis a = {.snap = snap, .facts = ex.facts, .cfg = cfg};

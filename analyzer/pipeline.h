@@ -14,7 +14,8 @@
  * when show_progress (see util/progress.h). Files libclang cannot turn into
  * a translation unit, and internal errors, are described in *failures (one
  * message each, also printed on stderr); such files are removed from snap and
- * the rules see the rest. Returns 0, or 3 when there was any failure. */
+ * the rules see the rest. Returns 0, or EXIT_INTERNAL (util/exit_codes.h)
+ * when there was any failure. */
 int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progress,
                  diag_sink *sink, str_list *failures);
 

@@ -19,7 +19,8 @@ typedef struct {
     size_t nfindings;
     size_t files_analyzed;
     bool color;                    /* text: ANSI colours */
-    int exit_code;                 /* what gpulint will exit with (SARIF records it) */
+    int exit_code;                 /* what gpulint will exit with (util/exit_codes.h;
+                                      SARIF records it) */
     const str_list *failures;      /* files that could not be analysed, internal errors */
     bool baseline_active;          /* --baseline: findings carry in_baseline */
     const baseline_fixed *fixed;   /* baseline entries no finding matched any more */
