@@ -15,7 +15,6 @@
 typedef struct {
     const snapshot *snap;
     const gl_config *cfg;
-    diag_sink *sink;
     file_facts **facts;
     char **errors;          /* errors[i]: why file i has no facts */
     size_t next;            /* the next file to extract, under lock */
@@ -33,7 +32,7 @@ static void *extract_worker(void *arg)
         if (i >= ex->snap->nfiles)
             return NULL;
         char *error = NULL;
-        ex->facts[i] = facts_extract(ex->snap, i, ex->cfg, ex->sink, &error);
+        ex->facts[i] = facts_extract(ex->snap, i, ex->cfg, &error);
         if (!ex->facts[i])
             ex->errors[i] = error ? error : xstrdup("libclang could not parse it");
         else
@@ -98,7 +97,6 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progr
     extraction ex = {
         .snap = snap,
         .cfg = cfg,
-        .sink = sink,
         .facts = xcalloc(snap->nfiles, sizeof(file_facts *)),
         .errors = xcalloc(snap->nfiles, sizeof(char *)),
     };
