@@ -1,6 +1,7 @@
-/* Reporters: one file per output format (report_<format>.c). Each prints the
- * sink's findings, already filtered, suppressed and sorted; suppressed
- * findings are skipped by the formats that have no place for them. */
+/* Reporters: one file per output format (report/<format>.c). Each only reads
+ * the findings pipeline_run made (analyzer/pipeline.h), already filtered,
+ * suppressed, matched against the baseline and sorted; suppressed findings
+ * are skipped by the formats that have no place for them. */
 #ifndef GPULINT_REPORT_H
 #define GPULINT_REPORT_H
 
