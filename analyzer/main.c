@@ -1,5 +1,6 @@
 /* gpulint: the command line. Parse options, load the config and the
- * snapshot, run the pipeline, print the report, exit with DESIGN.md's codes. */
+ * snapshot, run the pipeline, print the report, exit with the codes of
+ * util/exit_codes.h. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <limits.h>
@@ -10,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "findings/baseline.h"
 #include "input/compile_db.h"
 #include "config/config.h"
 #include "diag/diag.h"
@@ -18,11 +18,11 @@
 #include "input/inputs.h"
 #include "pipeline.h"
 #include "report/report.h"
+#include "rules/rule.h"
 #include "rules/run_rules.h"
-#include "version.h"
+#include "util/exit_codes.h"
 #include "util/xalloc.h"
-
-enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
+#include "version.h"
 
 typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_GITHUB, FORMAT_SARIF } output_format;
 typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode;
@@ -321,23 +321,6 @@ static void print_summary(const diag_finding *fs, size_t n, size_t files)
                 files == 1 ? "" : "s");
 }
 
-/* --write-baseline: returns EXIT_CLEAN, or EXIT_USAGE when it cannot be written. */
-static int write_baseline(const char *path, const snapshot *snap, const diag_finding *fs, size_t n)
-{
-    char *error = NULL;
-    if (baseline_write(path, snap, fs, n, &error) != 0) {
-        fprintf(stderr, "gpulint: error: %s\n", error);
-        free(error);
-        return EXIT_USAGE;
-    }
-    size_t recorded = 0;
-    for (size_t i = 0; i < n; i++)
-        recorded += !fs[i].suppressed;
-    fprintf(stderr, "gpulint: wrote %zu finding%s to the baseline %s\n", recorded,
-            recorded == 1 ? "" : "s", path);
-    return EXIT_CLEAN;
-}
-
 /* The report on stdout. Returns 0, or -1 when stdout could not be written. */
 static int write_report(output_format format, const report_input *in)
 {
@@ -422,54 +405,35 @@ int main(int argc, char **argv)
         compile_db_free(db);
     }
 
-    diag_sink *sink = diag_sink_new();
-    str_list failures = {0};
-    int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs,
-                                   !opt.quiet && isatty(STDERR_FILENO), sink, &failures);
+    pipeline_options run = {
+        .jobs = opt.jobs,
+        .show_progress = !opt.quiet && isatty(STDERR_FILENO),
+        .baseline = opt.baseline,
+        .write_baseline = opt.write_baseline,
+    };
+    pipeline_result result;
+    int exit_code = pipeline_run(&snap, &cfg, &run, &result);
 
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
-    int exit_code = EXIT_CLEAN;
-    if (opt.write_baseline)
-        exit_code = write_baseline(opt.write_baseline, &snap, fs, n);
-    baseline_fixed *fixed = NULL;
-    size_t nfixed = 0;
-    if (opt.baseline && baseline_apply(opt.baseline, &snap, sink, &fixed, &nfixed, &error) != 0) {
-        fprintf(stderr, "gpulint: error: %s\n", error);
-        free(error);
-        exit_code = EXIT_USAGE;
-    }
-    /* Writing a baseline accepts what it recorded: only errors fail it. */
-    for (size_t i = 0; i < n && !opt.write_baseline; i++)
-        if (finding_is_reported(&fs[i]) && fs[i].sev == SEV_ERROR && exit_code == EXIT_CLEAN)
-            exit_code = EXIT_FINDINGS;
-    if (pipeline_rc)
-        exit_code = EXIT_INTERNAL;
-
-    /* A baseline that could not be read or written was reported above. */
+    /* A baseline that could not be read or written was said on stderr. */
     if (exit_code != EXIT_USAGE) {
         report_input in = {
             .snap = &snap,
             .cfg = &cfg,
-            .findings = fs,
-            .nfindings = n,
+            .findings = result.findings.items,
+            .nfindings = result.findings.n,
             .files_analyzed = snap.nfiles,
             .color = use_color(opt.color),
             .exit_code = exit_code,
-            .failures = &failures,
+            .failures = &result.failures,
             .baseline_active = opt.baseline != NULL,
-            .fixed = fixed,
-            .nfixed = nfixed,
+            .fixed = result.fixed,
+            .nfixed = result.nfixed,
         };
         if (write_report(opt.format, &in) != 0)
             exit_code = EXIT_INTERNAL;
     }
 
-    for (size_t i = 0; i < failures.n; i++)
-        free(failures.items[i]);
-    free(failures.items);
-    baseline_fixed_free(fixed, nfixed);
-    diag_sink_free(sink);
+    pipeline_result_free(&result);
     snapshot_free(&snap);
     config_free(&cfg);
     free(root);

@@ -545,9 +545,8 @@ static bool in_device_body(const walk_ctx *ctx, unsigned offset)
     return false;
 }
 
-/* Compiler errors in the main file become facts (reported as parse-error
- * findings by facts_extract, also when the facts come from the cache),
- * except inside device code (walk_ctx). Errors inside included headers are
+/* Compiler errors in the main file become facts (rules/parse_error.c
+ * reports them), except inside device code (walk_ctx). Errors inside included headers are
  * the header's own findings when it is part of the snapshot. */
 static void collect_parse_errors(walk_ctx *ctx)
 {
@@ -569,13 +568,6 @@ static void collect_parse_errors(walk_ctx *ctx)
         }
         clang_disposeDiagnostic(d);
     }
-}
-
-static void report_parse_errors(const file_facts *f, const source_file *src, diag_sink *sink)
-{
-    for (size_t i = 0; sink && i < f->n_parse_errors; i++)
-        diag_report(sink, "parse-error", src->path, f->parse_errors[i].loc.line,
-                    f->parse_errors[i].loc.col, "%s", f->parse_errors[i].message);
 }
 
 static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
@@ -615,14 +607,13 @@ static const char *cx_error_text(enum CXErrorCode rc)
 }
 
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
-                          diag_sink *sink, char **error)
+                          char **error)
 {
     const source_file *src = &snap->files[index];
     char *cache_key = g.facts_dir ? facts_cache_key(g.identity, snap, src, cfg) : NULL;
     file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, snap) : NULL;
     if (cached) {
         free(cache_key);
-        report_parse_errors(cached, src, sink);
         return cached;
     }
     struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
@@ -659,7 +650,6 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
-    report_parse_errors(facts, src, sink);
     if (cache_key) {
         fact_strs included = { 0 };
         clang_getInclusions(tu, note_inclusion, &included);

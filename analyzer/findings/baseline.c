@@ -85,8 +85,8 @@ static int compare_fixed(const void *pa, const void *pb)
     return strcmp(a->message, b->message);
 }
 
-int baseline_apply(const char *path, const snapshot *snap, diag_sink *sink, baseline_fixed **fixed,
-                   size_t *nfixed, char **error)
+int baseline_apply(const char *path, const snapshot *snap, const diag_list *found,
+                   diag_list *marked, baseline_fixed **fixed, size_t *nfixed, char **error)
 {
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
@@ -119,19 +119,22 @@ int baseline_apply(const char *path, const snapshot *snap, diag_sink *sink, base
     }
     qsort(entries, n, sizeof *entries, compare_entries);
 
-    size_t count;
-    diag_finding *fs = diag_findings(sink, &count);
-    for (size_t i = 0; i < count; i++) {
-        if (!finding_is_reported(&fs[i]))
-            continue;
-        char key[65];
-        finding_key(snap, &fs[i], key);
-        baseline_entry *match = find_unmatched(entries, n, key);
-        if (match) {
-            match->matched = true;
-            fs[i].in_baseline = true;
+    diag_sink *out = diag_sink_new();
+    for (size_t i = 0; i < found->n; i++) {
+        diag_finding f = found->items[i];
+        if (finding_is_reported(&f)) {
+            char key[65];
+            finding_key(snap, &f, key);
+            baseline_entry *match = find_unmatched(entries, n, key);
+            if (match) {
+                match->matched = true;
+                f.in_baseline = true;
+            }
         }
+        diag_add_copy(out, &f);
     }
+    *marked = diag_sink_take(out);
+    diag_sink_free(out);
 
     *fixed = NULL;
     *nfixed = 0;

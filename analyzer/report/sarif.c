@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "findings/fingerprint.h"
+#include "util/exit_codes.h"
 #include "util/json_text.h"
 #include "report/report.h"
 #include "rules/run_rules.h"
@@ -244,7 +245,7 @@ int report_sarif(FILE *out, const report_input *in)
                                                         "message", "text", json_text(text)));
         free(text);
     }
-    json_t *invocation = json_pack("{s:b, s:i, s:o}", "executionSuccessful", in->exit_code != 3,
+    json_t *invocation = json_pack("{s:b, s:i, s:o}", "executionSuccessful", in->exit_code != EXIT_INTERNAL,
                                    "exitCode", in->exit_code, "toolExecutionNotifications",
                                    notifications);
     json_t *run = json_pack("{s:{s:{s:s, s:s, s:o}}, s:[o], s:o}", "tool", "driver", "name",

@@ -25,7 +25,7 @@ static file_facts *extract_in(const char *root, const char *name, const char *te
                      strlen(text));
     snapshot_add(&snap, &f);
     char *error = NULL;
-    file_facts *facts = facts_extract(&snap, 0, NULL, NULL, &error);
+    file_facts *facts = facts_extract(&snap, 0, NULL, &error);
     assert_non_null(facts);
     snapshot_free(&snap);
     return facts;
