@@ -184,7 +184,7 @@ static bool text_spells(const walk_ctx *ctx, CXCursor c, const char *name)
     return !(isalnum((unsigned char)next) || next == '_');
 }
 
-static void note_hidden_name(walk_ctx *ctx, CXCursor at, const char *name, fact_loc loc)
+static void record_hidden_name(walk_ctx *ctx, CXCursor at, const char *name, fact_loc loc)
 {
     if (!*name || text_spells(ctx, at, name))
         return;
@@ -365,7 +365,7 @@ static bool is_parameter_name(const function_parts *parts, const char *name)
 
 /* Once per comment line and name: a prototype and its definition share a
  * comment. */
-static void note_stale_param(walk_ctx *ctx, const char *fname, const char *name, fact_loc loc)
+static void record_doc_param(walk_ctx *ctx, const char *fname, const char *name, fact_loc loc)
 {
     for (size_t j = 0; j < ctx->facts->n_doc_params; j++) {
         fact_doc_param *d = &ctx->facts->doc_params[j];
@@ -378,7 +378,7 @@ static void note_stale_param(walk_ctx *ctx, const char *fname, const char *name,
     d->loc = loc;
 }
 
-static void check_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_loc fn_loc,
+static void record_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_loc fn_loc,
                              const function_parts *parts)
 {
     /* A parameter left unnamed (its name in a comment, as CUB does for tag
@@ -411,7 +411,7 @@ static void check_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_
              name = strtok_r(NULL, ", \t", &save)) {
             if (listed && is_parameter_name(parts, name))
                 continue;
-            note_stale_param(ctx, fname, name, loc);
+            record_doc_param(ctx, fname, name, loc);
         }
         free(names);
     }
@@ -453,8 +453,8 @@ static fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
     if (f->is_template)
         clang_visitChildren(c, collect_type_parameter, f);
     char *spelled = cx_take(clang_getCursorSpelling(c));
-    note_hidden_name(ctx, c, spelled, loc);
-    check_doc_params(ctx, c, spelled, loc, &parts);
+    record_hidden_name(ctx, c, spelled, loc);
+    record_doc_params(ctx, c, spelled, loc, &parts);
     free(spelled);
     free(parts.parms.items);
     return f;
@@ -1212,7 +1212,7 @@ static bool returns_cuda_status(CXCursor callee)
     return status;
 }
 
-static void check_dropped_status(body_ctx *b, CXCursor call, CXCursor parent,
+static void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,
                                  CXCursor callee, const char *name, fact_loc loc)
 {
     if (!name_starts(name, "cu") || !in_system_header(callee) ||
@@ -1388,6 +1388,36 @@ static unsigned long long floating_class_args(CXCursor callee)
     return 0;
 }
 
+/* A call edge; it takes `name` (the callee's own spelling). */
+static void record_call(body_ctx *b, CXCursor callee, char *name, fact_loc loc)
+{
+    fact_call *e = FACT_PUSH(b->w->facts->calls, b->w->facts->n_calls);
+    e->caller_usr = xstrdup(b->function_usr);
+    e->callee_usr = cx_take(clang_getCursorUSR(primary_template(callee)));
+    e->callee_name = name;
+    e->loc = loc;
+    e->floating_template_args = floating_template_args(callee);
+    e->floating_class_args = floating_class_args(callee);
+}
+
+/* std::accumulate(v.begin(), v.end(), 0.0f): the loop is the library's,
+ * the floats are this function's. */
+static void record_library_float_loop(body_ctx *b, CXCursor callee, fact_loc loc)
+{
+    unsigned long long floating = floating_template_args(callee);
+    if (!b->floating_seen && floating && template_loops_with_arithmetic(callee, floating)) {
+        b->floating_seen = true;
+        fact_float_loop *f =
+            FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
+        bool c_linkage;
+        f->function_usr = xstrdup(b->function_usr);
+        f->loc = loc;
+        f->template_params = 0;
+        f->class_params = 0;
+        f->via = function_name(primary_template(callee), &c_linkage);
+    }
+}
+
 /* The launch APIs, by the name written (api_name). */
 static void record_launch_api_call(body_ctx *b, CXCursor call, const char *name, fact_loc loc)
 {
@@ -1424,49 +1454,21 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
     char *api = api_name(name);
     record_launch_api_call(b, call, api, loc);
     record_copy(b, call, callee, api, loc);
-    check_dropped_status(b, call, parent, callee, api, loc);
+    record_unchecked_status(b, call, parent, callee, api, loc);
     free(api);
     /* An edge to the wrong overload could invent a chain: only certain ones. */
     if (unique && !in_system_header(callee)) {
-        fact_call *e = FACT_PUSH(b->w->facts->calls, b->w->facts->n_calls);
-        e->caller_usr = xstrdup(b->function_usr);
-        e->callee_usr = cx_take(clang_getCursorUSR(primary_template(callee)));
-        e->callee_name = name;
-        e->loc = loc;
-        e->floating_template_args = floating_template_args(callee);
-        e->floating_class_args = floating_class_args(callee);
+        record_call(b, callee, name, loc);
     } else {
-        /* std::accumulate(v.begin(), v.end(), 0.0f): the loop is the
-         * library's, the floats are this function's. */
-        unsigned long long floating = floating_template_args(callee);
-        if (!b->floating_seen && floating && template_loops_with_arithmetic(callee, floating)) {
-            b->floating_seen = true;
-            fact_float_loop *f =
-                FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
-            bool c_linkage;
-            f->function_usr = xstrdup(b->function_usr);
-            f->loc = loc;
-            f->template_params = 0;
-            f->class_params = 0;
-            f->via = function_name(primary_template(callee), &c_linkage);
-        }
+        record_library_float_loop(b, callee, loc);
         free(name);
     }
 }
 
-static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientData data)
+/* Arithmetic in a loop: floating, or on template parameters not yet
+ * covered by this function's earlier facts. */
+static void record_float_loop(body_ctx *b, CXCursor c, fact_loc loc)
 {
-    body_ctx *b = data;
-    enum CXCursorKind kind = clang_getCursorKind(c);
-    fact_loc loc;
-    if (!cursor_in_main_file(b->w, c, &loc))
-        return CXChildVisit_Continue;
-    if (is_loop_kind(kind)) {
-        b->loop_depth++;
-        clang_visitChildren(c, visit_body, b);
-        b->loop_depth--;
-        return CXChildVisit_Continue;
-    }
     char *via = NULL;
     param_set params = { 0, 0 };
     arithmetic_kind arith =
@@ -1489,6 +1491,22 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
     } else {
         free(via);
     }
+}
+
+static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    body_ctx *b = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    fact_loc loc;
+    if (!cursor_in_main_file(b->w, c, &loc))
+        return CXChildVisit_Continue;
+    if (is_loop_kind(kind)) {
+        b->loop_depth++;
+        clang_visitChildren(c, visit_body, b);
+        b->loop_depth--;
+        return CXChildVisit_Continue;
+    }
+    record_float_loop(b, c, loc);
     if (kind == CXCursor_CallExpr)
         visit_call(b, c, parent, loc);
     if (kind == CXCursor_DeclRefExpr || kind == CXCursor_MemberRefExpr) {
@@ -1497,7 +1515,7 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
          * substituted by its headers' macros: never the banned names. */
         if (is_function_kind(clang_getCursorKind(r)) && !in_system_header(r)) {
             char *name = cx_take(clang_getCursorSpelling(r));
-            note_hidden_name(b->w, c, name, loc);
+            record_hidden_name(b->w, c, name, loc);
             free(name);
         }
     }
