@@ -69,14 +69,6 @@ static struct {
     char *identity;       /* what facts depend on besides the file: see facts_identity */
 } g;
 
-char *cx_take(CXString s)
-{
-    const char *c = clang_getCString(s);
-    char *r = xstrdup(c ? c : "");
-    clang_disposeString(s);
-    return r;
-}
-
 static int mkdir_p(const char *path)
 {
     char *p = xstrdup(path);
@@ -521,20 +513,6 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
     }
     for (size_t i = 0; i < src->nargs; i++)
         arg_add(a, src->args[i]);
-}
-
-bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
-{
-    CXFile file;
-    unsigned line, col;
-    clang_getExpansionLocation(clang_getCursorLocation(c), &file, &line, &col, NULL);
-    if (!file || !clang_File_isEqual(file, ctx->main_file))
-        return false;
-    if (loc) {
-        loc->line = line;
-        loc->col = col;
-    }
-    return true;
 }
 
 static bool in_device_body(const walk_ctx *ctx, unsigned offset)
