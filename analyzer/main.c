@@ -18,7 +18,7 @@
 #include "input/inputs.h"
 #include "pipeline.h"
 #include "report/report.h"
-#include "rules/rule.h"
+#include "rules/run_rules.h"
 #include "version.h"
 #include "util/xalloc.h"
 
@@ -92,43 +92,32 @@ static const char *severity_name(severity sev)
  * pattern row, each with the severity this config gives it. */
 static int list_rules(const gl_config *cfg)
 {
-    for (size_t i = 0; i < rule_registry_len; i++) {
-        const rule_def *r = rule_registry[i];
-        if (strcmp(r->id, "pattern") != 0) {
-            printf("%-22s %-8s %s\n", r->id,
-                   severity_name(config_severity(cfg, r->id, r->default_severity)), r->summary);
-            continue;
-        }
-        printf("%-22s %-8s %s\n", "pattern:<id>", severity_name(r->default_severity), r->summary);
-        for (size_t k = 0; k < cfg->npatterns; k++) {
-            const pattern_rule *p = &cfg->patterns[k];
-            char *id = xasprintf("pattern:%s", p->id);
-            printf("%-22s %-8s %s\n", id, severity_name(config_severity(cfg, id, r->default_severity)),
-                   p->message);
-            free(id);
-        }
-    }
+    run_rule_list rules = run_rules_build(cfg);
+    for (size_t i = 0; i < rules.n; i++)
+        printf("%-22s %-8s %s\n", rules.items[i].id, severity_name(rules.items[i].sev),
+               rules.items[i].summary);
+    run_rules_free(&rules);
     return EXIT_CLEAN;
 }
 
 /* --explain RULE; for a configured pattern, its regex and message first. */
 static int explain_rule(const gl_config *cfg, const char *id)
 {
-    const rule_def *r = rule_find(id);
-    bool generic_pattern = strcmp(id, "pattern") == 0 || strcmp(id, "pattern:<id>") == 0;
-    const pattern_rule *p = r && strncmp(id, "pattern:", 8) == 0 ? config_find_pattern(cfg, id) : NULL;
-    if (!r || (strncmp(id, "pattern:", 8) == 0 && !p && !generic_pattern)) {
+    run_rule_list rules = run_rules_build(cfg);
+    const run_rule *r = run_rules_find(&rules, id);
+    if (!r) {
         fprintf(stderr, "gpulint: unknown rule '%s' (gpulint --list-rules lists them)\n", id);
+        run_rules_free(&rules);
         return EXIT_USAGE;
     }
-    if (p)
-        printf("%s (severity: %s)\n%s\nregex: %s\n\n", id,
-               severity_name(config_severity(cfg, id, r->default_severity)), p->message, p->regex);
+    if (r->pattern)
+        printf("%s (severity: %s)\n%s\nregex: %s\n\n", r->id, severity_name(r->sev),
+               r->pattern->message, r->pattern->regex);
     else
-        printf("%s (default severity: %s)\n%s\n\n",
-               strcmp(r->id, "pattern") == 0 ? "pattern:<id>" : r->id,
-               severity_name(r->default_severity), r->summary);
-    fputs(r->explain, stdout);
+        printf("%s (default severity: %s)\n%s\n\n", r->id,
+               severity_name(r->def->default_severity), r->summary);
+    fputs(r->def->explain, stdout);
+    run_rules_free(&rules);
     return EXIT_CLEAN;
 }
 
@@ -261,7 +250,8 @@ static int load_staged_config(gl_config *cfg, const char *root)
         if (!same)
             fprintf(stderr, "gpulint: note: .gpulint.yaml differs from its staged version; "
                             "--staged uses the staged one\n");
-        if (config_load_text(cfg, text, len, ".gpulint.yaml (staged)", root, &error) != 0) {
+        if (config_load_text(cfg, text, len, ".gpulint.yaml (staged)", root, &error) != 0 ||
+            rules_check_config(cfg, &error) != 0) {
             fprintf(stderr, "%s\n", error);
             rc = EXIT_USAGE;
         }
@@ -300,7 +290,9 @@ static int load_config(gl_config *cfg, const options *opt, const char *root)
         shown = at_root || !root ? xstrdup(".gpulint.yaml") : xstrdup(path);
     }
     char *error = NULL;
-    int rc = config_load(cfg, path, shown, &error) == 0 ? 0 : EXIT_USAGE;
+    int rc = config_load(cfg, path, shown, &error) == 0 && rules_check_config(cfg, &error) == 0
+                 ? 0
+                 : EXIT_USAGE;
     if (rc)
         fprintf(stderr, "%s\n", error);
     free(error);

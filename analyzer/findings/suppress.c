@@ -6,6 +6,7 @@
 
 #include "input/mask.h"
 #include "rules/rule.h"
+#include "rules/run_rules.h"
 #include "util/xalloc.h"
 
 static const char MARKER[] = "gpulint:";
@@ -264,7 +265,7 @@ static bool check_valid(const suppression *s, const char *path, const gl_config 
                         "'%s' cannot be suppressed inline; disable it in the config instead",
                         s->ids[k]);
             valid = false;
-        } else if (!config_knows_rule(cfg, s->ids[k])) {
+        } else if (!rule_is_known(cfg, s->ids[k])) {
             if (sink)
                 diag_report(sink, "invalid-suppression", path, s->line, s->col,
                         "unknown rule '%s' in suppression (gpulint --list-rules lists them)",
