@@ -69,14 +69,6 @@ static struct {
     char *identity;       /* what facts depend on besides the file: see facts_identity */
 } g;
 
-char *cx_take(CXString s)
-{
-    const char *c = clang_getCString(s);
-    char *r = xstrdup(c ? c : "");
-    clang_disposeString(s);
-    return r;
-}
-
 static int mkdir_p(const char *path)
 {
     char *p = xstrdup(path);
@@ -523,20 +515,6 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
         arg_add(a, src->args[i]);
 }
 
-bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
-{
-    CXFile file;
-    unsigned line, col;
-    clang_getExpansionLocation(clang_getCursorLocation(c), &file, &line, &col, NULL);
-    if (!file || !clang_File_isEqual(file, ctx->main_file))
-        return false;
-    if (loc) {
-        loc->line = line;
-        loc->col = col;
-    }
-    return true;
-}
-
 static bool in_device_body(const walk_ctx *ctx, unsigned offset)
 {
     for (size_t i = 0; i < ctx->n_device_bodies; i++)
@@ -662,61 +640,4 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(cx_index);
     return facts;
-}
-
-static void strs_free(fact_strs *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->items[i]);
-    free(s->items);
-}
-
-void facts_free(file_facts *f)
-{
-    if (!f)
-        return;
-    for (size_t i = 0; i < f->n_functions; i++) {
-        free(f->functions[i].name);
-        free(f->functions[i].usr);
-        free(f->functions[i].result);
-        strs_free(&f->functions[i].params);
-        strs_free(&f->functions[i].type_param_spellings);
-        strs_free(&f->functions[i].type_param_names);
-    }
-    for (size_t i = 0; i < f->n_launches; i++) {
-        free(f->launches[i].kernel_name);
-        free(f->launches[i].kernel_usr);
-        strs_free(&f->launches[i].arg_types);
-    }
-    for (size_t i = 0; i < f->n_copies; i++)
-        free(f->copies[i].callee);
-    for (size_t i = 0; i < f->n_calls; i++) {
-        free(f->calls[i].caller_usr);
-        free(f->calls[i].callee_usr);
-        free(f->calls[i].callee_name);
-    }
-    for (size_t i = 0; i < f->n_float_loops; i++) {
-        free(f->float_loops[i].function_usr);
-        free(f->float_loops[i].via);
-    }
-    for (size_t i = 0; i < f->n_doc_params; i++) {
-        free(f->doc_params[i].function_name);
-        free(f->doc_params[i].param_name);
-    }
-    for (size_t i = 0; i < f->n_unchecked; i++)
-        free(f->unchecked[i].callee);
-    for (size_t i = 0; i < f->n_hidden_names; i++)
-        free(f->hidden_names[i].name);
-    for (size_t i = 0; i < f->n_parse_errors; i++)
-        free(f->parse_errors[i].message);
-    free(f->functions);
-    free(f->launches);
-    free(f->copies);
-    free(f->calls);
-    free(f->float_loops);
-    free(f->doc_params);
-    free(f->unchecked);
-    free(f->hidden_names);
-    free(f->parse_errors);
-    free(f);
 }
