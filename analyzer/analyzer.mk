@@ -47,3 +47,4 @@ rules-doc: $(BUILD)/gpulint
 	mv -f docs/rules.md.tmp docs/rules.md
 
 ANALYZER_SUITES += tests/analyzer/run-rules-doc
+ANALYZER_SUITES += tests/analyzer/run-layering

@@ -68,13 +68,16 @@ CXCursor overloaded_callee_ref(CXCursor call);
 CXCursor callee_of(CXCursor call, bool *unique);
 CXCursor primary_template(CXCursor c);
 bool in_system_header(CXCursor c);
+bool is_floating(CXType t);
+
+/* extract/walk_symbols.c: a function's name and the parts of its cursor. */
+char *function_name(CXCursor c, bool *c_linkage);
+enum CXChildVisitResult collect_parts(CXCursor c, CXCursor parent, CXClientData data);
 
 /* extract/walk_names.c: hidden names. */
 void record_hidden_name(walk_ctx *ctx, CXCursor at, const char *name, fact_loc loc);
 
 /* extract/walk_functions.c: functions and call edges. */
-char *function_name(CXCursor c, bool *c_linkage);
-enum CXChildVisitResult collect_parts(CXCursor c, CXCursor parent, CXClientData data);
 fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc);
 void record_call(body_ctx *b, CXCursor callee, char *name, fact_loc loc);
 
@@ -91,7 +94,6 @@ unsigned long long floating_template_args(CXCursor callee);
 unsigned long long floating_class_args(CXCursor callee);
 
 /* extract/walk_arithmetic.c: arithmetic in loops. */
-bool is_floating(CXType t);
 void record_float_loop(body_ctx *b, CXCursor c, fact_loc loc);
 void record_library_float_loop(body_ctx *b, CXCursor callee, fact_loc loc);
 

@@ -6,18 +6,6 @@
 
 #include "extract/walk.h"
 
-bool is_floating(CXType t)
-{
-    switch (clang_getCanonicalType(t).kind) {
-    case CXType_Float: case CXType_Double: case CXType_LongDouble:
-    case CXType_Half: case CXType_Float16: case CXType_BFloat16:
-    case CXType_Float128: case CXType_Ibm128:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* CUDA's 16-bit floating types are classes on the host side. */
 static bool is_half_precision(CXType t)
 {

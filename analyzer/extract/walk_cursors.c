@@ -189,3 +189,16 @@ char *type_spelling(CXType t)
     }
     return s;
 }
+
+/* A floating-point type, whatever its width. */
+bool is_floating(CXType t)
+{
+    switch (clang_getCanonicalType(t).kind) {
+    case CXType_Float: case CXType_Double: case CXType_LongDouble:
+    case CXType_Half: case CXType_Float16: case CXType_BFloat16:
+    case CXType_Float128: case CXType_Ibm128:
+        return true;
+    default:
+        return false;
+    }
+}
