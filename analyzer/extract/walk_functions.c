@@ -7,9 +7,13 @@
 #include "extract/walk.h"
 
 /* A parameter as the function's signature has it: `const int n` and
- * `int n`, `float x[]` and `float *x` declare the same function. */
+ * `int n`, `float x[]` and `float *x` declare the same function. An
+ * invalid type (clang_getUnqualifiedType would dereference it) spells as
+ * nothing. */
 static char *parameter_spelling(CXType t)
 {
+    if (t.kind == CXType_Invalid)
+        return xstrdup("");
     char *s = type_spelling(clang_getUnqualifiedType(t));
     size_t n = strlen(s);
     char *open = strrchr(s, '[');

@@ -132,12 +132,19 @@ static unsigned long long floating_arguments(CXCursor specialization)
 /* The parameters of the list at `depth` that `pattern`, a template's type,
  * spells where `concrete`, its specialisation's, has a float: const T *
  * against const float * binds T, std::vector<T> & against
- * std::vector<float> & too. */
+ * std::vector<float> & too. A non-type template argument (the 3 of
+ * std::array<T, 3>, the N of Tag<N>) has no type: libclang answers an
+ * invalid one, which clang_getUnqualifiedType dereferences, so an invalid
+ * type on either side binds nothing. */
 static void bind_floating(CXType pattern, CXType concrete, int depth,
                           unsigned long long *floating)
 {
+    if (pattern.kind == CXType_Invalid || concrete.kind == CXType_Invalid)
+        return;
     pattern = clang_getCanonicalType(pattern);
     concrete = clang_getCanonicalType(concrete);
+    if (pattern.kind == CXType_Invalid || concrete.kind == CXType_Invalid)
+        return;
     char *s = type_spelling(clang_getUnqualifiedType(pattern));
     int d, end = 0;
     unsigned index;
