@@ -69,6 +69,7 @@ CXCursor callee_of(CXCursor call, bool *unique);
 CXCursor primary_template(CXCursor c);
 bool in_system_header(CXCursor c);
 bool is_floating(CXType t);
+char *parameter_spelling(CXType t);
 
 /* extract/walk_symbols.c: a function's name and the parts of its cursor. */
 char *function_name(CXCursor c, bool *c_linkage);

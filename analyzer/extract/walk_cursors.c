@@ -191,6 +191,27 @@ char *type_spelling(CXType t)
 }
 
 /* A floating-point type, whatever its width. */
+/* A parameter as the function's signature has it: `const int n` and
+ * `int n`, `float x[]` and `float *x` declare the same function. An
+ * invalid type (clang_getUnqualifiedType would dereference it) spells as
+ * nothing. */
+char *parameter_spelling(CXType t)
+{
+    if (t.kind == CXType_Invalid)
+        return xstrdup("");
+    char *s = type_spelling(clang_getUnqualifiedType(t));
+    size_t n = strlen(s);
+    char *open = strrchr(s, '[');
+    if (n == 0 || s[n - 1] != ']' || !open)
+        return s;
+    while (open > s && open[-1] == ' ')
+        open--;
+    *open = '\0';
+    char *decayed = xasprintf("%s *", s);
+    free(s);
+    return decayed;
+}
+
 bool is_floating(CXType t)
 {
     switch (clang_getCanonicalType(t).kind) {

@@ -6,27 +6,6 @@
 
 #include "extract/walk.h"
 
-/* A parameter as the function's signature has it: `const int n` and
- * `int n`, `float x[]` and `float *x` declare the same function. An
- * invalid type (clang_getUnqualifiedType would dereference it) spells as
- * nothing. */
-static char *parameter_spelling(CXType t)
-{
-    if (t.kind == CXType_Invalid)
-        return xstrdup("");
-    char *s = type_spelling(clang_getUnqualifiedType(t));
-    size_t n = strlen(s);
-    char *open = strrchr(s, '[');
-    if (n == 0 || s[n - 1] != ']' || !open)
-        return s;
-    while (open > s && open[-1] == ' ')
-        open--;
-    *open = '\0';
-    char *decayed = xasprintf("%s *", s);
-    free(s);
-    return decayed;
-}
-
 static void fill_params(fact_function *f, CXCursor c, const function_parts *parts)
 {
     CXType type = clang_getCursorType(c);

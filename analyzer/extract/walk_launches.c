@@ -28,12 +28,45 @@ static enum CXChildVisitResult find_function_ref(CXCursor c, CXCursor parent,
     return CXChildVisit_Recurse;
 }
 
+/* A kernel template's specialisation: its parameter types, as clang
+ * substituted them. Spelled parameters (Tag<N>) cannot be compared with
+ * an argument (Tag<3>) by text; the specialisation's can. Nothing when a
+ * type is not known here (a dependent launch inside a template). */
+static void resolve_specialisation(fact_launch *l, CXCursor kernel)
+{
+    if (clang_getCursorKind(kernel) != CXCursor_FunctionDecl ||
+        clang_Cursor_isNull(clang_getSpecializedCursorTemplate(kernel)))
+        return;
+    CXType type = clang_getCursorType(kernel);
+    int n = clang_getNumArgTypes(type);
+    if (type.kind != CXType_FunctionProto || n < 0)
+        return;
+    fact_strs params = { 0 };
+    bool known = true;
+    for (int i = 0; i < n && known; i++) {
+        CXType t = clang_getArgType(type, (unsigned)i);
+        char *s = parameter_spelling(t);
+        known = t.kind != CXType_Invalid && !strstr(s, "type-parameter-") &&
+                !strstr(s, "dependent");
+        strs_push(&params, s);
+    }
+    if (known) {
+        l->params_resolved = true;
+        l->resolved_params = params;
+        return;
+    }
+    for (size_t i = 0; i < params.n; i++)
+        free(params.items[i]);
+    free(params.items);
+}
+
 static void set_launch_kernel(fact_launch *l, CXCursor kernel)
 {
     CXCursor primary = primary_template(kernel);
     bool c_linkage;
     l->kernel_name = function_name(primary, &c_linkage);
     l->kernel_usr = cx_take(clang_getCursorUSR(primary));
+    resolve_specialisation(l, kernel);
 }
 
 /* An arithmetic compile-time constant: NULL, 0, 2, 0.5f, an enumerator. */

@@ -67,14 +67,6 @@ static char *by_value(const char *type)
     return s;
 }
 
-static bool same_text(char *a, char *b)
-{
-    bool same = strcmp(a, b) == 0;
-    free(a);
-    free(b);
-    return same;
-}
-
 static bool same_signature(const fact_function *a, const fact_function *b)
 {
     if (a->params.n != b->params.n || strcmp(a->result, b->result) != 0)
@@ -197,12 +189,30 @@ static bool argument_fits(const char *arg_type, const char *param_type, bool con
     return fits;
 }
 
+/* A `void *args[]` entry is read as the parameter's type: the same type,
+ * or for a pointer parameter a `void *` slot (nccl's `void *arg4 = ptr;
+ * ... &arg4`), which holds the same bits. A slot of another width or kind
+ * (int for size_t, float for double, float * for int *) is not. */
+static bool slot_fits(const char *arg_type, const char *param_type)
+{
+    char *arg = unqualified(arg_type), *param = unqualified(param_type);
+    bool fits = strcmp(arg, param) == 0 ||
+                (strcmp(arg, "void *") == 0 && classify(param) == TYPE_POINTER);
+    free(arg);
+    free(param);
+    return fits;
+}
+
+/* The launch against `params`: its specialisation's, as clang resolved it
+ * in the launch's own translation unit, when it names one; else the
+ * definition's. */
 static bool launch_matches(const fact_launch *l, const fact_function *def)
 {
-    if (l->arg_types.n != def->params.n)
+    const fact_strs *params = l->params_resolved ? &l->resolved_params : &def->params;
+    if (l->arg_types.n != params->n)
         return false;
-    for (size_t i = 0; i < def->params.n; i++) {
-        const char *param = def->params.items[i];
+    for (size_t i = 0; i < params->n; i++) {
+        const char *param = params->items[i];
         /* A template's parameter, or an argument in a template's body: its
          * type is known per instantiation only. */
         if (is_dependent(param) || is_dependent(l->arg_types.items[i]))
@@ -210,7 +220,7 @@ static bool launch_matches(const fact_launch *l, const fact_function *def)
         bool constant = i < 64 && (l->constant_args >> i) & 1;
         bool converted = l->kind == LAUNCH_CHEVRON || l->kind == LAUNCH_EX_VARIADIC;
         if (converted ? !argument_fits(l->arg_types.items[i], param, constant)
-                      : !same_text(unqualified(l->arg_types.items[i]), unqualified(param)))
+                      : !slot_fits(l->arg_types.items[i], param))
             return false;
     }
     return true;
