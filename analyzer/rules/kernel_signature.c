@@ -249,6 +249,20 @@ static bool is_c_function(const fact_function *f)
     return f->exec != EXEC_KERNEL && f->is_c_linkage;
 }
 
+/* Whether the file at `a` and the file at `b` can be linked into one
+ * program: the same directory, or one's directory inside the other's
+ * (src/ and the root's main.cu). Sibling directories (cuda-samples'
+ * smokeParticles/ and volumeRender/, one sample each) are separate
+ * programs: a declaration in one never drifted from a definition in the
+ * other. */
+static bool can_link(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t da = sa ? (size_t)(sa - a) + 1 : 0, db = sb ? (size_t)(sb - b) + 1 : 0;
+    size_t shorter = da < db ? da : db;
+    return strncmp(a, b, shorter) == 0;
+}
+
 static void check_declarations(const analysis *a, const symbol_index *kernels,
                                const symbol_index *c_functions, diag_sink *sink)
 {
@@ -271,7 +285,8 @@ static void check_declarations(const analysis *a, const symbol_index *kernels,
                                 a->snap->files[d->file].lang != LANG_CUDA ||
                                 a->snap->files[d->file].is_header))
                     continue;
-                if (d->fn->is_template != decl->is_template)
+                if (d->fn->is_template != decl->is_template ||
+                    !can_link(a->snap->files[fi].path, a->snap->files[d->file].path))
                     continue;
                 shown = d;
                 matched = same_signature(decl, d->fn);
@@ -361,7 +376,13 @@ const rule_def rule_kernel_signature = {
         "A launch or declaration is checked against the definition in its own file\n"
         "when there is one, else against every definition of that (namespace-\n"
         "qualified) name: kernels defined in two separate programs are fine as long\n"
-        "as it matches one. Static kernels match within their own file. A <<<>>>\n"
+        "as it matches one. Static kernels match within their own file. A\n"
+        "declaration is compared only with definitions it can link with: in its\n"
+        "own directory or one above or below it; sibling directories (one sample\n"
+        "per directory) are separate programs. A launch of a kernel template's\n"
+        "specialisation is compared with the parameter types the compiler\n"
+        "resolved for it (Tag<N> is Tag<3> there), and a `void *` slot of an args\n"
+        "array fits a pointer parameter. A <<<>>>\n"
         "or cudaLaunchKernelEx argument may convert between integers or between\n"
         "floating types, and a\n"
         "constant (NULL, 0, 0.5f) converts to its parameter; an integer variable\n"
