@@ -64,6 +64,11 @@ void config_free(gl_config *cfg)
     str_list_free(&cfg->include_dirs);
     str_list_free(&cfg->defines);
     str_list_free(&cfg->exclude);
+    for (size_t i = 0; i < cfg->languages.n; i++) {
+        free(cfg->languages.items[i].extension);
+        free(cfg->languages.items[i].kind);
+    }
+    free(cfg->languages.items);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -367,6 +372,30 @@ static void absolutise(str_list *dirs, const char *base_dir)
     }
 }
 
+const char *const config_language_kinds[] = { "c", "c++", "cuda", "c-header", "c++-header",
+                                               "cuda-header", NULL };
+
+/* `.inc: c++-header`: an extension (a dot, then no slash) and a kind. */
+static int language_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
+{
+    language_map *map = vctx;
+    const char *ext = scalar(key);
+    if (ext[0] != '.' || !ext[1] || strchr(ext, '/'))
+        return fail_at(ld, &key->start_mark,
+                       "languages: '%s' is not a file extension (write it as '.inc')", ext);
+    const char *kind = value->type == YAML_SCALAR_NODE ? scalar(value) : "";
+    size_t k = 0;
+    while (config_language_kinds[k] && strcmp(config_language_kinds[k], kind) != 0)
+        k++;
+    if (!config_language_kinds[k])
+        return fail_at(ld, &value->start_mark,
+                       "languages: '%s' must be one of c, c++, cuda, c-header, c++-header, "
+                       "cuda-header", ext);
+    map->items = xrealloc(map->items, (map->n + 1) * sizeof *map->items);
+    map->items[map->n++] = (language_mapping){ xstrdup(ext), xstrdup(kind) };
+    return 0;
+}
+
 static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
 {
     gl_config *cfg = vctx;
@@ -389,6 +418,8 @@ static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vct
         return parse_string_list(ld, value, "defines", &cfg->defines);
     if (strcmp(k, "exclude") == 0)
         return parse_string_list(ld, value, "exclude", &cfg->exclude);
+    if (strcmp(k, "languages") == 0)
+        return for_each_pair(ld, value, "languages", language_entry, &cfg->languages);
     return fail_at(ld, &key->start_mark, "unknown key '%s' at the top level", k);
 }
 

@@ -20,6 +20,9 @@
 //   include-dirs: ["layer"]    # -I for every file (relative to the config file)
 //   defines: ["TLOB_X=1"]      # -D for every file
 //   exclude: ["tests/analyzer/fixtures/**"]   # paths not analysed at all
+//   languages:                 # extension -> how its files are parsed, over
+//     .cuinc: cuda-header      # the built-in mapping (input/source.c):
+//     .h: c++-header           # c, c++, cuda, c-header, c++-header, cuda-header
 //
 // Unknown keys and bad values are errors with the config file's line and
 // column (exit 2). Globs: '*' within a path segment, '**' across segments.
@@ -52,6 +55,21 @@ typedef struct {
     bool match_comments, match_strings;
 } pattern_rule;
 
+/* One `languages:` entry: files ending in `extension` (".inc") are of
+ * `kind`, one of config_language_kinds. */
+typedef struct {
+    char *extension;
+    char *kind;
+} language_mapping;
+
+typedef struct {
+    language_mapping *items;
+    size_t n;
+} language_map;
+
+/* The kinds a `languages:` entry may name, NULL-terminated. */
+extern const char *const config_language_kinds[];
+
 typedef struct {
     char *path;          /* the config file, or NULL for defaults */
     char *shown_path;    /* how errors name it */
@@ -64,6 +82,7 @@ typedef struct {
     str_list include_dirs;   /* absolute after loading */
     str_list defines;
     str_list exclude;
+    language_map languages;
 } gl_config;
 
 /* true when the rule is enabled for this path (enabled + include/exclude). */

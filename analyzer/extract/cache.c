@@ -36,7 +36,7 @@ char *facts_cache_key(const char *identity, const snapshot *snap, const source_f
     /* Every part ends with a NUL so that no two key materials run together. */
     buf_append(&b, identity, strlen(identity) + 1);
     buf_append(&b, src->abs_path, strlen(src->abs_path) + 1);
-    const char *lang = src->lang == LANG_CUDA ? "cuda" : "c";
+    const char *lang = src->lang == LANG_CUDA ? "cuda" : src->lang == LANG_CXX ? "c++" : "c";
     buf_append(&b, lang, strlen(lang) + 1);
     buf_append(&b, snap->root ? snap->root : "", strlen(snap->root ? snap->root : "") + 1);
     for (size_t i = 0; cfg && i < cfg->include_dirs.n; i++)

@@ -23,11 +23,16 @@
 /* nvcc's math_functions.hpp declares min/max __host__ __device__; clang's
  * CUDA headers declare them __device__ only, so host code that nvcc compiles
  * (min(n, max_blocks) in a launcher) fails clang's host pass. Declaring the
- * host side as nvcc does makes clang see the file as nvcc does. */
-#define HOST_MATH_HEADER "gpulint_nvcc_host_math.h"
+ * host side as nvcc does makes clang see the file as nvcc does. nvcc's
+ * crt/common_functions.h also includes <string.h> and <time.h> in every
+ * host pass: clock() and CLOCKS_PER_SEC need no include under nvcc. */
+#define HOST_MATH_HEADER "gpulint_nvcc_host.h"
 static const char host_math_text[] =
-    "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp). */\n"
+    "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp), and\n"
+    " * the C headers crt/common_functions.h includes. */\n"
     "#pragma once\n"
+    "#include <string.h>\n"
+    "#include <time.h>\n"
 #define MIN_MAX(r, a, b) \
     "__host__ " r " min(" a ", " b ");\n__host__ " r " max(" a ", " b ");\n"
     MIN_MAX("int", "int", "int")
@@ -54,6 +59,7 @@ static const char host_math_text[] =
 static const char *const pch_prelude[] = {
     [LANG_C] = "#include <cuda_runtime_api.h>\n#include <cublas_v2.h>\n",
     [LANG_CUDA] = "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n",
+    [LANG_CXX] = "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n",
 };
 
 static struct {
@@ -64,7 +70,7 @@ static struct {
     char *cache_dir;
     char *shim_dir;
     char *host_math;      /* <shim_dir>/gpulint_nvcc_host_math.h */
-    char *pch_path[2];    /* by source_lang; NULL when it could not be built */
+    char *pch_path[LANG_COUNT];   /* by source_lang; NULL when it could not be built */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
 } g;
@@ -140,6 +146,12 @@ static size_t base_args(source_lang lang, const char **argv)
             argv[n++] = "-isystem";
             argv[n++] = g.cccl_dir;
         }
+    } else if (lang == LANG_CXX) {
+        /* What a host compiler given -I<cuda>/include sees. */
+        argv[n++] = "-x";
+        argv[n++] = "c++";
+        argv[n++] = "-isystem";
+        argv[n++] = g.cuda_include;
     } else {
         argv[n++] = "-x";
         argv[n++] = "c";
@@ -265,7 +277,7 @@ static void prepare_pch(source_lang lang)
     const char *argv[MAX_BASE_ARGS];
     size_t argc = base_args(lang, argv);
     unsigned long long key = pch_key(pch_prelude[lang], argv, argc);
-    const char *ext = lang == LANG_CUDA ? "cuh" : "h";
+    const char *ext = lang == LANG_CUDA ? "cuh" : lang == LANG_CXX ? "hpp" : "h";
     char *path = xasprintf("%s/%s-%016llx.pch", g.cache_dir, ext, key);
     char *prelude = xasprintf("%s/%s-%016llx.prelude.%s", g.cache_dir, ext, key, ext);
     if (access(path, R_OK) == 0 && access(prelude, R_OK) == 0) {
@@ -308,16 +320,17 @@ static char *facts_identity(void)
     struct stat st;
     if (stat("/proc/self/exe", &st) != 0)
         return NULL;
-    unsigned long long keys[2];
-    for (int lang = LANG_C; lang <= LANG_CUDA; lang++) {
+    unsigned long long keys[LANG_COUNT];
+    for (int lang = 0; lang < LANG_COUNT; lang++) {
         const char *argv[MAX_BASE_ARGS];
         size_t argc = base_args((source_lang)lang, argv);
         keys[lang] = pch_key(pch_prelude[lang], argv, argc);
     }
-    return xasprintf("exe %lld %lld.%09ld dev %llu ino %llu; keys %016llx %016llx",
+    return xasprintf("exe %lld %lld.%09ld dev %llu ino %llu; keys %016llx %016llx %016llx",
                      (long long)st.st_size, (long long)st.st_mtim.tv_sec,
                      st.st_mtim.tv_nsec, (unsigned long long)st.st_dev,
-                     (unsigned long long)st.st_ino, keys[LANG_C], keys[LANG_CUDA]);
+                     (unsigned long long)st.st_ino, keys[LANG_C], keys[LANG_CUDA],
+                     keys[LANG_CXX]);
 }
 
 int facts_global_init(const gl_config *cfg, char **error)
@@ -354,6 +367,7 @@ int facts_global_init(const gl_config *cfg, char **error)
     if (!getenv("GPULINT_NO_PCH")) {
         prepare_pch(LANG_CUDA);
         prepare_pch(LANG_C);
+        prepare_pch(LANG_CXX);
     }
     /* GPULINT_NO_FACTS_CACHE: extract every file again (measurements). */
     g.identity = facts_identity();
@@ -371,8 +385,8 @@ void facts_global_cleanup(void)
     free(g.cache_dir);
     free(g.shim_dir);
     free(g.host_math);
-    free(g.pch_path[LANG_C]);
-    free(g.pch_path[LANG_CUDA]);
+    for (int lang = 0; lang < LANG_COUNT; lang++)
+        free(g.pch_path[lang]);
     free(g.facts_dir);
     free(g.identity);
     memset(&g, 0, sizeof g);

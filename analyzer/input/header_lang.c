@@ -132,24 +132,32 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
         for (size_t k = 0; k < nincludes[i]; k++)
             included[includes[i][k]] = true;
     }
-    /* CUDA spreads from the CUDA files, and from headers nothing includes
-     * (analysed on their own) whose syntax is CUDA or C++, not C. */
-    size_t *queue = xcalloc(n, sizeof *queue);
-    size_t head = 0, tail = 0;
+    /* A C header nothing includes (analysed on its own) whose syntax is
+     * CUDA or C++, not C, is parsed as CUDA (which has C++). */
     for (size_t i = 0; i < n; i++) {
         source_file *f = &snap->files[i];
-        if (f->lang != LANG_CUDA && f->is_header && !included[i] && has_cuda_or_cpp_syntax(f))
+        if (f->lang == LANG_C && f->is_header && !included[i] && has_cuda_or_cpp_syntax(f))
             f->lang = LANG_CUDA;
-        if (f->lang == LANG_CUDA)
-            queue[tail++] = i;
     }
-    while (head < tail) {
-        size_t i = queue[head++];
-        for (size_t k = 0; k < nincludes[i]; k++) {
-            source_file *h = &snap->files[includes[i][k]];
-            if (h->is_header && h->lang != LANG_CUDA) {
-                h->lang = LANG_CUDA;
-                queue[tail++] = (size_t)includes[i][k];
+    /* C++ spreads from the C++ files to the C headers they include, then
+     * CUDA from the CUDA files to every header they include: a header a .cu
+     * and a .cpp share is parsed as the .cu sees it. */
+    size_t *queue = xcalloc(n, sizeof *queue);
+    for (int pass = 0; pass < 2; pass++) {
+        source_lang lang = pass == 0 ? LANG_CXX : LANG_CUDA;
+        size_t head = 0, tail = 0;
+        for (size_t i = 0; i < n; i++)
+            if (snap->files[i].lang == lang)
+                queue[tail++] = i;
+        while (head < tail) {
+            size_t i = queue[head++];
+            for (size_t k = 0; k < nincludes[i]; k++) {
+                source_file *h = &snap->files[includes[i][k]];
+                bool takes = lang == LANG_CUDA ? h->lang != LANG_CUDA : h->lang == LANG_C;
+                if (h->is_header && takes) {
+                    h->lang = lang;
+                    queue[tail++] = (size_t)includes[i][k];
+                }
             }
         }
     }

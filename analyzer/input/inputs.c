@@ -39,17 +39,26 @@ static bool excluded(const gl_config *cfg, const char *path)
     return false;
 }
 
-/* Add a file whose content is in memory; binary content is not analysed. */
-static void add_content(snapshot *snap, char *path, char *abs_path, char *text, size_t len)
+/* Binary content: more than one NUL byte. A stray NUL in a source gcc
+ * still compiles (with a warning) does not make it binary. */
+static bool is_binary(const char *text, size_t len)
 {
-    if (memchr(text, '\0', len)) {
+    const char *nul = memchr(text, '\0', len);
+    return nul && memchr(nul + 1, '\0', len - (size_t)(nul - text) - 1);
+}
+
+/* Add a file whose content is in memory; binary content is not analysed. */
+static void add_content(snapshot *snap, char *path, char *abs_path, char *text, size_t len,
+                        const gl_config *cfg)
+{
+    if (is_binary(text, len)) {
         free(path);
         free(abs_path);
         free(text);
         return;
     }
     source_file f;
-    source_file_init(&f, path, abs_path, text, len);
+    source_file_init(&f, path, abs_path, text, len, cfg);
     snapshot_add(snap, &f);
 }
 
@@ -89,7 +98,8 @@ static char *reported_path(const char *root, const char *abs_path, const char *g
     return xstrdup(given);
 }
 
-static int add_disk_file(snapshot *snap, const char *root, const char *abs_path,
+static int add_disk_file(snapshot *snap, const gl_config *cfg, const char *root,
+                         const char *abs_path,
                          const char *given, char **error)
 {
     char *text;
@@ -98,7 +108,7 @@ static int add_disk_file(snapshot *snap, const char *root, const char *abs_path,
         *error = xasprintf("cannot read '%s': %s", given, strerror(errno));
         return EXIT_USAGE;
     }
-    add_content(snap, reported_path(root, abs_path, given), xstrdup(abs_path), text, len);
+    add_content(snap, reported_path(root, abs_path, given), xstrdup(abs_path), text, len, cfg);
     return 0;
 }
 
@@ -129,8 +139,8 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
             /* not analysed, and neither is anything below it */
         } else if (S_ISDIR(st.st_mode)) {
             rc = walk_directory(snap, req, cfg, abs_path, given, error);
-        } else if (S_ISREG(st.st_mode) && source_is_analysable(abs_path)) {
-            rc = add_disk_file(snap, req->root, abs_path, given, error);
+        } else if (S_ISREG(st.st_mode) && source_is_analysable(abs_path, cfg)) {
+            rc = add_disk_file(snap, cfg, req->root, abs_path, given, error);
         }
         free(reported);
         free(given);
@@ -179,16 +189,17 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
             /* A FIFO or a device would block or never end. */
             *error = xasprintf("'%s' is neither a regular file nor a directory", given);
             rc = EXIT_USAGE;
-        } else if (source_is_analysable(given)) {
+        } else if (source_is_analysable(given, cfg)) {
             /* Named explicitly: analysed even when the config excludes it,
              * and reported under the name given, not a symlink's target. */
             char *file_abs = absolute_without_resolving_name(given);
-            rc = add_disk_file(snap, req->root, file_abs ? file_abs : abs_path, given, error);
+            rc = add_disk_file(snap, cfg, req->root, file_abs ? file_abs : abs_path, given, error);
             free(file_abs);
         } else {
             /* Said, so that naming a .cpp file does not read as a clean result. */
-            fprintf(stderr, "gpulint: note: '%s' is not a C or CUDA source (.c .h .cu .cuh); "
-                            "not analysed\n", given);
+            fprintf(stderr, "gpulint: note: '%s' is not a C, C++ or CUDA source (.c .cu .cpp "
+                            ".cc .cxx .h .cuh .hpp .hh .hxx .inl .ipp .inc, or the config's "
+                            "languages:); not analysed\n", given);
         }
         if (rc)
             return rc;
@@ -314,7 +325,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             rc = EXIT_INTERNAL;
             break;
         }
-        if (!is_regular_blob(e.mode) || !source_is_analysable(e.path) ||
+        if (!is_regular_blob(e.mode) || !source_is_analysable(e.path, cfg) ||
             (excluded(cfg, e.path) && !named_explicitly(req, e.path)))
             continue;
         if (e.stage != 0) {
@@ -330,7 +341,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             char *text;
             size_t len;
             if (inputs_read_file(abs_path, &text, &len) == 0)
-                add_content(snap, xstrdup(e.path), abs_path, text, len);
+                add_content(snap, xstrdup(e.path), abs_path, text, len, cfg);
             else
                 free(abs_path);   /* deleted from the working tree, not yet staged */
             continue;
@@ -350,7 +361,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             rc = EXIT_INTERNAL;
             break;
         }
-        add_content(snap, xstrdup(e.path), abs_path, text, len);
+        add_content(snap, xstrdup(e.path), abs_path, text, len, cfg);
     }
     if (reader_open && blob_reader_close(&reader) != 0 && rc == 0) {
         *error = xstrdup("git cat-file --batch failed");

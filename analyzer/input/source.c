@@ -14,16 +14,64 @@ static const char *extension(const char *path)
     return dot ? dot : "";
 }
 
-bool source_is_analysable(const char *path)
+/* DESIGN.md's file kinds. */
+static const struct {
+    const char *ext;
+    source_lang lang;
+    bool header;
+} builtin_kinds[] = {
+    { ".c", LANG_C, false },      { ".h", LANG_C, true },
+    { ".cu", LANG_CUDA, false },  { ".cuh", LANG_CUDA, true },
+    { ".cpp", LANG_CXX, false },  { ".cc", LANG_CXX, false },  { ".cxx", LANG_CXX, false },
+    { ".hpp", LANG_CXX, true },   { ".hh", LANG_CXX, true },   { ".hxx", LANG_CXX, true },
+    { ".inl", LANG_CXX, true },   { ".ipp", LANG_CXX, true },  { ".inc", LANG_CXX, true },
+};
+
+/* The config's kinds (config_language_kinds). */
+static void kind_of(const char *kind, source_lang *lang, bool *is_header)
 {
-    const char *ext = extension(path);
-    return strcmp(ext, ".c") == 0 || strcmp(ext, ".h") == 0 || strcmp(ext, ".cu") == 0 ||
-           strcmp(ext, ".cuh") == 0;
+    size_t n = strcspn(kind, "-");
+    *is_header = kind[n] == '-';
+    *lang = strncmp(kind, "c++", n) == 0 && n == 3  ? LANG_CXX
+            : strncmp(kind, "cuda", n) == 0 && n == 4 ? LANG_CUDA
+                                                      : LANG_C;
 }
 
-void source_file_init(source_file *f, char *path, char *abs_path, char *text, size_t len)
+bool source_classify(const char *path, const gl_config *cfg, source_lang *lang,
+                     bool *is_header)
+{
+    const char *ext = extension(path);
+    for (size_t i = 0; cfg && i < cfg->languages.n; i++)
+        if (strcmp(cfg->languages.items[i].extension, ext) == 0) {
+            kind_of(cfg->languages.items[i].kind, lang, is_header);
+            return true;
+        }
+    for (size_t i = 0; i < sizeof builtin_kinds / sizeof builtin_kinds[0]; i++)
+        if (strcmp(builtin_kinds[i].ext, ext) == 0) {
+            *lang = builtin_kinds[i].lang;
+            *is_header = builtin_kinds[i].header;
+            return true;
+        }
+    return false;
+}
+
+bool source_is_analysable(const char *path, const gl_config *cfg)
+{
+    source_lang lang;
+    bool header;
+    return source_classify(path, cfg, &lang, &header);
+}
+
+void source_file_init(source_file *f, char *path, char *abs_path, char *text, size_t len,
+                      const gl_config *cfg)
 {
     memset(f, 0, sizeof *f);
+    /* A lone CR ends a line for the compiler (old Mac line endings); as
+     * '\n' in place, every offset stays and every line is a line here too:
+     * the masking of a // comment ends where clang's does. CRLF is kept. */
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n'))
+            text[i] = '\n';
     f->path = path;
     f->abs_path = abs_path;
     f->text = text;
@@ -31,8 +79,10 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     f->masked = xmalloc(len + 1);
     mask_text(text, len, MASK_COMMENTS | MASK_STRINGS, f->masked);
     sha256_hex(text, len, f->hash);
-    const char *ext = extension(path);
-    f->is_header = strcmp(ext, ".h") == 0 || strcmp(ext, ".cuh") == 0;
+    if (!source_classify(path, cfg, &f->lang, &f->is_header)) {
+        f->lang = LANG_C;
+        f->is_header = false;
+    }
     f->nlines = 1;
     for (size_t i = 0; i < len; i++)
         f->nlines += text[i] == '\n';
@@ -41,7 +91,6 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     for (size_t i = 0, l = 1; i < len; i++)
         if (text[i] == '\n')
             f->line_starts[l++] = i + 1;
-    f->lang = (strcmp(ext, ".cu") == 0 || strcmp(ext, ".cuh") == 0) ? LANG_CUDA : LANG_C;
 }
 
 void snapshot_add(snapshot *snap, source_file *f)

@@ -10,7 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum { LANG_C, LANG_CUDA } source_lang;
+#include "config/config.h"
+
+/* C++ is C++ with the CUDA runtime headers (a .cpp the host compiler builds
+ * next to .cu files), not CUDA: no __CUDACC__, no <<<>>>. */
+typedef enum { LANG_C, LANG_CUDA, LANG_CXX, LANG_COUNT } source_lang;
 
 typedef struct {
     char *path;        /* as reported: relative to the repo root, or as given */
@@ -19,9 +23,10 @@ typedef struct {
     size_t len;
     char *masked;      /* same length: comments and string/char literals blanked
                           (newlines kept) so offsets and line numbers match text */
-    source_lang lang;  /* .c: C; .cu/.cuh: CUDA; .h: CUDA when a .cu/.cuh of the
-                          snapshot includes it (directly or transitively), else C */
-    bool is_header;    /* .h/.cuh/.hpp */
+    source_lang lang;  /* by extension (source_classify); a header takes the
+                          language of the files that include it
+                          (input/header_lang.c) */
+    bool is_header;    /* a header kind: .h .cuh .hpp .hh .hxx .inl .ipp .inc */
     char hash[65];     /* hex SHA-256 of text: key for cached facts */
     char **args;       /* extra compiler arguments for this file (-I, -D, -std, ...)
                           from a compilation database (-p); the config's
@@ -51,14 +56,22 @@ bool source_line_text(const source_file *f, unsigned line, const char **start, s
 
 /* --- Building a snapshot (driver side: input/inputs.c, input/source.c, input/header_lang.c) --- */
 
-/* Whether a path's extension is one gpulint analyses: .c .h (C, or CUDA for
- * headers a CUDA file includes), .cu .cuh (CUDA). */
-bool source_is_analysable(const char *path);
+/* The language and header-ness of a path by its extension: the config's
+ * `languages:` mapping (cfg may be NULL) first, then the built-in one:
+ * .c C; .cu CUDA; .cpp .cc .cxx C++; headers .h (C), .cuh (CUDA), .hpp .hh
+ * .hxx .inl .ipp .inc (C++). false for a path of no source kind. */
+bool source_classify(const char *path, const gl_config *cfg, source_lang *lang,
+                     bool *is_header);
+
+/* Whether gpulint analyses a path (source_classify knows its kind). */
+bool source_is_analysable(const char *path, const gl_config *cfg);
 
 /* Fill f from its content (takes ownership of path, abs_path and text, which
  * must have a NUL at text[len]): masked text, hash, is_header and the language
- * from the extension (headers start as C; input/header_lang.c decides later). */
-void source_file_init(source_file *f, char *path, char *abs_path, char *text, size_t len);
+ * from the extension (source_classify; headers may change language later in
+ * input/header_lang.c). */
+void source_file_init(source_file *f, char *path, char *abs_path, char *text, size_t len,
+                      const gl_config *cfg);
 
 /* Append a file (moved: *f's pointers now belong to the snapshot). */
 void snapshot_add(snapshot *snap, source_file *f);

@@ -36,7 +36,7 @@ static snapshot one_file(const char *text)
 {
     snapshot snap = {.root = "/repo"};
     source_file f;
-    source_file_init(&f, xstrdup("k.cu"), xstrdup("/repo/k.cu"), xstrdup(text), strlen(text));
+    source_file_init(&f, xstrdup("k.cu"), xstrdup("/repo/k.cu"), xstrdup(text), strlen(text), NULL);
     snapshot_add(&snap, &f);
     return snap;
 }

@@ -126,7 +126,7 @@ static void database_lookup(void **state)
 
     snapshot snap = {.root = "/repo"};
     source_file f;
-    source_file_init(&f, strdup("layer/b.c"), strdup("/repo/layer/b.c"), strdup("x;\n"), 3);
+    source_file_init(&f, strdup("layer/b.c"), strdup("/repo/layer/b.c"), strdup("x;\n"), 3, NULL);
     snapshot_add(&snap, &f);
     compile_db_apply(db, &snap);
     assert_int_equal(snap.files[0].nargs, 1);

@@ -160,6 +160,19 @@ static void unknown_top_level_key(void **state)
                  ".gpulint.yaml:2:1: error: unknown key 'excludes' at the top level");
 }
 
+static void bad_languages(void **state)
+{
+    (void)state;
+    expect_error("languages:\n  .inc: fortran\n",
+                 ".gpulint.yaml:2:9: error: languages: '.inc' must be one of c, c++, cuda, "
+                 "c-header, c++-header, cuda-header");
+    expect_error("languages:\n  inc: c++\n",
+                 ".gpulint.yaml:2:3: error: languages: 'inc' is not a file extension (write it "
+                 "as '.inc')");
+    expect_error("languages: [.inc]\n",
+                 ".gpulint.yaml:1:12: error: languages must be a mapping (key: value)");
+}
+
 static void unknown_rule(void **state)
 {
     (void)state;
@@ -245,6 +258,7 @@ int main(void)
         cmocka_unit_test(bad_values),
         cmocka_unit_test(bad_patterns),
         cmocka_unit_test(duplicate_key),
+        cmocka_unit_test(bad_languages),
         cmocka_unit_test(yaml_syntax_error),
     };
     return cmocka_run_group_tests_name("config", tests, make_dir, remove_dir);

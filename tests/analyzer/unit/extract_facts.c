@@ -23,7 +23,7 @@ static file_facts *extract_in(const char *root, const char *name, const char *te
     snapshot snap = { .root = root };
     source_file f;
     source_file_init(&f, xstrdup(name), xasprintf("%s/%s", root, name), xstrdup(text),
-                     strlen(text));
+                     strlen(text), NULL);
     snapshot_add(&snap, &f);
     char *error = NULL;
     file_facts *facts = facts_extract(&snap, 0, NULL, &error);

@@ -14,7 +14,7 @@
 static void add(snapshot *snap, const char *path, const char *text)
 {
     source_file f;
-    source_file_init(&f, xstrdup(path), xasprintf("/repo/%s", path), xstrdup(text), strlen(text));
+    source_file_init(&f, xstrdup(path), xasprintf("/repo/%s", path), xstrdup(text), strlen(text), NULL);
     snapshot_add(snap, &f);
 }
 

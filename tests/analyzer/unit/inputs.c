@@ -57,7 +57,7 @@ static int make_repo(void **state)
     sh("git init -q -b main . && git config user.email t@example.invalid && git config user.name t");
     sh("mkdir -p sub gen && printf 'int staged_a;\\n' > a.c && printf '#define STAGED_B 1\\n' > sub/b.h");
     sh("printf 'int generated;\\n' > gen/g.c && ln -s a.c link.c");
-    write_file("bin.c", "int x;\0binary\n", 14);
+    write_file("bin.c", "int x;\0bin\0ary\n", 15);   /* two NULs: binary */
     sh("printf 'int conflict;\\n' > conflict.c");
     sh("git add a.c sub/b.h gen/g.c link.c bin.c conflict.c");
     /* A submodule entry and an unmerged path, written straight into the index. */

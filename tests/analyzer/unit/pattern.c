@@ -27,7 +27,7 @@ static pattern_rule *add_pattern(gl_config *cfg, const char *id, const char *reg
 static void add_file(snapshot *snap, const char *path, const char *text)
 {
     source_file f;
-    source_file_init(&f, xstrdup(path), xstrdup(path), xstrdup(text), strlen(text));
+    source_file_init(&f, xstrdup(path), xstrdup(path), xstrdup(text), strlen(text), NULL);
     snapshot_add(snap, &f);
 }
 

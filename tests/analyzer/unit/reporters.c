@@ -21,7 +21,7 @@ static snapshot one_file(const char *text)
     snapshot snap = {.root = "/repo"};
     source_file f;
     source_file_init(&f, xstrdup("src/a b.c"), xstrdup("/repo/src/a b.c"), xstrdup(text),
-                     strlen(text));
+                     strlen(text), NULL);
     snapshot_add(&snap, &f);
     return snap;
 }

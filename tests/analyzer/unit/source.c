@@ -13,7 +13,7 @@
 static source_file make(const char *path, const char *text)
 {
     source_file f;
-    source_file_init(&f, xstrdup(path), xstrdup(path), xstrdup(text), strlen(text));
+    source_file_init(&f, xstrdup(path), xstrdup(path), xstrdup(text), strlen(text), NULL);
     return f;
 }
 
@@ -69,13 +69,16 @@ static void line_texts(void **state)
 static void kinds_from_extensions(void **state)
 {
     (void)state;
-    assert_true(source_is_analysable("x/a.c"));
-    assert_true(source_is_analysable("a.h"));
-    assert_true(source_is_analysable("k.cu"));
-    assert_true(source_is_analysable("k.cuh"));
-    assert_false(source_is_analysable("a.cpp"));
-    assert_false(source_is_analysable("a.c.orig"));
-    assert_false(source_is_analysable("dir.c/README"));
+    assert_true(source_is_analysable("x/a.c", NULL));
+    assert_true(source_is_analysable("a.h", NULL));
+    assert_true(source_is_analysable("k.cu", NULL));
+    assert_true(source_is_analysable("k.cuh", NULL));
+    assert_true(source_is_analysable("a.cpp", NULL));
+    assert_true(source_is_analysable("b.cc", NULL));
+    assert_true(source_is_analysable("c.inc", NULL));
+    assert_false(source_is_analysable("a.txt", NULL));
+    assert_false(source_is_analysable("a.c.orig", NULL));
+    assert_false(source_is_analysable("dir.c/README", NULL));
     snapshot snap = {0};
     source_file f = make("k.cuh", "x\n");
     snapshot_add(&snap, &f);

@@ -169,7 +169,7 @@ static diag_list apply(const char *text, const char *const *rules, const unsigne
 {
     snapshot snap = {0};
     source_file f;
-    source_file_init(&f, xstrdup("k.cu"), xstrdup("/r/k.cu"), xstrdup(text), strlen(text));
+    source_file_init(&f, xstrdup("k.cu"), xstrdup("/r/k.cu"), xstrdup(text), strlen(text), NULL);
     snapshot_add(&snap, &f);
     diag_sink *sink = diag_sink_new();
     for (size_t i = 0; i < n; i++)
