@@ -1,14 +1,17 @@
-/* Copies: the cudaMemcpy* and cuMemcpyHtoD* calls and, where visible,
- * their cudaMemcpyKind. */
+/* Copies: every runtime and driver API call that can copy from host memory
+ * (docs/rules.md lists them) and, where visible, its direction as a
+ * cudaMemcpyKind: the kind argument, the kind of a cudaMemcpy3DParms, or
+ * the src/dst memory types of a driver CUDA_MEMCPY2D/3D. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "extract/walk.h"
 
 typedef struct {
-    CXCursor var;          /* the cudaMemcpy3DParms variable */
+    CXCursor var;          /* the params struct variable */
+    const char *member;    /* "kind", "srcMemoryType", ... */
     unsigned before;       /* only assignments before the copy call */
-    CXCursor value;        /* the last `var.kind = value` found */
+    CXCursor value;        /* the last `var.member = value` found */
 } kind_assignment_search;
 
 static bool refers_to(CXCursor expr, CXCursor var)
@@ -38,7 +41,7 @@ static enum CXChildVisitResult find_kind_assignment(CXCursor c, CXCursor parent,
     if (sides.n == 2 && clang_getCursorKind(sides.items[0]) == CXCursor_MemberRefExpr) {
         char *member = cx_take(clang_getCursorSpelling(sides.items[0]));
         CXCursor base = last_expression_child(sides.items[0]);
-        if (strcmp(member, "kind") == 0 && !clang_Cursor_isNull(base) &&
+        if (strcmp(member, s->member) == 0 && !clang_Cursor_isNull(base) &&
             refers_to(base, s->var))
             s->value = sides.items[1];
         free(member);
@@ -82,10 +85,10 @@ static bool resolve_kind(CXCursor expr, long *value)
     }
 }
 
-/* `.kind = value` in the variable's initialiser (C designated
+/* `.member = value` in the variable's initialiser (C designated
  * initialisers): libclang shows each designator as an UnexposedExpr holding
  * a MemberRef and the value. */
-static CXCursor designated_kind(CXCursor var)
+static CXCursor designated_member(CXCursor var, const char *wanted)
 {
     CXCursor value = clang_getNullCursor();
     CXCursor init = last_expression_child(var);
@@ -96,7 +99,7 @@ static CXCursor designated_kind(CXCursor var)
         cursor_list parts = children_of(entries.items[i]);
         if (parts.n == 2 && clang_getCursorKind(parts.items[0]) == CXCursor_MemberRef) {
             char *member = cx_take(clang_getCursorSpelling(parts.items[0]));
-            if (strcmp(member, "kind") == 0)
+            if (strcmp(member, wanted) == 0)
                 value = parts.items[1];
             free(member);
         }
@@ -106,9 +109,11 @@ static CXCursor designated_kind(CXCursor var)
     return value;
 }
 
-/* cudaMemcpy3D*(&p): the kind is p.kind, set by an assignment before the call
- * in the same function ("where visible"). */
-static bool resolve_params_kind(body_ctx *b, CXCursor call, CXCursor params_arg, long *value)
+/* A params struct member's value at a call given `&p`: set by an
+ * assignment before the call in the same function, or in p's initialiser
+ * ("where visible"). */
+static bool resolve_member(body_ctx *b, CXCursor call, CXCursor params_arg,
+                           const char *member, long *value)
 {
     CXCursor e = strip_casts(params_arg);
     if (clang_getCursorKind(e) != CXCursor_UnaryOperator ||
@@ -119,23 +124,108 @@ static bool resolve_params_kind(body_ctx *b, CXCursor call, CXCursor params_arg,
         return false;
     kind_assignment_search s = {
         .var = clang_getCursorReferenced(operand),
+        .member = member,
         .before = cursor_offset(call),
         .value = clang_getNullCursor(),
     };
     clang_visitChildren(b->function, find_kind_assignment, &s);
     if (clang_Cursor_isNull(s.value))
-        s.value = designated_kind(s.var);
+        s.value = designated_member(s.var, member);
     return !clang_Cursor_isNull(s.value) && resolve_kind(s.value, value);
+}
+
+/* cudaMemcpy3D*(&p), cudaGraphAddMemcpyNode(..., &p): the kind is p.kind. */
+static bool resolve_params_kind(body_ctx *b, CXCursor call, CXCursor params_arg, long *value)
+{
+    return resolve_member(b, call, params_arg, "kind", value);
+}
+
+/* CUmemorytype (cuda.h) and cudaMemcpyKind (driver_types.h) values. */
+enum { MEM_HOST = 1, MEM_DEVICE = 2, MEM_ARRAY = 3, MEM_UNIFIED = 4 };
+enum { KIND_H2H = 0, KIND_H2D = 1, KIND_D2D = 3, KIND_DEFAULT = 4 };
+
+/* cuMemcpy2D/3D(&p), cuGraphAddMemcpyNode(..., &p, ctx): the direction from
+ * p.srcMemoryType and p.dstMemoryType, as the cudaMemcpyKind it amounts
+ * to. A unified source is resolved by the pointer at run time: Default. */
+static bool resolve_driver_direction(body_ctx *b, CXCursor call, CXCursor params_arg,
+                                     long *value)
+{
+    long src, dst;
+    if (!resolve_member(b, call, params_arg, "srcMemoryType", &src))
+        return false;
+    if (src == MEM_DEVICE || src == MEM_ARRAY) {
+        *value = KIND_D2D;   /* from the device: allowed whatever the destination */
+        return true;
+    }
+    if (src == MEM_UNIFIED) {
+        *value = KIND_DEFAULT;
+        return true;
+    }
+    if (src != MEM_HOST || !resolve_member(b, call, params_arg, "dstMemoryType", &dst))
+        return false;
+    *value = dst == MEM_HOST ? KIND_H2H : dst == MEM_UNIFIED ? KIND_DEFAULT : KIND_H2D;
+    return true;
+}
+
+static bool is_one_of(const char *name, const char *const *names)
+{
+    for (; *names; names++)
+        if (strcmp(name, *names) == 0)
+            return true;
+    return false;
+}
+
+/* Always from host memory to the device (a symbol or an array). */
+static bool always_uploads(const char *name)
+{
+    static const char *const graph_to_symbol[] = {
+        "cudaGraphAddMemcpyNodeToSymbol", "cudaGraphMemcpyNodeSetParamsToSymbol",
+        "cudaGraphExecMemcpyNodeSetParamsToSymbol", NULL
+    };
+    return name_starts(name, "cudaMemcpyToSymbol") || name_starts(name, "cuMemcpyHtoD") ||
+           name_starts(name, "cuMemcpyHtoA") || is_one_of(name, graph_to_symbol);
+}
+
+/* A cudaMemcpyKind argument or a cudaMemcpy3DParms says the direction. */
+static bool copies_by_kind(const char *name)
+{
+    static const char *const named[] = {
+        "cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyToArray", "cudaMemcpyToArrayAsync",
+        "cudaGraphAddMemcpyNode", "cudaGraphAddMemcpyNode1D",
+        "cudaGraphMemcpyNodeSetParams", "cudaGraphMemcpyNodeSetParams1D",
+        "cudaGraphExecMemcpyNodeSetParams", "cudaGraphExecMemcpyNodeSetParams1D", NULL
+    };
+    return is_one_of(name, named) ||
+           ((name_starts(name, "cudaMemcpy2D") || name_starts(name, "cudaMemcpy3D")) &&
+            !strstr(name, "Peer") && !strstr(name, "Batch"));
+}
+
+/* Direction from the pointers at run time (unified addressing), as for
+ * cudaMemcpyDefault: batches and the driver's cuMemcpy. */
+static bool copies_by_pointer(const char *name)
+{
+    static const char *const named[] = { "cuMemcpy", "cuMemcpyAsync", NULL };
+    return is_one_of(name, named) || name_starts(name, "cudaMemcpyBatchAsync") ||
+           name_starts(name, "cudaMemcpy3DBatchAsync") ||
+           name_starts(name, "cuMemcpyBatchAsync") || name_starts(name, "cuMemcpy3DBatchAsync");
+}
+
+/* A driver CUDA_MEMCPY2D/3D says the direction by memory types. */
+static bool copies_by_memory_type(const char *name)
+{
+    static const char *const named[] = { "cuGraphAddMemcpyNode", "cuGraphMemcpyNodeSetParams",
+                                         "cuGraphExecMemcpyNodeSetParams", NULL };
+    return is_one_of(name, named) ||
+           ((name_starts(name, "cuMemcpy2D") || name_starts(name, "cuMemcpy3D")) &&
+            !strstr(name, "Peer") && !strstr(name, "Batch"));
 }
 
 void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char *name,
                         fact_loc loc)
 {
-    bool always = name_starts(name, "cudaMemcpyToSymbol") || name_starts(name, "cuMemcpyHtoD");
-    bool by_kind = strcmp(name, "cudaMemcpy") == 0 || strcmp(name, "cudaMemcpyAsync") == 0 ||
-                   ((name_starts(name, "cudaMemcpy2D") || name_starts(name, "cudaMemcpy3D")) &&
-                    !strstr(name, "Peer"));
-    if (!always && !by_kind)
+    bool always = always_uploads(name), by_kind = copies_by_kind(name),
+         by_pointer = copies_by_pointer(name), by_memory_type = copies_by_memory_type(name);
+    if (!always && !by_kind && !by_pointer && !by_memory_type)
         return;
     fact_copy *copy = FACT_PUSH(b->w->facts->copies, b->w->facts->n_copies);
     copy->callee = xstrdup(name);
@@ -145,6 +235,10 @@ void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char *name,
         copy->kind = COPY_ALWAYS_UPLOAD;
         return;
     }
+    if (by_pointer) {
+        copy->kind = COPY_BY_POINTERS;
+        return;
+    }
     copy->kind = COPY_KIND_UNRESOLVED;
     CXType ftype = clang_getCursorType(callee);
     int np = clang_getNumArgTypes(ftype), na = clang_Cursor_getNumArguments(call);
@@ -152,15 +246,17 @@ void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char *name,
         char *t = type_spelling(clang_getArgType(ftype, (unsigned)i));
         bool is_kind = strcmp(t, "cudaMemcpyKind") == 0;
         bool is_params = strstr(t, "cudaMemcpy3D") && strstr(t, "Parms");
+        bool is_driver_params = by_memory_type && strstr(t, "CUDA_MEMCPY") && !strstr(t, "PEER");
         free(t);
         long v;
         CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
         if ((is_kind && resolve_kind(arg, &v)) ||
-            (is_params && resolve_params_kind(b, call, arg, &v))) {
+            (is_params && resolve_params_kind(b, call, arg, &v)) ||
+            (is_driver_params && resolve_driver_direction(b, call, arg, &v))) {
             copy->kind = COPY_KIND_RESOLVED;
             copy->kind_value = v;
         }
-        if (is_kind || is_params)
+        if (is_kind || is_params || is_driver_params)
             return;
     }
 }

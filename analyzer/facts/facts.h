@@ -46,7 +46,9 @@ typedef enum {
     COPY_KIND_RESOLVED,     /* kind_value holds the cudaMemcpyKind */
     COPY_KIND_UNRESOLVED,   /* a value that cannot be proven (non-const variable,
                                parameter, struct not visible) */
-    COPY_ALWAYS_UPLOAD      /* cudaMemcpyToSymbol*, cuMemcpyHtoD*: no kind needed */
+    COPY_ALWAYS_UPLOAD,     /* cudaMemcpyToSymbol*, cuMemcpyHtoD*: no kind needed */
+    COPY_BY_POINTERS        /* cudaMemcpyBatchAsync, cuMemcpy: the direction comes
+                               from the pointers at run time (as Default) */
 } fact_copy_kind;
 
 /* The kinds' structs, from their description: typedef struct fact_function

@@ -32,6 +32,14 @@ static void check(const analysis *a, diag_sink *sink)
                             "buffer and a device-to-device copy", c->callee);
                 continue;
             }
+            if (c->kind == COPY_BY_POINTERS) {
+                diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
+                            "%s takes its direction from the pointers at run time, as "
+                            "cudaMemcpyDefault: it cannot be proven device-side; upload "
+                            "through the mapped pinned buffer and a device-to-device copy",
+                            c->callee);
+                continue;
+            }
             const char *kind = c->kind == COPY_KIND_RESOLVED
                                    ? forbidden_kind_name(c->kind_value) : NULL;
             if (kind)
@@ -47,13 +55,18 @@ const rule_def rule_mapped_pinned_only = {
     .id = "mapped-pinned-only",
     .default_severity = SEV_ERROR,
     .summary = "no host-to-device, host-to-host or Default copies through "
-               "cudaMemcpy*/cudaMemcpyToSymbol*/cuMemcpyHtoD*",
+               "the runtime's and the driver's copy APIs",
     .explain =
         "Forbids copies whose kind is cudaMemcpyHostToDevice, cudaMemcpyHostToHost or\n"
         "cudaMemcpyDefault (Default cannot be proven safe) through cudaMemcpy,\n"
-        "cudaMemcpyAsync, cudaMemcpy2D* and cudaMemcpy3D* (the kind in the params\n"
-        "struct, when it is set in the same function); every cudaMemcpyToSymbol* and\n"
-        "driver-API cuMemcpyHtoD* (always uploads). The kind is resolved through\n"
+        "cudaMemcpyAsync, cudaMemcpy2D*, cudaMemcpyToArray*, cudaMemcpy3D* and the\n"
+        "graph memcpy nodes (cudaGraphAddMemcpyNode*, cudaGraph[Exec]MemcpyNodeSetParams*;\n"
+        "the kind in the params struct, when it is set in the same function); the\n"
+        "driver's cuMemcpy2D*/cuMemcpy3D* and cuGraph*MemcpyNode* whose struct's\n"
+        "srcMemoryType is host memory; every cudaMemcpyToSymbol*, graph ToSymbol node,\n"
+        "cuMemcpyHtoD* and cuMemcpyHtoA* (always uploads); and the copies whose\n"
+        "direction comes from the pointers (cudaMemcpyBatchAsync, cudaMemcpy3DBatchAsync,\n"
+        "cuMemcpy, cuMemcpyAsync, cuMemcpy[3D]BatchAsync), like Default. The kind is resolved through\n"
         "enumerators, casts, macros, constants and const variables; a kind held in a\n"
         "non-const variable or a parameter is not proven and not reported.\n"
         "Device-to-device and device-to-host copies are allowed.\n"
