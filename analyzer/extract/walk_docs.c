@@ -23,7 +23,12 @@ static bool find_param_command(const walk_ctx *ctx, CXSourceRange range,
             strncmp(src->text + i + 1, "param", 5) != 0)
             continue;
         unsigned p = i + 6;
-        if (p < end && src->text[p] == '[')   /* @param[in] */
+        unsigned direction = p;   /* @param[in], @param [in] */
+        while (direction < end && (src->text[direction] == ' ' || src->text[direction] == '\t'))
+            direction++;
+        if (direction < end && src->text[direction] == '[')
+            p = direction;
+        if (p < end && src->text[p] == '[')
             while (p < end && src->text[p] != ']')
                 p++;
         if (p < end && src->text[p] == ']')
@@ -103,13 +108,22 @@ void record_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_loc fn
             clang_ParamCommandComment_isParamIndexValid(child))
             continue;
         char *names = cx_take(clang_ParamCommandComment_getParamName(child));
+        /* A //! block closed by a ////// rule line: clang runs the rule
+         * into a last name written alone (`@param count`). A name ends where
+         * identifier characters (and a Doxygen list's commas) do. */
+        names[strspn(names, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_, \t")] =
+            '\0';
+        if (!*names) {
+            free(names);
+            continue;
+        }
         fact_loc loc = fn_loc;
         find_param_command(ctx, range, names, &loc);
-        /* Doxygen's "@param a,b": each name of the list on its own. */
-        bool listed = strchr(names, ',') != NULL;
+        /* Doxygen's "@param a,b": each name of the list on its own; so is
+         * a name clang read with a rule line run into it. */
         for (char *save = NULL, *name = strtok_r(names, ", \t", &save); name;
              name = strtok_r(NULL, ", \t", &save)) {
-            if (listed && is_parameter_name(parts, name))
+            if (is_parameter_name(parts, name))
                 continue;
             record_doc_param(ctx, fname, name, loc);
         }
