@@ -399,11 +399,24 @@ int main(int argc, char **argv)
         free(root);
         return rc;
     }
-    header_langs_resolve(&snap, &cfg);
+    /* The database's flags first: a header's language follows its
+     * includes, which the database's -I resolve. */
     if (db) {
-        compile_db_apply(db, &snap);
+        if (compile_db_apply(db, &snap) == 0 && snap.nfiles > 0)
+            fprintf(stderr,
+                    "gpulint: note: the compilation database lists none of the %zu analysed "
+                    "files; they are parsed with the config's flags alone\n",
+                    snap.nfiles);
         compile_db_free(db);
+    } else if (compile_db_discover(&snap, &error) != 0) {
+        fprintf(stderr, "gpulint: error: %s\n", error);
+        free(error);
+        snapshot_free(&snap);
+        config_free(&cfg);
+        free(root);
+        return EXIT_USAGE;
     }
+    header_langs_resolve(&snap, &cfg);
 
     pipeline_options run = {
         .jobs = opt.jobs,

@@ -15,6 +15,7 @@ packages=(
   bats bats-assert bats-support   # hook, CLI and integration tests
   pkgconf           # the install test links a program through tlob.pc
   groff-base        # the install test renders the man page
+  cmake g++         # the integration test that analyses a generated CMake CUDA project
   gcc make          # the build itself
 )
 

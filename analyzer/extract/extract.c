@@ -517,6 +517,11 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
     if (slash)
         arg_add_owned(a, xasprintf("-I%.*s", (int)(slash - src->abs_path),
                                    src->abs_path));
+    /* The compilation database's flags for the file come before the
+     * config's, so that its own -I find same-named headers first, as its
+     * build does. */
+    for (size_t i = 0; i < src->nargs; i++)
+        arg_add(a, src->args[i]);
     if (snap->root)
         arg_add_owned(a, xasprintf("-I%s", snap->root));
     if (cfg) {
@@ -525,8 +530,6 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
         for (size_t i = 0; i < cfg->defines.n; i++)
             arg_add_owned(a, xasprintf("-D%s", cfg->defines.items[i]));
     }
-    for (size_t i = 0; i < src->nargs; i++)
-        arg_add(a, src->args[i]);
 }
 
 static bool in_device_body(const walk_ctx *ctx, unsigned offset)

@@ -1,8 +1,10 @@
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include "input/compile_db.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,12 +116,67 @@ static void push_flag(str_list *out, const kept_flag *f, const char *value, cons
     free(v);
 }
 
+static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
+                          str_list *out, int depth);
+
+/* Response files nest at most this deep (one that includes itself ends). */
+#define MAX_RESPONSE_DEPTH 8
+
+/* A response file's words, translated in place of its name: `@file` (gcc,
+ * clang) or nvcc's --options-file / -optf (CMake's default generator puts
+ * the -I and -D of a CUDA target in one). An unreadable one contributes
+ * nothing: the build that wrote the database had it. */
+static void translate_response_file(const char *name, const char *directory, str_list *out,
+                                    int depth)
+{
+    if (depth >= MAX_RESPONSE_DEPTH)
+        return;
+    char *path = path_join(directory, name);
+    FILE *fp = fopen(path, "rb");
+    free(path);
+    if (!fp)
+        return;
+    byte_buf text = { 0 };
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        buf_append(&text, chunk, n);
+    fclose(fp);
+    buf_append(&text, "", 1);
+    str_list words = { 0 };
+    if (shell_split(text.data, &words) == 0)
+        for (size_t j = 0; j < words.n; j++)
+            translate_one(words.items, words.n, &j, directory, out, depth + 1);
+    for (size_t j = 0; j < words.n; j++)
+        free(words.items[j]);
+    free(words.items);
+    buf_free(&text);
+}
+
 /* Translate argv[*i] (consuming its value word when it has one). */
 static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
-                          str_list *out)
+                          str_list *out, int depth)
 {
     const char *a = argv[*i];
     const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (a[0] == '@' && a[1]) {
+        translate_response_file(a + 1, directory, out, depth);
+        return;
+    }
+    if ((strcmp(a, "--options-file") == 0 || strcmp(a, "-optf") == 0) && next) {
+        /* nvcc: a comma-separated list of files. */
+        char *files = xstrdup(next);
+        char *save = NULL;
+        for (char *f = strtok_r(files, ",", &save); f; f = strtok_r(NULL, ",", &save))
+            translate_response_file(f, directory, out, depth);
+        free(files);
+        (*i)++;
+        return;
+    }
+    if (strncmp(a, "--options-file=", 15) == 0) {
+        translate_response_file(a + 15, directory, out, depth);
+        return;
+    }
     for (size_t k = 0; k < sizeof KEPT / sizeof *KEPT; k++) {
         const kept_flag *f = &KEPT[k];
         const char *spellings[] = {f->name, f->alias};
@@ -174,7 +231,7 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
             str_list_push(&words, w);
         free(copy);
         for (size_t j = 0; j < words.n; j++)
-            translate_one(words.items, words.n, &j, directory, out);
+            translate_one(words.items, words.n, &j, directory, out, depth);
         for (size_t j = 0; j < words.n; j++)
             free(words.items[j]);
         free(words.items);
@@ -189,7 +246,7 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
 void compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out)
 {
     for (size_t i = 1; i < argc; i++)
-        translate_one(argv, argc, &i, directory, out);
+        translate_one(argv, argc, &i, directory, out, 0);
 }
 
 static int compare_files(const void *a, const void *b)
@@ -202,6 +259,20 @@ static int compare_entries(const void *pa, const void *pb)
     const db_entry *a = pa, *b = pb;
     int c = compare_files(a, b);
     return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+/* A path as the file system resolves it (symlinks followed), so that a
+ * file reached through a symlink matches its entry; normalised text when it
+ * does not exist. */
+static char *real_or_normalised(const char *dir, const char *file)
+{
+    char *joined = path_join(dir, file);
+    char resolved[PATH_MAX];
+    if (realpath(joined, resolved)) {
+        free(joined);
+        return xstrdup(resolved);
+    }
+    return joined;
 }
 
 compile_db *compile_db_load(const char *path, char **error)
@@ -255,7 +326,7 @@ compile_db *compile_db_load(const char *path, char **error)
         }
         db_entry *entry = &db->entries[db->n];
         entry->order = db->n++;
-        entry->file = path_join(dir, file);
+        entry->file = real_or_normalised(dir, file);
         compile_args_translate(argv.items, argv.n, dir, &entry->args);
         for (size_t k = 0; k < argv.n; k++)
             free(argv.items[k]);
@@ -282,7 +353,7 @@ void compile_db_free(compile_db *db)
 
 const str_list *compile_db_lookup(const compile_db *db, const char *abs_path)
 {
-    char *norm = path_normalise(abs_path);
+    char *norm = real_or_normalised("/", abs_path);
     db_entry key = {.file = norm};
     const db_entry *hit = bsearch(&key, db->entries, db->n, sizeof *db->entries, compare_files);
     free(norm);
@@ -293,16 +364,21 @@ const str_list *compile_db_lookup(const compile_db *db, const char *abs_path)
     return &hit->args;
 }
 
-void compile_db_apply(const compile_db *db, snapshot *snap)
+size_t compile_db_apply(const compile_db *db, snapshot *snap)
 {
+    size_t matched = 0;
     for (size_t i = 0; i < snap->nfiles; i++) {
         source_file *f = &snap->files[i];
+        if (f->args)
+            continue;   /* a nearer database gave it flags */
         const str_list *args = compile_db_lookup(db, f->abs_path);
         if (!args)
             continue;
+        matched++;
         f->args = xcalloc(args->n + 1, sizeof *f->args);
         for (size_t k = 0; k < args->n; k++)
             f->args[k] = xstrdup(args->items[k]);
         f->nargs = args->n;
     }
+    return matched;
 }

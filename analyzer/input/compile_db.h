@@ -4,7 +4,8 @@
  * -iquote, -idirafter, -D, -U, -include, -imacros, -std); code generation
  * flags are dropped, nvcc's included (-gencode, --generate-code, -arch,
  * -code, -rdc, -forward-unknown-to-host-compiler, ...), and nvcc's
- * -Xcompiler lists are unpacked into host flags. Files the database does not
+ * -Xcompiler lists are unpacked into host flags; response files (@file,
+ * nvcc's --options-file) are read in place. Files the database does not
  * list (headers, usually) keep the config's flags alone. */
 #ifndef GPULINT_COMPILE_DB_H
 #define GPULINT_COMPILE_DB_H
@@ -24,8 +25,18 @@ void compile_db_free(compile_db *db);
 /* The translated flags of the file at abs_path, or NULL when not listed. */
 const str_list *compile_db_lookup(const compile_db *db, const char *abs_path);
 
-/* Give every snapshot file the database's flags for it (source_file.args). */
-void compile_db_apply(const compile_db *db, snapshot *snap);
+/* Give every snapshot file that has none yet the database's flags for it
+ * (source_file.args); returns how many the database listed. Paths are
+ * compared as the file system resolves them (symlinks followed). */
+size_t compile_db_apply(const compile_db *db, snapshot *snap);
+
+/* Without -p: the databases clang-tidy would find, each file's nearest:
+ * compile_commands.json in the file's directory or a parent, or in a build/
+ * below one of them. Applies each to the files it is nearest to and prints
+ * on stderr which database was used, and a note for one that lists none of
+ * the files. Returns 0, or -1 with *error for a database that cannot be
+ * read. */
+int compile_db_discover(snapshot *snap, char **error);
 
 /* Split a shell command line (quotes, backslashes) into words. Returns 0, or
  * -1 for an unterminated quote. */

@@ -27,15 +27,38 @@ static char *reported_dir(const snapshot *snap, const char *abs_dir)
     return xstrdup(abs_dir);
 }
 
+/* The directory of an -I/-isystem/-iquote/-idirafter of a compilation
+ * database's flags (extract/extract.c passes them in this order), or NULL. */
+static const char *include_dir_flag(char *const *args, size_t n, size_t *k)
+{
+    const char *a = args[*k];
+    if (strncmp(a, "-I", 2) == 0 && a[2])
+        return a + 2;
+    if ((strcmp(a, "-isystem") == 0 || strcmp(a, "-iquote") == 0 ||
+         strcmp(a, "-idirafter") == 0 || strcmp(a, "-I") == 0) && *k + 1 < n)
+        return args[++*k];
+    return NULL;
+}
+
 /* Resolve an include as the compiler would search: the includer's directory
- * (quoted form only), the config's include-dirs, then the repository root. */
-static long resolve_include(const snapshot *snap, const gl_config *cfg, const char *includer,
-                            const char *name, bool quoted)
+ * (quoted form only), the compilation database's include directories for
+ * the includer, the config's include-dirs, then the repository root. */
+static long resolve_include(const snapshot *snap, const gl_config *cfg,
+                            const source_file *includer, const char *name, bool quoted)
 {
     long idx = -1;
     if (quoted) {
-        const char *slash = strrchr(includer, '/');
-        char *dir = slash ? xstrndup(includer, (size_t)(slash - includer)) : xstrdup("");
+        const char *slash = strrchr(includer->path, '/');
+        char *dir = slash ? xstrndup(includer->path, (size_t)(slash - includer->path))
+                          : xstrdup("");
+        idx = find_in(snap, dir, name);
+        free(dir);
+    }
+    for (size_t k = 0; idx < 0 && k < includer->nargs; k++) {
+        const char *flag_dir = include_dir_flag(includer->args, includer->nargs, &k);
+        if (!flag_dir)
+            continue;
+        char *dir = reported_dir(snap, flag_dir);
         idx = find_in(snap, dir, name);
         free(dir);
     }
@@ -76,7 +99,7 @@ static void for_each_include(const snapshot *snap, const gl_config *cfg, size_t 
                 const char *q = close ? memchr(t + 1, close, (size_t)(t_end - t - 1)) : NULL;
                 if (q) {
                     char *name = xstrndup(t + 1, (size_t)(q - t - 1));
-                    long j = resolve_include(snap, cfg, f->path, name, close == '"');
+                    long j = resolve_include(snap, cfg, f, name, close == '"');
                     if (j >= 0)
                         targets[(*ntargets)++] = j;
                     free(name);

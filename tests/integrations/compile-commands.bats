@@ -56,6 +56,7 @@ JSON
 
 @test "without the database the include is not found: a parse error, and no finding from the macro" {
   cd proj
+  rm build/compile_commands.json   # else it is found where clang-tidy looks
   run "$GL" --config "$EMPTY_CONFIG" --format json src/step.cu
   assert_output --partial 'parse-error'
   assert_output --partial 'upload_api.h'
@@ -66,4 +67,17 @@ JSON
   cd proj
   run -2 "$GL" --config "$EMPTY_CONFIG" -p nowhere src/step.cu
   assert_output --partial 'nowhere'
+}
+
+@test "the database's include directories come before the config's: a same-named header is the build's" {
+  mkdir -p cfgdir dbdir app
+  echo '#define PICKED 1' >cfgdir/pick.h
+  echo '#define PICKED 2' >dbdir/pick.h
+  printf '#include "pick.h"\n#if PICKED != 2\n#error "the config'"'"'s pick.h shadowed the database'"'"'s"\n#endif\nint picked(void) { return PICKED; }\n' >app/pick.c
+  printf 'include-dirs: ["cfgdir"]\n' >conf.yaml
+  cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR", "command": "cc -Idbdir -c app/pick.c", "file": "app/pick.c"}]
+JSON
+  run -0 "$GL" --config conf.yaml --format text --color=never -p . app/pick.c
+  refute_output --partial 'parse-error'
 }

@@ -1,0 +1,91 @@
+/* Finding compile_commands.json without -p, where clang-tidy looks: in the
+ * directory of each file or a parent, or in a build/ below one of them. */
+#define _DEFAULT_SOURCE
+#include "input/compile_db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+typedef struct {
+    char *path;
+    compile_db *db;
+    size_t files, matched;   /* files it is nearest to; of those, listed in it */
+} found_db;
+
+/* The database nearest to abs_path, as a path, or NULL. */
+static char *nearest_database(const char *abs_path)
+{
+    char *dir = xstrdup(abs_path);
+    char *slash = strrchr(dir, '/');
+    while (slash) {
+        *slash = '\0';
+        const char *base = *dir ? dir : "";
+        char *here = xasprintf("%s/compile_commands.json", base);
+        char *below = xasprintf("%s/build/compile_commands.json", base);
+        char *found = access(here, R_OK) == 0 ? here : access(below, R_OK) == 0 ? below : NULL;
+        if (found != here)
+            free(here);
+        if (found != below)
+            free(below);
+        if (found) {
+            free(dir);
+            return found;
+        }
+        slash = strrchr(dir, '/');
+    }
+    free(dir);
+    return NULL;
+}
+
+int compile_db_discover(snapshot *snap, char **error)
+{
+    found_db *dbs = NULL;
+    size_t ndbs = 0;
+    int rc = 0;
+    for (size_t i = 0; i < snap->nfiles && rc == 0; i++) {
+        source_file *f = &snap->files[i];
+        char *path = nearest_database(f->abs_path);
+        if (!path)
+            continue;
+        size_t k = 0;
+        while (k < ndbs && strcmp(dbs[k].path, path) != 0)
+            k++;
+        if (k == ndbs) {
+            compile_db *db = compile_db_load(path, error);
+            if (!db) {
+                free(path);
+                rc = -1;
+                break;
+            }
+            dbs = xrealloc(dbs, (ndbs + 1) * sizeof *dbs);
+            dbs[ndbs++] = (found_db){ .path = path, .db = db };
+        } else {
+            free(path);
+        }
+        dbs[k].files++;
+        const str_list *args = compile_db_lookup(dbs[k].db, f->abs_path);
+        if (!args)
+            continue;
+        dbs[k].matched++;
+        f->args = xcalloc(args->n + 1, sizeof *f->args);
+        for (size_t a = 0; a < args->n; a++)
+            f->args[a] = xstrdup(args->items[a]);
+        f->nargs = args->n;
+    }
+    for (size_t k = 0; k < ndbs; k++) {
+        if (rc == 0 && dbs[k].matched == 0)
+            fprintf(stderr,
+                    "gpulint: note: the compilation database %s lists none of the %zu "
+                    "analysed files below it; they are parsed with the config's flags "
+                    "alone (regenerate it, or name another with -p)\n",
+                    dbs[k].path, dbs[k].files);
+        free(dbs[k].path);
+        compile_db_free(dbs[k].db);
+    }
+    free(dbs);
+    return rc;
+}
