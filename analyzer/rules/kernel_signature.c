@@ -211,11 +211,17 @@ static bool launch_matches(const fact_launch *l, const fact_function *def)
     const fact_strs *params = l->params_resolved ? &l->resolved_params : &def->params;
     if (l->arg_types.n != params->n)
         return false;
+    /* A kernel template launched where no specialisation is resolved (in a
+     * template launcher's body): a class template argument may spell a
+     * non-type parameter (Stage<N>, std::bool_constant<B>), which no
+     * spelling marks as dependent. */
+    bool unresolved_template = def->is_template && !l->params_resolved;
     for (size_t i = 0; i < params->n; i++) {
-        const char *param = params->items[i];
+        const char *param = params->items[i], *arg = l->arg_types.items[i];
         /* A template's parameter, or an argument in a template's body: its
          * type is known per instantiation only. */
-        if (is_dependent(param) || is_dependent(l->arg_types.items[i]))
+        if (is_dependent(param) || is_dependent(arg) ||
+            (unresolved_template && (strchr(param, '<') || strchr(arg, '<'))))
             continue;
         bool constant = i < 64 && (l->constant_args >> i) & 1;
         bool converted = l->kind == LAUNCH_CHEVRON || l->kind == LAUNCH_EX_VARIADIC;
