@@ -49,6 +49,15 @@ char *facts_cache_key(const char *identity, const snapshot *snap, const source_f
         buf_append(&b, src->args[i], strlen(src->args[i]) + 1);
     buf_append(&b, "\n", 1);
     buf_append(&b, src->text, src->len);
+    /* A header analysed in an includer's unit: that unit's file and flags. */
+    if (src->context >= 0) {
+        const source_file *unit = &snap->files[src->context];
+        buf_append(&b, "\ncontext\n", 9);
+        buf_append(&b, unit->abs_path, strlen(unit->abs_path) + 1);
+        buf_append(&b, unit->hash, strlen(unit->hash) + 1);
+        for (size_t i = 0; i < unit->nargs; i++)
+            buf_append(&b, unit->args[i], strlen(unit->args[i]) + 1);
+    }
     char hex[65];
     sha256_hex(b.data, b.len, hex);
     buf_free(&b);

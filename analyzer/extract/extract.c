@@ -601,6 +601,28 @@ static const char *cx_error_text(enum CXErrorCode rc)
     }
 }
 
+/* Parse `tu_src` as a translation unit, with the PCH when it can. */
+static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap,
+                                   const source_file *tu_src, const gl_config *cfg,
+                                   CXTranslationUnit *tu)
+{
+    struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        unsaved[i].Filename = snap->files[i].abs_path;
+        unsaved[i].Contents = snap->files[i].text;
+        unsaved[i].Length = snap->files[i].len;
+    }
+    bool with_pch = can_use_pch(tu_src, cfg);
+    enum CXErrorCode rc = parse(cx_index, snap, tu_src, cfg, unsaved, with_pch, tu);
+    if (rc != CXError_Success && with_pch) {
+        /* A PCH the file's own flags are incompatible with (e.g. -D of a
+         * macro the CUDA headers test): parse the slow, certain way. */
+        rc = parse(cx_index, snap, tu_src, cfg, unsaved, false, tu);
+    }
+    free(unsaved);
+    return rc;
+}
+
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
                           char **error)
 {
@@ -611,23 +633,28 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
         free(cache_key);
         return cached;
     }
-    struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
-    for (size_t i = 0; i < snap->nfiles; i++) {
-        unsaved[i].Filename = snap->files[i].abs_path;
-        unsaved[i].Contents = snap->files[i].text;
-        unsaved[i].Length = snap->files[i].len;
-    }
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
     CXIndex cx_index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
-    bool with_pch = can_use_pch(src, cfg);
-    enum CXErrorCode rc = parse(cx_index, snap, src, cfg, unsaved, with_pch, &tu);
-    if (rc != CXError_Success && with_pch) {
-        /* A PCH the file's own flags are incompatible with (e.g. -D of a
-         * macro the CUDA headers test): parse the slow, certain way. */
-        rc = parse(cx_index, snap, src, cfg, unsaved, false, &tu);
+    CXFile main_file = NULL;
+    /* A header is analysed inside the translation unit of a source file
+     * that includes it, with that file's flags, macros and types, as its
+     * build compiles it; its facts are those located in the header. One
+     * that unit does not reach after all (an #if) is parsed on its own. */
+    if (src->context >= 0 &&
+        parse_unit(cx_index, snap, &snap->files[src->context], cfg, &tu) == CXError_Success &&
+        tu) {
+        main_file = clang_getFile(tu, src->abs_path);
+        if (!main_file) {
+            clang_disposeTranslationUnit(tu);
+            tu = NULL;
+        }
     }
-    free(unsaved);
+    enum CXErrorCode rc = CXError_Success;
+    if (!tu) {
+        rc = parse_unit(cx_index, snap, src, cfg, &tu);
+        main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
+    }
     if (rc != CXError_Success || !tu) {
         *error = xasprintf("%s: libclang could not parse it: %s", src->path,
                            cx_error_text(rc));
@@ -638,7 +665,10 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     file_facts *facts = xcalloc(1, sizeof *facts);
     walk_ctx ctx = {
         .tu = tu,
-        .main_file = clang_getFile(tu, src->abs_path),
+        .main_file = main_file,
+        .header_in_unit = src->context >= 0 && main_file &&
+                          !clang_File_isEqual(main_file,
+                                              clang_getFile(tu, snap->files[src->context].abs_path)),
         .src = src,
         .facts = facts,
     };

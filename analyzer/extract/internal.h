@@ -30,7 +30,9 @@ typedef struct {
 
 typedef struct {
     CXTranslationUnit tu;
-    CXFile main_file;
+    CXFile main_file;      /* the file facts are for: the unit's main file, or a
+                              header analysed inside an includer's unit */
+    bool header_in_unit;   /* main_file is such a header */
     const source_file *src;
     file_facts *facts;
     /* Bodies of __global__ and __device__-only functions: clang's host-only

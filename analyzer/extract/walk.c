@@ -91,9 +91,15 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
     (void)parent;
     walk_ctx *ctx = data;
     fact_loc loc;
-    if (!cursor_in_main_file(ctx, c, &loc))
-        return CXChildVisit_Continue;
     enum CXCursorKind kind = clang_getCursorKind(c);
+    if (!cursor_in_main_file(ctx, c, &loc)) {
+        /* A header analysed in its includer's unit may be included inside
+         * a namespace, extern "C" block or class of the includer. */
+        bool container = kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec ||
+                         kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl;
+        return ctx->header_in_unit && container && !in_system_header(c)
+                   ? CXChildVisit_Recurse : CXChildVisit_Continue;
+    }
     /* Instantiations of a template (tk<float> from a launch) repeat the
      * template's location: the template itself stands for them. */
     if (is_function_kind(kind) && kind != CXCursor_FunctionTemplate &&

@@ -35,6 +35,35 @@ static enum CXChildVisitResult collect_type_parameter(CXCursor c, CXCursor paren
     return CXChildVisit_Continue;
 }
 
+/* Whether a compiler error lies in the function's signature: from the
+ * start of its extent (the result type) to the end of its last parameter. */
+static bool signature_has_error(const walk_ctx *ctx, CXCursor c, const function_parts *parts)
+{
+    unsigned start, end;
+    clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(c)), NULL, NULL, NULL,
+                               &start);
+    clang_getExpansionLocation(clang_getCursorLocation(c), NULL, NULL, NULL, &end);
+    for (size_t i = 0; i < parts->parms.n; i++) {
+        unsigned e;
+        clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(parts->parms.items[i])),
+                                   NULL, NULL, NULL, &e);
+        if (e > end)
+            end = e;
+    }
+    bool found = false;
+    unsigned n = clang_getNumDiagnostics(ctx->tu);
+    for (unsigned i = 0; i < n && !found; i++) {
+        CXDiagnostic d = clang_getDiagnostic(ctx->tu, i);
+        CXFile file;
+        unsigned offset;
+        clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, NULL, NULL, &offset);
+        found = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && file &&
+                clang_File_isEqual(file, ctx->main_file) && offset >= start && offset <= end;
+        clang_disposeDiagnostic(d);
+    }
+    return found;
+}
+
 fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
 {
     function_parts parts = { 0 };
@@ -55,6 +84,7 @@ fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
     f->name = function_name(c, &f->is_c_linkage);
     f->result = type_spelling(clang_getCursorResultType(c));
     fill_params(f, c, &parts);
+    f->unresolved_types = signature_has_error(ctx, c, &parts);
     if (f->is_template)
         clang_visitChildren(c, collect_type_parameter, f);
     char *spelled = cx_take(clang_getCursorSpelling(c));

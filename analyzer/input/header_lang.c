@@ -184,6 +184,25 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
             }
         }
     }
+    /* Each header's context: the first source file (in snapshot order)
+     * that reaches it through its includes. */
+    for (size_t s = 0; s < n; s++) {
+        if (snap->files[s].is_header)
+            continue;
+        size_t head = 0, tail = 0;
+        queue[tail++] = s;
+        while (head < tail) {
+            size_t i = queue[head++];
+            for (size_t k = 0; k < nincludes[i]; k++) {
+                size_t h = (size_t)includes[i][k];
+                source_file *hf = &snap->files[h];
+                if (!hf->is_header || hf->context >= 0)
+                    continue;
+                hf->context = (long)s;
+                queue[tail++] = h;
+            }
+        }
+    }
     for (size_t i = 0; i < n; i++)
         free(includes[i]);
     free(includes);

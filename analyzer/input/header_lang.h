@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "input/source.h"
 
+/* Also sets each included header's context (source_file.context). */
 void header_langs_resolve(snapshot *snap, const gl_config *cfg);
 
 #endif

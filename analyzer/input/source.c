@@ -79,6 +79,7 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     f->masked = xmalloc(len + 1);
     mask_text(text, len, MASK_COMMENTS | MASK_STRINGS, f->masked);
     sha256_hex(text, len, f->hash);
+    f->context = -1;
     if (!source_classify(path, cfg, &f->lang, &f->is_header)) {
         f->lang = LANG_C;
         f->is_header = false;

@@ -27,6 +27,10 @@ typedef struct {
                           language of the files that include it
                           (input/header_lang.c) */
     bool is_header;    /* a header kind: .h .cuh .hpp .hh .hxx .inl .ipp .inc */
+    long context;      /* a header: the snapshot's source file (not a header)
+                          that includes it, directly or through other headers,
+                          whose translation unit it is analysed in (its flags,
+                          macros and types); -1: parsed on its own */
     char hash[65];     /* hex SHA-256 of text: key for cached facts */
     char **args;       /* extra compiler arguments for this file (-I, -D, -std, ...)
                           from a compilation database (-p); the config's

@@ -278,7 +278,10 @@ static void check_declarations(const analysis *a, const symbol_index *kernels,
         for (size_t k = 0; k < facts->n_functions; k++) {
             const fact_function *decl = &facts->functions[k];
             bool kernel = decl->exec == EXEC_KERNEL;
-            if (decl->is_definition || decl->no_prototype || (!kernel && !decl->is_c_linkage))
+            /* Types clang could not resolve (a header parsed on its own,
+             * missing its includer's types) are not what the code says. */
+            if (decl->is_definition || decl->no_prototype || decl->unresolved_types ||
+                (!kernel && !decl->is_c_linkage))
                 continue;
             symbol_list c =
                 symbol_index_candidates(kernel ? kernels : c_functions, decl->name, fi);
@@ -291,7 +294,7 @@ static void check_declarations(const analysis *a, const symbol_index *kernels,
                                 a->snap->files[d->file].lang != LANG_CUDA ||
                                 a->snap->files[d->file].is_header))
                     continue;
-                if (d->fn->is_template != decl->is_template ||
+                if (d->fn->is_template != decl->is_template || d->fn->unresolved_types ||
                     !can_link(a->snap->files[fi].path, a->snap->files[d->file].path))
                     continue;
                 shown = d;
