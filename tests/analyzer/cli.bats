@@ -897,10 +897,21 @@ findings_with() {
   [ -n "$stderr" ]
 }
 
-@test "a file named explicitly that is not C or CUDA is said to be skipped, not passed silently" {
-  printf 'int main() { return 0; }\n' >x.cpp
-  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json x.cpp
+@test "a file named explicitly that is not C, C++ or CUDA is said to be skipped, not passed silently" {
+  printf 'int main() { return 0; }\n' >x.f90
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json x.f90
   assert_equal "$status" 0
-  [[ $stderr == *"'x.cpp' is not a C or CUDA source"* ]]
+  [[ $stderr == *"'x.f90' is not a C, C++ or CUDA source"* ]]
   [[ $output == *'"files_analyzed": 0'* ]]
+}
+
+@test "every C++ source and header kind is analysed, also in a directory walk" {
+  mkdir tree
+  for ext in cpp cc cxx hpp hh hxx inl ipp inc; do
+    printf 'void upload_f32_via_pinned(float *d, const float *h, int n);\n' >"tree/f.$ext"
+  done
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json tree
+  assert_equal "$status" 1
+  [[ $output == *'"files_analyzed": 9'* ]]
+  [ "$(grep -c '"rule": "no-via-pinned"' <<<"$output")" -eq 9 ]
 }
