@@ -3,7 +3,7 @@
 # test suites ($(BUILD)/tests/layer/) and the GPU suite ($(BUILD)/tests/gpu/).
 
 LAYER_INC := -I$(CUDA_PATH)/include -Ilayer
-LAYER_LIB_C := layer/tlob.c layer/layout.c layer/npy.c layer/ref.c layer/params_io.c
+LAYER_LIB_C := layer/tlob.c layer/compute.c layer/linear.c layer/attention.c layer/layout.c layer/npy.c layer/ref.c layer/params_io.c layer/parity.c
 LAYER_LIB_CU := layer/kernels.cu
 LAYER_CLI_C := layer/cli.c layer/bench.c
 
