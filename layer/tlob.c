@@ -1,5 +1,5 @@
-/* The layer on the device: the shared per-device context (stream, cuBLAS
- * handle and workspace, mapped pinned staging buffer), layer lifetime, the
+/* The layer on the device: the layer's own context (stream, cuBLAS handle
+ * and workspace, mapped pinned staging buffer), layer lifetime, the
  * forward and backward pass as the transformer's stages (the GEMMs are the
  * launchers of linear.h and attention.h, our kernels those of kernels.h),
  * and parameter I/O. */
@@ -22,45 +22,32 @@
 
 /* Uploads travel in chunks of this many floats (4 MiB of pinned memory). */
 #define STAGING_FLOATS ((size_t)1 << 20)
-#define MAX_DEVICES 64
 /* Activation buffers start on 256-byte boundaries (cuBLAS's preferred
  * alignment for tensor-op kernels). */
 #define ALIGN_FLOATS 64
 
-/* ---- the shared per-device context --------------------------------------- */
+/* ---- the layer's own context ----------------------------------------------
+ * Every layer owns its cuBLAS handle and workspace, a stream of its own and a
+ * staging buffer, so layers share no state: two layers run at once from two
+ * threads, and a layer can run on whatever stream its caller uses. */
 
 typedef struct {
-    int refs;
-    cudaStream_t stream;
-    compute_ctx compute; /* cuBLAS handle and workspace, on `stream` */
-    float *staging_host; /* mapped pinned: the host writes here ...          */
-    float *staging_dev;  /* ... and the device reads it through this pointer */
-} device_context;
+    cudaStream_t own_stream; /* created with the layer; used until tlob_set_stream */
+    compute_ctx compute;     /* cuBLAS handle and workspace, on the current stream */
+    float *staging_host;     /* mapped pinned: the host writes here ...          */
+    float *staging_dev;      /* ... and the device reads it through this pointer */
+} layer_context;
 
-static device_context devices[MAX_DEVICES];
-
-static void context_release(int dev) {
-    device_context *c = &devices[dev];
-    if (--c->refs > 0) return;
+static void context_free(layer_context *c) {
     /* Teardown: report nothing, free everything that exists. */
     compute_ctx_destroy(&c->compute);
     if (c->staging_host) (void)cudaFreeHost(c->staging_host);
-    if (c->stream) (void)cudaStreamDestroy(c->stream);
+    if (c->own_stream) (void)cudaStreamDestroy(c->own_stream);
     memset(c, 0, sizeof *c);
 }
 
-/* Creates the stream, handle, workspace and staging buffer of a context whose
- * refs is already 1; on failure the caller releases what was made. */
-static tlob_status context_init(device_context *c) {
-    CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-    TLOB_CHECK(compute_ctx_create(&c->compute, c->stream));
-    CUDA_CHECK(cudaHostAlloc((void **)&c->staging_host, STAGING_FLOATS * sizeof(float),
-                             cudaHostAllocMapped));
-    CUDA_CHECK(cudaHostGetDevicePointer((void **)&c->staging_dev, c->staging_host, 0));
-    return TLOB_OK;
-}
-
-static tlob_status context_acquire(int *device_out) {
+/* On failure the caller frees what was made (context_free). */
+static tlob_status context_init(layer_context *c) {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
@@ -68,20 +55,11 @@ static tlob_status context_acquire(int *device_out) {
         return TLOB_FAIL(TLOB_ERR_NO_DEVICE, "no CUDA device: %s", cudaGetErrorString(e));
     }
     CUDA_CHECK(e);
-    int dev;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    if (dev < 0 || dev >= MAX_DEVICES)
-        return TLOB_FAIL(TLOB_ERR_NO_DEVICE, "device %d beyond the %d supported", dev, MAX_DEVICES);
-    device_context *c = &devices[dev];
-    c->refs++;
-    if (c->refs == 1) {
-        const tlob_status st = context_init(c);
-        if (st != TLOB_OK) {
-            context_release(dev);
-            return st;
-        }
-    }
-    *device_out = dev;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&c->own_stream, cudaStreamNonBlocking));
+    TLOB_CHECK(compute_ctx_create(&c->compute, c->own_stream));
+    CUDA_CHECK(cudaHostAlloc((void **)&c->staging_host, STAGING_FLOATS * sizeof(float),
+                             cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer((void **)&c->staging_dev, c->staging_host, 0));
     return TLOB_OK;
 }
 
@@ -91,11 +69,12 @@ struct tlob_layer {
     tlob_config cfg;
     int D, E, F, O, T, nh, res; /* res: Dout == D, so both residuals exist */
     float scale;                /* 1/sqrt(D), the attention score scale */
-    int device;
-    device_context *ctx;
+    layer_context ctx;
     tlob_tensor_info tensors[TLOB_NUM_TENSORS];
     size_t nparams;
-    float *params, *grads;
+    float *own_params, *own_grads; /* allocated with the layer */
+    float *params, *grads;         /* in use: the layer's own or the caller's (tlob_set_buffers) */
+    float *io;                     /* x | y | att | dy | dx of the host-array calls, on first use */
     float *arena; /* every activation and scratch buffer below */
     /* forward activations, N = batch * T rows */
     float *qkv0;  /* [3, N, E]  q0 | k0 | v0 */
@@ -166,12 +145,11 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
     L->F = 4 * config->dim, L->O = config->out_dim, L->T = config->seq_len;
     L->res = L->O == L->D;
     L->scale = (float)(1.0 / sqrt((double)L->D));
-    st = context_acquire(&L->device);
+    st = context_init(&L->ctx);
     if (st != TLOB_OK) {
-        free(L);
+        tlob_destroy(L);
         return st;
     }
-    L->ctx = &devices[L->device];
 
     const size_t N = (size_t)config->max_batch * L->T, E = (size_t)L->E, D = (size_t)L->D,
                  F = (size_t)L->F, O = (size_t)L->O;
@@ -192,22 +170,23 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
     size_t total = 0;
     for (size_t i = 0; i < nbufs; i++)
         total += (bufs[i].count + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
-    if (cudaMalloc((void **)&L->params, L->nparams * sizeof(float)) != cudaSuccess ||
-        cudaMalloc((void **)&L->grads, L->nparams * sizeof(float)) != cudaSuccess ||
+    if (cudaMalloc((void **)&L->own_params, L->nparams * sizeof(float)) != cudaSuccess ||
+        cudaMalloc((void **)&L->own_grads, L->nparams * sizeof(float)) != cudaSuccess ||
         cudaMalloc((void **)&L->arena, total * sizeof(float)) != cudaSuccess) {
         st = TLOB_FAIL(TLOB_ERR_CUDA, "cudaMalloc of %zu parameter and %zu activation floats failed",
                        2 * L->nparams, total);
         tlob_destroy(L);
         return st;
     }
+    L->params = L->own_params, L->grads = L->own_grads;
     float *p = L->arena;
     for (size_t i = 0; i < nbufs; i++) {
         *bufs[i].ptr = p;
         p += (bufs[i].count + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
     }
-    if (cudaMemsetAsync(L->params, 0, L->nparams * sizeof(float), L->ctx->stream) != cudaSuccess ||
-        cudaMemsetAsync(L->grads, 0, L->nparams * sizeof(float), L->ctx->stream) != cudaSuccess ||
-        cudaStreamSynchronize(L->ctx->stream) != cudaSuccess) {
+    if (cudaMemsetAsync(L->params, 0, L->nparams * sizeof(float), L->ctx.compute.stream) != cudaSuccess ||
+        cudaMemsetAsync(L->grads, 0, L->nparams * sizeof(float), L->ctx.compute.stream) != cudaSuccess ||
+        cudaStreamSynchronize(L->ctx.compute.stream) != cudaSuccess) {
         st = TLOB_FAIL(TLOB_ERR_CUDA, "clearing the parameters failed");
         tlob_destroy(L);
         return st;
@@ -219,11 +198,12 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
 void tlob_destroy(tlob_layer *layer) {
     if (!layer) return;
     /* Teardown: report nothing, free everything that exists. */
-    if (layer->ctx) (void)cudaStreamSynchronize(layer->ctx->stream);
-    if (layer->params) (void)cudaFree(layer->params);
-    if (layer->grads) (void)cudaFree(layer->grads);
+    if (layer->ctx.compute.cublas) (void)cudaStreamSynchronize(layer->ctx.compute.stream);
+    if (layer->own_params) (void)cudaFree(layer->own_params);
+    if (layer->own_grads) (void)cudaFree(layer->own_grads);
     if (layer->arena) (void)cudaFree(layer->arena);
-    if (layer->ctx) context_release(layer->device);
+    if (layer->io) (void)cudaFree(layer->io);
+    context_free(&layer->ctx);
     free(layer);
 }
 
@@ -232,7 +212,21 @@ const tlob_tensor_info *tlob_tensors(const tlob_layer *layer) { return layer ? l
 size_t tlob_num_params(const tlob_layer *layer) { return layer ? layer->nparams : 0; }
 float *tlob_params(tlob_layer *layer) { return layer ? layer->params : NULL; }
 float *tlob_grads(tlob_layer *layer) { return layer ? layer->grads : NULL; }
-cudaStream_t tlob_stream(const tlob_layer *layer) { return layer ? layer->ctx->stream : NULL; }
+cudaStream_t tlob_stream(const tlob_layer *layer) { return layer ? layer->ctx.compute.stream : NULL; }
+
+tlob_status tlob_set_stream(tlob_layer *layer, cudaStream_t stream) {
+    if (!layer) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_set_stream: null layer");
+    return compute_ctx_set_stream(&layer->ctx.compute, stream);
+}
+
+tlob_status tlob_set_buffers(tlob_layer *layer, float *params, float *grads) {
+    if (!layer || (!params) != (!grads))
+        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT,
+                         "tlob_set_buffers: null layer, or only one of params and grads");
+    layer->params = params ? params : layer->own_params;
+    layer->grads = grads ? grads : layer->own_grads;
+    return TLOB_OK;
+}
 
 const float *tlob_internal_qkv0(const tlob_layer *layer) { return layer ? layer->qkv0 : NULL; }
 const float *tlob_internal_qkv(const tlob_layer *layer) { return layer ? layer->qkv : NULL; }
@@ -246,13 +240,13 @@ tlob_status tlob_set_math(tlob_layer *layer, tlob_math math) {
 
 tlob_status tlob_sync(tlob_layer *layer) {
     if (!layer) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null layer");
-    CUDA_CHECK(cudaStreamSynchronize(layer->ctx->stream));
+    CUDA_CHECK(cudaStreamSynchronize(layer->ctx.compute.stream));
     return TLOB_OK;
 }
 
 tlob_status tlob_zero_grads(tlob_layer *layer) {
     if (!layer) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null layer");
-    CUDA_CHECK(cudaMemsetAsync(layer->grads, 0, layer->nparams * sizeof(float), layer->ctx->stream));
+    CUDA_CHECK(cudaMemsetAsync(layer->grads, 0, layer->nparams * sizeof(float), layer->ctx.compute.stream));
     return TLOB_OK;
 }
 
@@ -298,7 +292,7 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                                   float *att) {
     TLOB_CHECK(check_call(L, batch));
     if (!x || !y) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_forward: null x or y");
-    const compute_ctx *c = &L->ctx->compute;
+    const compute_ctx *c = &L->ctx.compute;
     const tlob_math math = L->cfg.math;
     const int D = L->D, E = L->E, F = L->F, O = L->O, N = batch * L->T;
     const layer_tensors w = tensors_in(L->params, L->tensors);
@@ -335,7 +329,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                                    float *dx) {
     TLOB_CHECK(check_call(L, batch));
     if (!x || !dy || !dx) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_backward: null x, dy or dx");
-    const compute_ctx *c = &L->ctx->compute;
+    const compute_ctx *c = &L->ctx.compute;
     const tlob_math math = L->cfg.math;
     const int D = L->D, E = L->E, F = L->F, O = L->O, N = batch * L->T;
     const layer_tensors w = tensors_in(L->params, L->tensors);
@@ -408,14 +402,14 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
 tlob_status tlob_upload(tlob_layer *layer, float *dst, const float *src, size_t count) {
     if (!layer || (!dst && count) || (!src && count))
         return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_upload: null argument");
-    device_context *c = layer->ctx;
+    const layer_context *c = &layer->ctx;
     for (size_t done = 0; done < count; done += STAGING_FLOATS) {
         const size_t n = count - done < STAGING_FLOATS ? count - done : STAGING_FLOATS;
         memcpy(c->staging_host, src + done, n * sizeof(float));
         CUDA_CHECK(cudaMemcpyAsync(dst + done, c->staging_dev, n * sizeof(float),
-                                   cudaMemcpyDeviceToDevice, c->stream));
+                                   cudaMemcpyDeviceToDevice, c->compute.stream));
         /* The next chunk overwrites the staging buffer: wait for this copy. */
-        CUDA_CHECK(cudaStreamSynchronize(c->stream));
+        CUDA_CHECK(cudaStreamSynchronize(c->compute.stream));
     }
     return TLOB_OK;
 }
@@ -423,8 +417,45 @@ tlob_status tlob_upload(tlob_layer *layer, float *dst, const float *src, size_t 
 tlob_status tlob_download(tlob_layer *layer, float *dst, const float *src, size_t count) {
     if (!layer || (!dst && count) || (!src && count))
         return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_download: null argument");
-    CUDA_CHECK(cudaStreamSynchronize(layer->ctx->stream));
+    CUDA_CHECK(cudaStreamSynchronize(layer->ctx.compute.stream));
     CUDA_CHECK(cudaMemcpy(dst, src, count * sizeof(float), cudaMemcpyDeviceToHost));
+    return TLOB_OK;
+}
+
+/* The device buffers of the host-array calls, [max_batch] rows each, made
+ * on first use so that device-pointer callers never pay for them. */
+static tlob_status io_buffers(tlob_layer *L, float **x, float **y, float **att, float **dy,
+                              float **dx) {
+    const size_t rows = (size_t)L->cfg.max_batch * L->T, nx = rows * L->D, ny = rows * L->O,
+                 na = (size_t)L->cfg.max_batch * L->nh * L->T * L->T;
+    if (!L->io) CUDA_CHECK(cudaMalloc((void **)&L->io, (2 * nx + 2 * ny + na) * sizeof(float)));
+    *x = L->io, *y = *x + nx, *att = *y + ny, *dy = *att + na, *dx = *dy + ny;
+    return TLOB_OK;
+}
+
+tlob_status tlob_forward_host(tlob_layer *layer, const float *x, int batch, float *y,
+                              float *att) {
+    TLOB_CHECK(check_call(layer, batch));
+    if (!x || !y) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_forward_host: null x or y");
+    float *dx_, *dy_, *dev_x, *dev_y, *dev_att;
+    TLOB_CHECK(io_buffers(layer, &dev_x, &dev_y, &dev_att, &dy_, &dx_));
+    const size_t rows = (size_t)batch * layer->T;
+    TLOB_CHECK(tlob_upload(layer, dev_x, x, rows * layer->D));
+    TLOB_CHECK(tlob_forward(layer, dev_x, batch, dev_y, att ? dev_att : NULL));
+    TLOB_CHECK(tlob_download(layer, y, dev_y, rows * layer->O));
+    if (att) TLOB_CHECK(tlob_download(layer, att, dev_att, rows * layer->nh * layer->T));
+    return TLOB_OK;
+}
+
+tlob_status tlob_backward_host(tlob_layer *layer, const float *dy, int batch, float *dx) {
+    TLOB_CHECK(check_call(layer, batch));
+    if (!dy || !dx) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_backward_host: null dy or dx");
+    float *dev_x, *y_, *att_, *dev_dy, *dev_dx;
+    TLOB_CHECK(io_buffers(layer, &dev_x, &y_, &att_, &dev_dy, &dev_dx));
+    const size_t rows = (size_t)batch * layer->T;
+    TLOB_CHECK(tlob_upload(layer, dev_dy, dy, rows * layer->O));
+    TLOB_CHECK(tlob_backward(layer, dev_x, dev_dy, batch, dev_dx));
+    TLOB_CHECK(tlob_download(layer, dx, dev_dx, rows * layer->D));
     return TLOB_OK;
 }
 
@@ -442,7 +473,7 @@ tlob_status tlob_load_params(tlob_layer *layer, const char *dir) {
     if (!layer || !dir) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null argument");
     float *host = malloc(layer->nparams * sizeof(float));
     if (!host) return TLOB_FAIL(TLOB_ERR_OUT_OF_MEMORY, "%zu floats", layer->nparams);
-    tlob_status st = tlob_read_params_host(dir, layer->D, layer->nh, layer->O, host);
+    tlob_status st = tlob_read_params_any(dir, layer->D, layer->nh, layer->O, host);
     if (st == TLOB_OK) st = tlob_upload(layer, layer->params, host, layer->nparams);
     free(host);
     return st;
