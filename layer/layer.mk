@@ -37,8 +37,11 @@ LAYER_TEST_OBJS := $(LAYER_CPU_TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.o) \
                    $(LAYER_GPU_TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.o)
 
 TEST_BINS += $(LAYER_CPU_TESTS) $(BUILD)/tests/layer/test_cli $(LAYER_GPU_TESTS)
-LAYER_SUITES += $(LAYER_CPU_TESTS) $(BUILD)/tests/layer/test_cli
+LAYER_SUITES += $(LAYER_CPU_TESTS) $(BUILD)/tests/layer/test_cli tests/layer/test_python.sh
 GPU_SUITES += $(LAYER_GPU_TESTS)
+
+# The flags above (position-independent, hidden) are part of every object.
+$(LAYER_LIB_OBJS) $(LAYER_CLI_OBJS): layer/layer.mk
 
 # Test objects are intermediates of a chained rule: keep them, or make deletes
 # them after each link and rebuilds them next time.
