@@ -32,7 +32,7 @@ LAYER_SONAME := libtlob.so.$(firstword $(subst ., ,$(VERSION)))
 
 LAYER_CPU_TESTS := $(BUILD)/tests/layer/test_ref $(BUILD)/tests/layer/test_npy $(BUILD)/tests/layer/test_safetensors \
                    $(BUILD)/tests/layer/test_layout_api
-LAYER_GPU_TESTS := $(BUILD)/tests/gpu/test_layer_gpu
+LAYER_GPU_TESTS := $(BUILD)/tests/gpu/test_layer_gpu $(BUILD)/tests/gpu/test_streams
 LAYER_TEST_OBJS := $(LAYER_CPU_TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.o) \
                    $(LAYER_GPU_TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.o)
 
@@ -92,7 +92,7 @@ $(BUILD)/tests/layer/%: $(BUILD)/obj/tests/layer/%.o $(BUILD)/libtlob.a
 
 $(BUILD)/tests/gpu/%: $(BUILD)/obj/tests/gpu/%.o $(BUILD)/libtlob.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< $(LAYER_LINK) -o $@
+	$(CC) $(CFLAGS) $< $(LAYER_LINK) -lpthread -o $@
 
 # The CLI suite is a script; installing it under build/ ties it to the tool.
 $(BUILD)/tests/layer/test_cli: tests/layer/test_cli.sh $(BUILD)/tlob
