@@ -2,6 +2,7 @@
  * reading/writing one .npy file per parameter by its published name. They
  * need no device, so `tlob init` and the CLI's file checks run anywhere. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +108,8 @@ tlob_status tlob_write_params_host(const char *dir, int dim, int heads, int out_
 tlob_status tlob_read_params_any(const char *path, int dim, int heads, int out_dim, float *host) {
     if (!path) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null argument");
     struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return tlob_read_params_host(path, dim, heads, out_dim, host);
+    if (stat(path, &sb) != 0)
+        return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode)) return tlob_read_params_host(path, dim, heads, out_dim, host);
     return tlob_read_safetensors_host(path, dim, heads, out_dim, host);
 }

@@ -182,13 +182,14 @@ def train(math, steps=100, b=32, t=32, d=40, o=40):
             "max_rel_diff": dev}
 
 
-def step_time(m, x, target, iters=50):
+def step_time(m, x, target, iters=50, with_adam=True):
     opt = torch.optim.Adam(m.parameters(), lr=1e-4)
 
     def step():
         opt.zero_grad(set_to_none=True)
         torch.nn.functional.mse_loss(m(x)[0], target).backward()
-        opt.step()
+        if with_adam:
+            opt.step()
 
     for _ in range(10):
         step()
@@ -205,7 +206,8 @@ def step_time(m, x, target, iters=50):
 
 def speed(rows):
     print("\ntraining step (forward, MSE, backward, Adam), median us over 50 steps")
-    print(f"{'B':>4} {'T':>4} {'D':>4} {'math':>5} | {'published':>10} {'tlob':>10} | speedup")
+    print(f"{'B':>4} {'T':>4} {'D':>4} {'math':>5} | {'published':>10} {'tlob':>10} | speedup"
+          f" | without Adam: {'published':>10} {'tlob':>10}")
     for b, t, d in ((128, 128, 40), (128, 40, 128), (32, 128, 144)):
         for math in ("tf32", "fp32"):
             torch.backends.cuda.matmul.allow_tf32 = math == "tf32"
@@ -215,9 +217,12 @@ def speed(rows):
             x = torch.rand(b, t, d, device="cuda")
             target = torch.rand(b, t, d, device="cuda")
             tp, tt = step_time(pub, x, target), step_time(ours, x, target)
-            print(f"{b:>4} {t:>4} {d:>4} {math:>5} | {tp:>10.1f} {tt:>10.1f} | {tp / tt:.2f}x")
+            np_, nt = (step_time(pub, x, target, with_adam=False),
+                       step_time(ours, x, target, with_adam=False))
+            print(f"{b:>4} {t:>4} {d:>4} {math:>5} | {tp:>10.1f} {tt:>10.1f} | {tp / tt:.2f}x"
+                  f" |                {np_:>10.1f} {nt:>10.1f}")
             rows.append({"B": b, "T": t, "D": d, "math": math, "published_us": tp,
-                         "tlob_us": tt})
+                         "tlob_us": tt, "published_no_adam_us": np_, "tlob_no_adam_us": nt})
     torch.backends.cuda.matmul.allow_tf32 = False
 
 
