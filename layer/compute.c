@@ -43,15 +43,16 @@ cublasStatus_t compute_gemm(const compute_ctx *ctx, tlob_math math, cublasOperat
                             long long stride_a, const float *B, int ldb, long long stride_b,
                             float beta, float *C, int ldc, long long stride_c, int batch) {
     static const float one = 1.0f;
-    /* The compute type carries the math mode, so the handle's own mode
-     * (CUBLAS_DEFAULT_MATH, never changed) plays no part. */
-    const cublasComputeType_t type =
-        math == TLOB_MATH_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    if (batch == 1)
-        return cublasGemmEx(ctx->cublas, op_a, op_b, m, n, k, &one, A, CUDA_R_32F, lda, B,
-                            CUDA_R_32F, ldb, &beta, C, CUDA_R_32F, ldc, type,
-                            CUBLAS_GEMM_DEFAULT);
-    return cublasGemmStridedBatchedEx(ctx->cublas, op_a, op_b, m, n, k, &one, A, CUDA_R_32F, lda,
-                                      stride_a, B, CUDA_R_32F, ldb, stride_b, &beta, C,
-                                      CUDA_R_32F, ldc, stride_c, batch, type, CUBLAS_GEMM_DEFAULT);
+    /* The mode is set right before each GEMM, from the caller's argument, so
+     * no GEMM depends on which call ran before it. (cublasGemmEx with the
+     * mode as compute type does the same without touching the handle, but
+     * its kernel choice made the graphed layer 3-5 % slower on an H200:
+     * docs/layer-results.md.) Host state only, capturable. */
+    const cublasStatus_t st = cublasSetMathMode(
+        ctx->cublas, math == TLOB_MATH_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+    if (batch == 1 && !stride_a && !stride_b && !stride_c)
+        return cublasSgemm(ctx->cublas, op_a, op_b, m, n, k, &one, A, lda, B, ldb, &beta, C, ldc);
+    return cublasSgemmStridedBatched(ctx->cublas, op_a, op_b, m, n, k, &one, A, lda, stride_a, B,
+                                     ldb, stride_b, &beta, C, ldc, stride_c, batch);
 }

@@ -1,7 +1,7 @@
 /* Internal: the cuBLAS handle, its workspace and the stream one layer (or a
  * benchmark, or a test) computes on. The math mode is no part of it: every
- * launcher in linear.h and attention.h takes it per call, so no result depends
- * on which call set the handle last. */
+ * launcher in linear.h and attention.h takes it per call and compute_gemm sets
+ * it right before each GEMM, so no result depends on which call ran last. */
 #ifndef TLOB_COMPUTE_H
 #define TLOB_COMPUTE_H
 
@@ -19,7 +19,7 @@ extern "C" {
 #define COMPUTE_WORKSPACE_BYTES ((size_t)32 << 20)
 
 typedef struct {
-    cublasHandle_t cublas; /* default math mode, for ever: see above */
+    cublasHandle_t cublas; /* math mode: set by compute_gemm before each GEMM */
     cudaStream_t stream;
     void *workspace;       /* COMPUTE_WORKSPACE_BYTES of device memory */
 } compute_ctx;
@@ -34,8 +34,8 @@ tlob_status compute_ctx_create(compute_ctx *ctx, cudaStream_t stream);
 tlob_status compute_ctx_set_stream(compute_ctx *ctx, cudaStream_t stream);
 
 /* C = op(A) op(B) + beta C in column-major cuBLAS terms, float32, in `math`
- * (TF32 tensor-op or strict FP32 compute type), `batch` times with the given
- * element strides (batch 1: one plain GEMM, strides unused). */
+ * (TF32 tensor-op or strict FP32), `batch` times with the given element
+ * strides (batch 1 and all strides 0: one plain GEMM). */
 cublasStatus_t compute_gemm(const compute_ctx *ctx, tlob_math math, cublasOperation_t op_a,
                             cublasOperation_t op_b, int m, int n, int k, const float *A, int lda,
                             long long stride_a, const float *B, int ldb, long long stride_b,
