@@ -189,15 +189,29 @@ static bool argument_fits(const char *arg_type, const char *param_type, bool con
     return fits;
 }
 
+/* An integer type without its signedness: int and unsigned int have one
+ * width. */
+static const char *unsigned_stripped(const char *t)
+{
+    if (strncmp(t, "unsigned ", 9) == 0)
+        return t + 9;
+    if (strncmp(t, "signed ", 7) == 0)
+        return t + 7;
+    return t;
+}
+
 /* A `void *args[]` entry is read as the parameter's type: the same type,
- * or for a pointer parameter a `void *` slot (nccl's `void *arg4 = ptr;
- * ... &arg4`), which holds the same bits. A slot of another width or kind
- * (int for size_t, float for double, float * for int *) is not. */
+ * the same integer with the other signedness (an int slot for an unsigned
+ * parameter), or for a pointer parameter a `void *` slot (nccl's
+ * `void *arg4 = ptr; ... &arg4`): the same bits. A slot of another width
+ * or kind (int for size_t, float for double, float * for int *) is not. */
 static bool slot_fits(const char *arg_type, const char *param_type)
 {
     char *arg = unqualified(arg_type), *param = unqualified(param_type);
     bool fits = strcmp(arg, param) == 0 ||
-                (strcmp(arg, "void *") == 0 && classify(param) == TYPE_POINTER);
+                (strcmp(arg, "void *") == 0 && classify(param) == TYPE_POINTER) ||
+                (classify(arg) == TYPE_INTEGER && classify(param) == TYPE_INTEGER &&
+                 strcmp(unsigned_stripped(arg), unsigned_stripped(param)) == 0);
     free(arg);
     free(param);
     return fits;
