@@ -185,9 +185,12 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
         }
     }
     /* Each header's context: the first source file (in snapshot order)
-     * that reaches it through its includes. */
-    for (size_t s = 0; s < n; s++) {
-        if (snap->files[s].is_header)
+     * that reaches it through its includes, a CUDA one first, then C++,
+     * then C: the language the header was given above is its unit's. */
+    static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
+    for (size_t step = 0; step < 3 * n; step++) {
+        size_t s = step % n;
+        if (snap->files[s].is_header || snap->files[s].lang != by_preference[step / n])
             continue;
         size_t head = 0, tail = 0;
         queue[tail++] = s;
