@@ -39,6 +39,7 @@ typedef struct {
     char *compile_commands;       /* -p DIR / --compile-commands FILE: the JSON file */
     bool list_rules;              /* --list-rules: after the config is read */
     const char *explain;          /* --explain RULE: likewise */
+    bool sarif_full;              /* --sarif-full: suppressed, known and fixed findings too */
 } options;
 
 static const char USAGE[] =
@@ -53,6 +54,9 @@ static const char USAGE[] =
     "                        (GitHub Actions annotations)\n"
     "  --config FILE         default: .gpulint.yaml at the repository root, if any\n"
     "                        (with --staged: the staged .gpulint.yaml)\n"
+    "  --sarif-full          SARIF: also the suppressed findings (with their\n"
+    "                        reasons), the baseline's known and fixed ones, for\n"
+    "                        audits (default: only alerts, the file to upload)\n"
     "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
     "  --color WHEN          auto (default), always or never\n"
     "  -q, --quiet           no progress line on stderr (it is only drawn on a\n"
@@ -126,7 +130,7 @@ static int parse_options(int argc, char **argv, options *opt)
 {
     enum {
         OPT_STAGED = 256, OPT_FORMAT, OPT_CONFIG, OPT_COLOR, OPT_LIST, OPT_EXPLAIN, OPT_VERSION,
-        OPT_BASELINE, OPT_WRITE_BASELINE, OPT_COMPILE_COMMANDS
+        OPT_BASELINE, OPT_WRITE_BASELINE, OPT_COMPILE_COMMANDS, OPT_SARIF_FULL
     };
     static const struct option longopts[] = {
         {"staged", no_argument, NULL, OPT_STAGED},
@@ -142,6 +146,7 @@ static int parse_options(int argc, char **argv, options *opt)
         {"baseline", required_argument, NULL, OPT_BASELINE},
         {"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
         {"compile-commands", required_argument, NULL, OPT_COMPILE_COMMANDS},
+        {"sarif-full", no_argument, NULL, OPT_SARIF_FULL},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;   /* our own messages, with the exit code 2 */
@@ -200,6 +205,9 @@ static int parse_options(int argc, char **argv, options *opt)
             break;
         case OPT_WRITE_BASELINE:
             opt->write_baseline = optarg;
+            break;
+        case OPT_SARIF_FULL:
+            opt->sarif_full = true;
             break;
         case OPT_LIST:
             opt->list_rules = true;
@@ -431,6 +439,7 @@ int main(int argc, char **argv)
             .exit_code = exit_code,
             .failures = &result.failures,
             .baseline_active = opt.baseline != NULL,
+            .sarif_full = opt.sarif_full,
             .fixed = result.fixed,
             .nfixed = result.nfixed,
         };
