@@ -2,6 +2,7 @@
  * snapshot, run the pipeline, print the report, exit with the codes of
  * util/exit_codes.h. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -40,6 +41,9 @@ typedef struct {
     bool list_rules;              /* --list-rules: after the config is read */
     const char *explain;          /* --explain RULE: likewise */
     bool sarif_full;              /* --sarif-full: suppressed, known and fixed findings too */
+    const char *files_from;       /* --files-from FILE, "-": standard input */
+    char **toggles;               /* --enable/--disable RULE, in order: "+id" / "-id" */
+    size_t ntoggles;
 } options;
 
 static const char USAGE[] =
@@ -57,6 +61,11 @@ static const char USAGE[] =
     "  --sarif-full          SARIF: also the suppressed findings (with their\n"
     "                        reasons), the baseline's known and fixed ones, for\n"
     "                        audits (default: only alerts, the file to upload)\n"
+    "  --files-from FILE     also analyse the paths FILE lists, one a line\n"
+    "                        (- reads them from standard input)\n"
+    "  --enable RULE         run RULE even where the config disables it\n"
+    "  --disable RULE        do not run RULE (both may be repeated; the last\n"
+    "                        one for a rule wins)\n"
     "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
     "  --color WHEN          auto (default), always or never\n"
     "  -q, --quiet           no progress line on stderr (it is only drawn on a\n"
@@ -130,7 +139,8 @@ static int parse_options(int argc, char **argv, options *opt)
 {
     enum {
         OPT_STAGED = 256, OPT_FORMAT, OPT_CONFIG, OPT_COLOR, OPT_LIST, OPT_EXPLAIN, OPT_VERSION,
-        OPT_BASELINE, OPT_WRITE_BASELINE, OPT_COMPILE_COMMANDS, OPT_SARIF_FULL
+        OPT_BASELINE, OPT_WRITE_BASELINE, OPT_COMPILE_COMMANDS, OPT_SARIF_FULL, OPT_FILES_FROM,
+        OPT_ENABLE, OPT_DISABLE
     };
     static const struct option longopts[] = {
         {"staged", no_argument, NULL, OPT_STAGED},
@@ -147,6 +157,9 @@ static int parse_options(int argc, char **argv, options *opt)
         {"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
         {"compile-commands", required_argument, NULL, OPT_COMPILE_COMMANDS},
         {"sarif-full", no_argument, NULL, OPT_SARIF_FULL},
+        {"files-from", required_argument, NULL, OPT_FILES_FROM},
+        {"enable", required_argument, NULL, OPT_ENABLE},
+        {"disable", required_argument, NULL, OPT_DISABLE},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;   /* our own messages, with the exit code 2 */
@@ -209,6 +222,14 @@ static int parse_options(int argc, char **argv, options *opt)
         case OPT_SARIF_FULL:
             opt->sarif_full = true;
             break;
+        case OPT_FILES_FROM:
+            opt->files_from = optarg;
+            break;
+        case OPT_ENABLE:
+        case OPT_DISABLE:
+            opt->toggles = xrealloc(opt->toggles, (opt->ntoggles + 1) * sizeof *opt->toggles);
+            opt->toggles[opt->ntoggles++] = xasprintf("%c%s", c == OPT_ENABLE ? '+' : '-', optarg);
+            break;
         case OPT_LIST:
             opt->list_rules = true;
             break;
@@ -228,6 +249,54 @@ static int parse_options(int argc, char **argv, options *opt)
         }
     }
     return -1;
+}
+
+/* --enable/--disable over the loaded config; an unknown rule is a usage
+ * error (exit 2), as in the config. */
+static int apply_toggles(gl_config *cfg, const options *opt)
+{
+    for (size_t i = 0; i < opt->ntoggles; i++) {
+        const char *id = opt->toggles[i] + 1;
+        bool enable = opt->toggles[i][0] == '+';
+        if (!rule_is_known(cfg, id))
+            return usage_error(enable ? "--enable: unknown rule '%s' (gpulint --list-rules lists them)"
+                                      : "--disable: unknown rule '%s' (gpulint --list-rules lists them)",
+                               id);
+        config_set_enabled(cfg, id, enable);
+    }
+    return 0;
+}
+
+/* --files-from: the paths FILE (or standard input) lists, one a line, empty
+ * lines skipped, appended to *paths. Returns 0, or EXIT_USAGE (said on
+ * stderr) when it cannot be read. */
+static int read_files_from(const char *name, char ***paths, size_t *npaths)
+{
+    FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
+    if (!f) {
+        fprintf(stderr, "gpulint: error: --files-from %s: %s\n", name, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (n == 0)
+            continue;
+        *paths = xrealloc(*paths, (*npaths + 1) * sizeof **paths);
+        (*paths)[(*npaths)++] = xstrdup(line);
+    }
+    bool failed = ferror(f);
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    if (failed) {
+        fprintf(stderr, "gpulint: error: --files-from %s: read error\n", name);
+        return EXIT_USAGE;
+    }
+    return 0;
 }
 
 /* --staged without --config: the .gpulint.yaml of the index, the one the
@@ -381,6 +450,11 @@ int main(int argc, char **argv)
     char *root = inputs_repo_root();
     gl_config cfg;
     int config_rc = load_config(&cfg, &opt, root);
+    if (config_rc == 0)
+        config_rc = apply_toggles(&cfg, &opt);
+    for (size_t i = 0; i < opt.ntoggles; i++)
+        free(opt.toggles[i]);
+    free(opt.toggles);
     if (config_rc != 0 || opt.list_rules || opt.explain) {
         /* The rule listing and explanations show the config's patterns. */
         if (config_rc != 0)
@@ -393,10 +467,29 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    /* The command line's paths, then --files-from's. */
+    size_t npaths = (size_t)(argc - optind);
+    char **paths = xcalloc(npaths + 1, sizeof *paths);
+    for (size_t i = 0; i < npaths; i++)
+        paths[i] = xstrdup(argv[optind + (int)i]);
+    if (opt.files_from) {
+        rc = read_files_from(opt.files_from, &paths, &npaths);
+        /* An empty list is nothing to analyse, not "what git tracks". */
+        if (rc == 0 && npaths == 0)
+            fprintf(stderr, "gpulint: note: --files-from %s lists no file: nothing analysed\n",
+                    opt.files_from);
+        if (rc != 0 || npaths == 0) {
+            free(paths);
+            config_free(&cfg);
+            compile_db_free(db);
+            free(root);
+            return rc;
+        }
+    }
     snapshot snap = {.root = root};
     input_request req = {
-        .paths = argv + optind,
-        .npaths = argc - optind,
+        .paths = paths,
+        .npaths = (int)npaths,
         .staged = opt.staged,
         .root = root,
     };
@@ -405,6 +498,9 @@ int main(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "gpulint: error: %s\n", error);
         free(error);
+        for (size_t i = 0; i < npaths; i++)
+            free(paths[i]);
+        free(paths);
         snapshot_free(&snap);
         config_free(&cfg);
         compile_db_free(db);
@@ -448,6 +544,9 @@ int main(int argc, char **argv)
     }
 
     pipeline_result_free(&result);
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
+    free(paths);
     snapshot_free(&snap);
     config_free(&cfg);
     free(root);

@@ -15,6 +15,7 @@ packages=(
   bats bats-assert bats-support   # hook, CLI and integration tests
   pkgconf           # the install test links a program through tlob.pc
   groff-base        # the install test renders the man page
+  python3-jsonschema   # the JSON output checked against docs/gpulint-output.schema.json
   gcc make          # the build itself
 )
 

@@ -111,6 +111,20 @@ static bool globs_admit(const str_list *include, const str_list *exclude, const 
     return !any_glob_matches(exclude, path);
 }
 
+void config_set_enabled(gl_config *cfg, const char *id, bool enabled)
+{
+    for (size_t i = 0; i < cfg->nrules; i++)
+        if (strcmp(cfg->rules[i].id, id) == 0) {
+            cfg->rules[i].enabled = enabled;
+            return;
+        }
+    cfg->rules = xrealloc(cfg->rules, (cfg->nrules + 1) * sizeof *cfg->rules);
+    rule_config *rc = &cfg->rules[cfg->nrules++];
+    memset(rc, 0, sizeof *rc);
+    rc->id = xstrdup(id);
+    rc->enabled = enabled;
+}
+
 bool config_rule_applies(const gl_config *cfg, const char *rule, const char *path)
 {
     const rule_config *rc = config_find_rule(cfg, rule);
