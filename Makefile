@@ -53,6 +53,7 @@ help:
 	@echo "make bench      layer benchmarks (needs a GPU)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   |  make uninstall"
 	@echo "make install-hooks   point this clone's core.hooksPath at .githooks/"
+	@echo "  (any repository, after make install: git config core.hooksPath PREFIX/share/gpulint/hooks)"
 	@echo "make deps       install missing Debian packages (root)"
 	@echo "variables: CUDA_PATH=$(CUDA_PATH) CUDA_ARCH=$(CUDA_ARCH) LLVM_DIR=$(LLVM_DIR)"
 
@@ -102,19 +103,33 @@ $(BUILD)/tlob.pc: FORCE
 
 FORCE:
 
+# The hooks land in share/gpulint/hooks, named as git names hooks, so that
+# `git config core.hooksPath <prefix>/share/gpulint/hooks` sets them up in any
+# repository (docs/hooks.md); they run the gpulint of <prefix>/bin unless
+# $$GPULINT or PATH names another. pre-merge-commit is pre-commit under the
+# name that makes it check a merge.
+HOOKS_DIR = $(PREFIX)/share/gpulint/hooks
+
 install: all $(BUILD)/tlob.pc
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(HOOKS_DIR)
 	$(INSTALL) -m 755 $(BUILD)/gpulint $(BUILD)/tlob $(DESTDIR)$(PREFIX)/bin/
 	$(INSTALL) -m 644 $(BUILD)/libtlob.a $(DESTDIR)$(PREFIX)/lib/
 	$(INSTALL) -m 644 $(BUILD)/tlob.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	$(INSTALL) -m 644 layer/tlob.h $(DESTDIR)$(PREFIX)/include/
 	$(INSTALL) -m 644 docs/gpulint.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(INSTALL) -m 755 hooks/pre-commit hooks/pre-push $(DESTDIR)$(HOOKS_DIR)/
+	$(INSTALL) -m 755 hooks/pre-commit $(DESTDIR)$(HOOKS_DIR)/pre-merge-commit
+	$(INSTALL) -m 644 hooks/lib.sh $(DESTDIR)$(HOOKS_DIR)/
+	@echo "install: set up the hooks in a repository with:" \
+	      "git config core.hooksPath $(HOOKS_DIR)"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpulint $(DESTDIR)$(PREFIX)/bin/tlob \
 	      $(DESTDIR)$(PREFIX)/lib/libtlob.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/tlob.pc \
-	      $(DESTDIR)$(PREFIX)/include/tlob.h $(DESTDIR)$(PREFIX)/share/man/man1/gpulint.1
+	      $(DESTDIR)$(PREFIX)/include/tlob.h $(DESTDIR)$(PREFIX)/share/man/man1/gpulint.1 \
+	      $(addprefix $(DESTDIR)$(HOOKS_DIR)/,pre-commit pre-merge-commit pre-push lib.sh)
+	-rmdir $(DESTDIR)$(HOOKS_DIR) $(DESTDIR)$(PREFIX)/share/gpulint 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)

@@ -13,6 +13,7 @@ packages=(
   libcmocka-dev     # C unit tests
   libssl-dev        # SHA-256 content hash of each file (OpenSSL's libcrypto)
   bats bats-assert bats-support   # hook, CLI and integration tests
+  pre-commit        # the hook tests run .pre-commit-hooks.yaml through Debian's framework (3.0.4), offline
   pkgconf           # the install test links a program through tlob.pc
   groff-base        # the install test renders the man page
   gcc make          # the build itself
