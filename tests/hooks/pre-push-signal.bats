@@ -29,22 +29,29 @@ wait_for_start() {
 }
 
 # Sends $1 to the hook (the parent of gpulint) and expects gpulint gone
-# within 2 seconds, and the push or commit ($2...) to have failed.
+# within 2 seconds of the hook's end (checked before git itself is waited
+# for), and the push or commit to have failed.
 signal_hook_and_check() {
-  local sig=$1 i child hook
+  local sig=$1 i child hook alive
   wait_for_start || fail "gpulint never started"
   read -r child hook <"$BATS_TEST_TMPDIR/started"
   kill -"$sig" "$hook"
-  git_rc=0
-  wait "$git_pid" || git_rc=$?
-  for ((i = 0; i < 40; i++)); do
-    kill -0 "$child" 2>/dev/null || break
+  for ((i = 0; i < 200; i++)); do
+    kill -0 "$hook" 2>/dev/null || break
     sleep 0.05
   done
-  if kill -0 "$child" 2>/dev/null; then
+  kill -0 "$hook" 2>/dev/null && fail "the hook (pid $hook) did not end on SIG$sig"
+  alive=1
+  for ((i = 0; i < 40; i++)); do
+    kill -0 "$child" 2>/dev/null || { alive=0; break; }
+    sleep 0.05
+  done
+  if [ "$alive" -eq 1 ]; then
     kill -KILL "$child"
-    fail "gpulint (pid $child) was still running after SIG$sig to the hook"
+    fail "gpulint (pid $child) was still running after the hook ended on SIG$sig"
   fi
+  git_rc=0
+  wait "$git_pid" || git_rc=$?
   [ "$git_rc" -ne 0 ] || fail "git succeeded although its hook was killed"
 }
 
