@@ -2,7 +2,7 @@
 # Every .c under analyzer/ and analyzer/rules/ is part of build/gpulint;
 # objects go to $(BUILD)/obj/<source path>.o with their -MMD dependency files.
 
-ANALYZER_SRCS := $(wildcard analyzer/*.c analyzer/rules/*.c)
+ANALYZER_SRCS := $(wildcard analyzer/*.c analyzer/*/*.c)
 ANALYZER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ANALYZER_SRCS))
 # Everything but main(): what the unit tests link against.
 ANALYZER_LIB_OBJS := $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJS))
@@ -23,7 +23,7 @@ $(BUILD)/gpulint: $(ANALYZER_OBJS)
 
 $(BUILD)/obj/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN_C) $(CFLAGS) $(DEPFLAGS) $(LIBCLANG_CFLAGS) -c $< -o $@
+	$(CC) $(WARN_C) $(CFLAGS) $(DEPFLAGS) -Ianalyzer $(LIBCLANG_CFLAGS) -c $< -o $@
 
 # C unit tests (cmocka): tests/analyzer/unit/<name>.c -> $(BUILD)/tests/analyzer/unit_<name>
 ANALYZER_UNIT_SRCS := $(wildcard tests/analyzer/unit/*.c)

@@ -10,17 +10,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "compile_db.h"
-#include "config.h"
-#include "diag.h"
-#include "header_lang.h"
-#include "inputs.h"
+#include "findings/baseline.h"
+#include "input/compile_db.h"
+#include "config/config.h"
+#include "diag/diag.h"
+#include "input/header_lang.h"
+#include "input/inputs.h"
 #include "pipeline.h"
-#include "report.h"
-#include "rule.h"
+#include "report/report.h"
+#include "rules/rule.h"
 #include "version.h"
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
 

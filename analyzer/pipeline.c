@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "facts.h"
-#include "progress.h"
-#include "rule.h"
-#include "suppress.h"
-#include "xalloc.h"
+#include "extract/extract.h"
+#include "util/progress.h"
+#include "rules/rule.h"
+#include "findings/suppress.h"
+#include "util/xalloc.h"
 
 typedef struct {
     const snapshot *snap;

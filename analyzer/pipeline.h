@@ -6,12 +6,12 @@
 
 #include <stdbool.h>
 
-#include "config.h"
-#include "diag.h"
-#include "source.h"
+#include "config/config.h"
+#include "diag/diag.h"
+#include "input/source.h"
 
 /* Analyse snap with `jobs` extraction threads, with a progress line on stderr
- * when show_progress (see progress.h). Files libclang cannot turn into
+ * when show_progress (see util/progress.h). Files libclang cannot turn into
  * a translation unit, and internal errors, are described in *failures (one
  * message each, also printed on stderr); such files are removed from snap and
  * the rules see the rest. Returns 0, or 3 when there was any failure. */

@@ -1,7 +1,7 @@
 /* doc-params: a doc comment's @param / \param naming a parameter the
  * function does not have (clang's own check of the parsed comment). */
-#include "../extract.h"
-#include "../rule.h"
+#include "facts/facts.h"
+#include "rules/rule.h"
 
 static void check(const analysis *a, diag_sink *sink)
 {

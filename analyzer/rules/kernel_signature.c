@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../extract.h"
-#include "../rule.h"
-#include "../xalloc.h"
+#include "facts/facts.h"
+#include "rules/rule.h"
+#include "util/xalloc.h"
 
 typedef struct {
     size_t file;

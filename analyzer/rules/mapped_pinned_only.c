@@ -1,9 +1,9 @@
 /* mapped-pinned-only: host-to-device and host-to-host copies through the
- * copy API. Extraction resolved each copy's kind (extract_walk.c); a kind it
+ * copy API. Extraction resolved each copy's kind (extract/walk.c); a kind it
  * could not prove (a non-const variable, a parameter, a params struct filled
  * elsewhere) is not reported: the rule reports what it can show. */
-#include "../extract.h"
-#include "../rule.h"
+#include "facts/facts.h"
+#include "rules/rule.h"
 
 /* cudaMemcpyKind values (driver_types.h). */
 enum { KIND_HOST_TO_HOST = 0, KIND_HOST_TO_DEVICE = 1, KIND_DEFAULT = 4 };

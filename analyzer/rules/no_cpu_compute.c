@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../extract.h"
-#include "../rule.h"
-#include "../xalloc.h"
+#include "facts/facts.h"
+#include "rules/rule.h"
+#include "util/xalloc.h"
+#include "util/glob.h"
 
 typedef struct {
     const fact_float_loop *site;   /* NULL: none */

@@ -11,9 +11,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 
-#include "../extract.h"
-#include "../rule.h"
-#include "../xalloc.h"
+#include "facts/facts.h"
+#include "rules/rule.h"
+#include "util/xalloc.h"
+#include "util/glob.h"
 
 static const char *const default_banned[] = { "upload_f32_via_pinned",
                                               "clone_to_device_*_via_pinned" };

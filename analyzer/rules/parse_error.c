@@ -1,7 +1,7 @@
 /* parse-error: compiler errors libclang found in a file. Reported during
- * extraction (extract.c), one finding per error in the file itself; the
+ * extraction (extract/extract.c), one finding per error in the file itself; the
  * rules still run on the AST libclang built. */
-#include "../rule.h"
+#include "rules/rule.h"
 
 const rule_def rule_parse_error = {
     .id = "parse-error",

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../mask.h"
-#include "../rule.h"
-#include "../xalloc.h"
+#include "input/mask.h"
+#include "rules/rule.h"
+#include "util/xalloc.h"
 
 /* The text a pattern sees: comments and strings blanked unless it asks for
  * them. Returns f->masked itself when both are blanked, else a new buffer. */

@@ -2,7 +2,7 @@
  * defines its rule_def, and a row here. */
 #include <string.h>
 
-#include "../rule.h"
+#include "rules/rule.h"
 
 extern const rule_def rule_no_via_pinned;
 extern const rule_def rule_mapped_pinned_only;

@@ -1,6 +1,6 @@
-/* The suppression meta-rules: reported by the driver (suppress.c) after the
+/* The suppression meta-rules: reported by the driver (findings/suppress.c) after the
  * other rules ran, so they have no check of their own. */
-#include "../rule.h"
+#include "rules/rule.h"
 
 const rule_def rule_invalid_suppression = {
     .id = "invalid-suppression",

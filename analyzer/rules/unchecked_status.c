@@ -1,9 +1,9 @@
 /* unchecked-status: a CUDA runtime, driver or cuBLAS status dropped by an
  * expression statement. Extraction decides what a dropped status is
- * (extract_walk.c: functions declared in the CUDA headers returning
+ * (extract/walk.c: functions declared in the CUDA headers returning
  * cudaError_t, CUresult or cublasStatus_t, called as a statement). */
-#include "../extract.h"
-#include "../rule.h"
+#include "facts/facts.h"
+#include "rules/rule.h"
 
 static void check(const analysis *a, diag_sink *sink)
 {

@@ -1,4 +1,4 @@
-/* Baselines (analyzer/baseline.c): findings match by rule, file and source
+/* Baselines (analyzer/findings/baseline.c): findings match by rule, file and source
  * line text, not line numbers; repeats are counted; gone ones are "fixed". */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "xalloc.h"
+#include "findings/baseline.h"
+#include "util/xalloc.h"
 
 static char path[] = "/tmp/gpulint-unit-baseline-XXXXXX";
 

@@ -1,4 +1,4 @@
-/* compile_commands.json (analyzer/compile_db.c): shell splitting, the flags
+/* compile_commands.json (analyzer/input/compile_db.c): shell splitting, the flags
  * kept from gcc/clang and nvcc commands, lookup by file. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compile_db.h"
+#include "input/compile_db.h"
 
 static void free_list(str_list *l)
 {

@@ -1,4 +1,4 @@
-/* .gpulint.yaml loading (analyzer/config.c): the schema, and errors that name
+/* .gpulint.yaml loading (analyzer/config/config.c): the schema, and errors that name
  * the line and column. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 
 static char dir_template[] = "/tmp/gpulint-unit-config-XXXXXX";
 static const char *dir;

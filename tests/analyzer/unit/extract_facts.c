@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "extract.h"
-#include "xalloc.h"
+#include "facts/facts.h"
+#include "util/xalloc.h"
 
 static file_facts *extract_in(const char *root, const char *name, const char *text)
 {

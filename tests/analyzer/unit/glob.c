@@ -1,11 +1,12 @@
-/* Path globs of the config (glob_match in analyzer/glob.c). */
+/* Path globs of the config (glob_match in analyzer/util/glob.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
+#include "util/glob.h"
 
 static void literal_paths(void **state)
 {

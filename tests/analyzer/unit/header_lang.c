@@ -1,4 +1,4 @@
-/* Header languages (analyzer/header_lang.c): CUDA when a CUDA file includes
+/* Header languages (analyzer/input/header_lang.c): CUDA when a CUDA file includes
  * the header, directly or through other headers, or when nothing includes it
  * and its syntax is not C; C otherwise. */
 #include <setjmp.h>
@@ -8,8 +8,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "header_lang.h"
-#include "xalloc.h"
+#include "input/header_lang.h"
+#include "util/xalloc.h"
 
 static void add(snapshot *snap, const char *path, const char *text)
 {

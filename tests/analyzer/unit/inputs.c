@@ -1,4 +1,4 @@
-/* The snapshot from git (analyzer/inputs.c) in a throwaway repository:
+/* The snapshot from git (analyzer/input/inputs.c) in a throwaway repository:
  * --staged reads the staged blobs, not the working tree; GIT_INDEX_FILE is
  * honoured; symlinks, submodules, binary and unmerged entries are skipped;
  * the config's exclude applies to discovery but not to a file named. */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "inputs.h"
+#include "input/inputs.h"
 
 static char dir_template[] = "/tmp/gpulint-unit-inputs-XXXXXX";
 static char *repo;

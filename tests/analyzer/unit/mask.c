@@ -1,4 +1,4 @@
-/* Comment and literal masking (analyzer/mask.c): what the pattern rules and
+/* Comment and literal masking (analyzer/input/mask.c): what the pattern rules and
  * the token scans see must be code only, at the same offsets. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mask.h"
+#include "input/mask.h"
 
 /* Mask `src` with `what` and compare with `want` (same length by design). */
 static void expect_masked(const char *src, unsigned what, const char *want)

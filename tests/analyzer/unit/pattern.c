@@ -8,8 +8,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "rule.h"
-#include "xalloc.h"
+#include "rules/rule.h"
+#include "util/xalloc.h"
 
 extern const rule_def rule_pattern;
 

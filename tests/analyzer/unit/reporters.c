@@ -1,4 +1,4 @@
-/* The github and sarif reporters (analyzer/report_github.c, report_sarif.c)
+/* The github and sarif reporters (analyzer/report/github.c, sarif.c)
  * over hand-made findings. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "xalloc.h"
+#include "report/report.h"
+#include "util/xalloc.h"
 
 /* A snapshot of one file, "src/a b.c", with `text`. */
 static snapshot one_file(const char *text)

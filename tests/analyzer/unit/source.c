@@ -1,4 +1,4 @@
-/* Offsets to lines and columns, and line texts (analyzer/source.c): every
+/* Offsets to lines and columns, and line texts (analyzer/input/source.c): every
  * reporter and rule counts on them. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "source.h"
-#include "xalloc.h"
+#include "input/source.h"
+#include "util/xalloc.h"
 
 static source_file make(const char *path, const char *text)
 {

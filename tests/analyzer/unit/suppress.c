@@ -1,4 +1,4 @@
-/* The suppression comment parser (analyzer/suppress.c). */
+/* The suppression comment parser (analyzer/findings/suppress.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "suppress.h"
-#include "xalloc.h"
+#include "findings/suppress.h"
+#include "util/xalloc.h"
 
 static size_t parse(const char *text, suppression **out)
 {

@@ -1,0 +1,482 @@
+/* .gpulint.yaml: libyaml's document API gives every node its line and column,
+ * so each error names the exact place in the file. */
+#define _GNU_SOURCE
+#include "config/config.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "rules/rule.h"
+#include "util/xalloc.h"
+#include "util/glob.h"
+
+void str_list_push(str_list *list, const char *s)
+{
+    list->items = xrealloc(list->items, (list->n + 1) * sizeof *list->items);
+    list->items[list->n++] = xstrdup(s);
+}
+
+static void str_list_free(str_list *list)
+{
+    for (size_t i = 0; i < list->n; i++)
+        free(list->items[i]);
+    free(list->items);
+    list->items = NULL;
+    list->n = 0;
+}
+
+void config_init_defaults(gl_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    /* The names DESIGN.md bans; `banned-names:` adds to them. */
+    str_list_push(&cfg->banned_names, "upload_f32_via_pinned");
+    str_list_push(&cfg->banned_names, "clone_to_device_*_via_pinned");
+}
+
+void config_free(gl_config *cfg)
+{
+    free(cfg->path);
+    for (size_t i = 0; i < cfg->nrules; i++) {
+        free(cfg->rules[i].id);
+        str_list_free(&cfg->rules[i].include);
+        str_list_free(&cfg->rules[i].exclude);
+    }
+    free(cfg->rules);
+    for (size_t i = 0; i < cfg->npatterns; i++) {
+        pattern_rule *p = &cfg->patterns[i];
+        free(p->id);
+        free(p->regex);
+        free(p->message);
+        str_list_free(&p->include);
+        str_list_free(&p->exclude);
+    }
+    free(cfg->patterns);
+    str_list_free(&cfg->hot);
+    str_list_free(&cfg->banned_names);
+    str_list_free(&cfg->include_dirs);
+    str_list_free(&cfg->defines);
+    str_list_free(&cfg->exclude);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+const rule_config *config_find_rule(const gl_config *cfg, const char *id)
+{
+    for (size_t i = 0; i < cfg->nrules; i++)
+        if (strcmp(cfg->rules[i].id, id) == 0)
+            return &cfg->rules[i];
+    return NULL;
+}
+
+const pattern_rule *config_find_pattern(const gl_config *cfg, const char *id)
+{
+    if (strncmp(id, "pattern:", 8) == 0)
+        id += 8;
+    for (size_t i = 0; i < cfg->npatterns; i++)
+        if (strcmp(cfg->patterns[i].id, id) == 0)
+            return &cfg->patterns[i];
+    return NULL;
+}
+
+bool config_knows_rule(const gl_config *cfg, const char *id)
+{
+    if (strncmp(id, "pattern:", 8) == 0)
+        return config_find_pattern(cfg, id) != NULL;
+    return rule_find(id) != NULL;
+}
+
+severity config_severity(const gl_config *cfg, const char *rule, severity fallback)
+{
+    const rule_config *rc = config_find_rule(cfg, rule);
+    if (rc && rc->sev != SEV_NONE)
+        return rc->sev;
+    const pattern_rule *p = strncmp(rule, "pattern:", 8) == 0 ? config_find_pattern(cfg, rule) : NULL;
+    if (p && p->sev != SEV_NONE)
+        return p->sev;
+    return fallback;
+}
+
+static bool any_glob_matches(const str_list *globs, const char *path)
+{
+    for (size_t i = 0; i < globs->n; i++)
+        if (glob_match(globs->items[i], path))
+            return true;
+    return false;
+}
+
+static bool globs_admit(const str_list *include, const str_list *exclude, const char *path)
+{
+    if (include->n && !any_glob_matches(include, path))
+        return false;
+    return !any_glob_matches(exclude, path);
+}
+
+bool config_rule_applies(const gl_config *cfg, const char *rule, const char *path)
+{
+    const rule_config *rc = config_find_rule(cfg, rule);
+    if (rc && (!rc->enabled || !globs_admit(&rc->include, &rc->exclude, path)))
+        return false;
+    const pattern_rule *p = strncmp(rule, "pattern:", 8) == 0 ? config_find_pattern(cfg, rule) : NULL;
+    return !p || globs_admit(&p->include, &p->exclude, path);
+}
+
+/* ---- parsing ---- */
+
+typedef struct {
+    yaml_document_t *doc;
+    const char *shown_path;
+    const char *base_dir;   /* the config file's directory */
+    char *error;
+} loader;
+
+/* Record the first error, at a node's position (libyaml marks are 0-based). */
+static int fail_at(loader *ld, const yaml_mark_t *mark, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_at(loader *ld, const yaml_mark_t *mark, const char *fmt, ...)
+{
+    if (ld->error)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    ld->error = xasprintf("%s:%zu:%zu: error: %s", ld->shown_path, mark->line + 1,
+                          mark->column + 1, msg ? msg : "(out of memory)");
+    free(msg);
+    return -1;
+}
+
+static yaml_node_t *node_at(loader *ld, int index)
+{
+    return yaml_document_get_node(ld->doc, index);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return (const char *)n->data.scalar.value;
+}
+
+static int expect_string(loader *ld, yaml_node_t *n, const char *what, const char **out)
+{
+    if (n->type != YAML_SCALAR_NODE)
+        return fail_at(ld, &n->start_mark, "%s must be a string", what);
+    *out = scalar(n);
+    return 0;
+}
+
+static int parse_bool(loader *ld, yaml_node_t *n, const char *what, bool *out)
+{
+    if (n->type == YAML_SCALAR_NODE && strcmp(scalar(n), "true") == 0)
+        *out = true;
+    else if (n->type == YAML_SCALAR_NODE && strcmp(scalar(n), "false") == 0)
+        *out = false;
+    else
+        return fail_at(ld, &n->start_mark, "%s must be true or false", what);
+    return 0;
+}
+
+static int parse_severity(loader *ld, yaml_node_t *n, const char *what, severity *out)
+{
+    if (n->type == YAML_SCALAR_NODE && strcmp(scalar(n), "error") == 0)
+        *out = SEV_ERROR;
+    else if (n->type == YAML_SCALAR_NODE && strcmp(scalar(n), "warning") == 0)
+        *out = SEV_WARNING;
+    else
+        return fail_at(ld, &n->start_mark, "%s must be 'error' or 'warning'%s%s%s", what,
+                       n->type == YAML_SCALAR_NODE ? ", not '" : "",
+                       n->type == YAML_SCALAR_NODE ? scalar(n) : "",
+                       n->type == YAML_SCALAR_NODE ? "'" : "");
+    return 0;
+}
+
+static int parse_string_list(loader *ld, yaml_node_t *n, const char *what, str_list *out)
+{
+    if (n->type != YAML_SEQUENCE_NODE)
+        return fail_at(ld, &n->start_mark, "%s must be a list of strings", what);
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *item = node_at(ld, *it);
+        if (item->type != YAML_SCALAR_NODE || scalar(item)[0] == '\0')
+            return fail_at(ld, &item->start_mark, "%s must be a list of non-empty strings", what);
+        str_list_push(out, scalar(item));
+    }
+    return 0;
+}
+
+/* Iterate a mapping's pairs, rejecting non-scalar and duplicate keys. */
+typedef int (*pair_fn)(loader *ld, yaml_node_t *key, yaml_node_t *value, void *ctx);
+
+static int for_each_pair(loader *ld, yaml_node_t *map, const char *where, pair_fn fn, void *ctx)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return fail_at(ld, &map->start_mark, "%s must be a mapping (key: value)", where);
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *key = node_at(ld, p->key);
+        if (key->type != YAML_SCALAR_NODE)
+            return fail_at(ld, &key->start_mark, "keys in %s must be strings", where);
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
+            if (strcmp(scalar(node_at(ld, q->key)), scalar(key)) == 0)
+                return fail_at(ld, &key->start_mark, "duplicate key '%s' in %s", scalar(key), where);
+        if (fn(ld, key, node_at(ld, p->value), ctx) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    rule_config *rule;
+    const char *where;
+} rule_ctx;
+
+static int rule_setting(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
+{
+    rule_ctx *ctx = vctx;
+    const char *k = scalar(key);
+    if (strcmp(k, "enabled") == 0)
+        return parse_bool(ld, value, "enabled", &ctx->rule->enabled);
+    if (strcmp(k, "severity") == 0)
+        return parse_severity(ld, value, "severity", &ctx->rule->sev);
+    if (strcmp(k, "include") == 0)
+        return parse_string_list(ld, value, "include", &ctx->rule->include);
+    if (strcmp(k, "exclude") == 0)
+        return parse_string_list(ld, value, "exclude", &ctx->rule->exclude);
+    return fail_at(ld, &key->start_mark, "unknown key '%s' in %s", k, ctx->where);
+}
+
+/* Marks of the `rules:` ids, checked once the patterns are known (a
+ * `pattern:<id>` entry may come before `patterns:` in the file). */
+typedef struct {
+    gl_config *cfg;
+    yaml_mark_t *rule_marks;
+} top_ctx;
+
+static int rule_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
+{
+    top_ctx *top = vctx;
+    gl_config *cfg = top->cfg;
+    cfg->rules = xrealloc(cfg->rules, (cfg->nrules + 1) * sizeof *cfg->rules);
+    top->rule_marks = xrealloc(top->rule_marks, (cfg->nrules + 1) * sizeof *top->rule_marks);
+    rule_config *rc = &cfg->rules[cfg->nrules];
+    memset(rc, 0, sizeof *rc);
+    rc->id = xstrdup(scalar(key));
+    rc->enabled = true;
+    top->rule_marks[cfg->nrules] = key->start_mark;
+    cfg->nrules++;
+    char *where = xasprintf("rules.%s", rc->id);
+    rule_ctx ctx = {rc, where};
+    int r = for_each_pair(ld, value, where, rule_setting, &ctx);
+    free(where);
+    return r;
+}
+
+static bool valid_pattern_id(const char *id)
+{
+    if (!*id)
+        return false;
+    for (const char *c = id; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '_' || *c == '.'))
+            return false;
+    return true;
+}
+
+typedef struct {
+    pattern_rule *pat;
+    const char *where;
+} pattern_ctx;
+
+static int pattern_setting(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
+{
+    pattern_ctx *ctx = vctx;
+    pattern_rule *p = ctx->pat;
+    const char *k = scalar(key), *s = NULL;
+    if (strcmp(k, "id") == 0) {
+        if (expect_string(ld, value, "id", &s) != 0)
+            return -1;
+        if (!valid_pattern_id(s))
+            return fail_at(ld, &value->start_mark,
+                           "pattern id '%s' may only use letters, digits, '-', '_' and '.'", s);
+        p->id = xstrdup(s);
+        return 0;
+    }
+    if (strcmp(k, "regex") == 0) {
+        if (expect_string(ld, value, "regex", &s) != 0)
+            return -1;
+        int code;
+        PCRE2_SIZE offset;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE,
+                                       &code, &offset, NULL);
+        if (!re) {
+            PCRE2_UCHAR msg[256];
+            pcre2_get_error_message(code, msg, sizeof msg);
+            return fail_at(ld, &value->start_mark, "invalid regex in %s at offset %zu: %s",
+                           ctx->where, (size_t)offset, (char *)msg);
+        }
+        pcre2_code_free(re);
+        p->regex = xstrdup(s);
+        return 0;
+    }
+    if (strcmp(k, "message") == 0) {
+        if (expect_string(ld, value, "message", &s) != 0)
+            return -1;
+        p->message = xstrdup(s);
+        return 0;
+    }
+    if (strcmp(k, "severity") == 0)
+        return parse_severity(ld, value, "severity", &p->sev);
+    if (strcmp(k, "include") == 0)
+        return parse_string_list(ld, value, "include", &p->include);
+    if (strcmp(k, "exclude") == 0)
+        return parse_string_list(ld, value, "exclude", &p->exclude);
+    if (strcmp(k, "match-comments") == 0)
+        return parse_bool(ld, value, "match-comments", &p->match_comments);
+    if (strcmp(k, "match-strings") == 0)
+        return parse_bool(ld, value, "match-strings", &p->match_strings);
+    return fail_at(ld, &key->start_mark, "unknown key '%s' in %s", k, ctx->where);
+}
+
+static int parse_patterns(loader *ld, yaml_node_t *n, gl_config *cfg)
+{
+    if (n->type != YAML_SEQUENCE_NODE)
+        return fail_at(ld, &n->start_mark, "patterns must be a list of mappings");
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *item = node_at(ld, *it);
+        cfg->patterns = xrealloc(cfg->patterns, (cfg->npatterns + 1) * sizeof *cfg->patterns);
+        pattern_rule *p = &cfg->patterns[cfg->npatterns++];
+        memset(p, 0, sizeof *p);
+        char *where = xasprintf("patterns[%zu]", cfg->npatterns - 1);
+        pattern_ctx ctx = {p, where};
+        int r = for_each_pair(ld, item, where, pattern_setting, &ctx);
+        if (r == 0 && !p->id)
+            r = fail_at(ld, &item->start_mark, "%s has no 'id'", where);
+        if (r == 0 && !p->regex)
+            r = fail_at(ld, &item->start_mark, "%s ('%s') has no 'regex'", where, p->id);
+        for (size_t k = 0; r == 0 && k + 1 < cfg->npatterns; k++)
+            if (strcmp(cfg->patterns[k].id, p->id) == 0)
+                r = fail_at(ld, &item->start_mark, "duplicate pattern id '%s'", p->id);
+        if (r == 0 && !p->message)
+            p->message = xasprintf("matches the forbidden pattern '%s'", p->id);
+        free(where);
+        if (r != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* include-dirs are handed to libclang as -I: make them absolute now. */
+static void absolutise(str_list *dirs, const char *base_dir)
+{
+    for (size_t i = 0; i < dirs->n; i++) {
+        if (dirs->items[i][0] == '/')
+            continue;
+        char *abs_dir = xasprintf("%s/%s", base_dir, dirs->items[i]);
+        free(dirs->items[i]);
+        dirs->items[i] = abs_dir;
+    }
+}
+
+static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
+{
+    top_ctx *top = vctx;
+    gl_config *cfg = top->cfg;
+    const char *k = scalar(key);
+    if (strcmp(k, "rules") == 0)
+        return for_each_pair(ld, value, "rules", rule_entry, top);
+    if (strcmp(k, "patterns") == 0)
+        return parse_patterns(ld, value, cfg);
+    if (strcmp(k, "hot") == 0)
+        return parse_string_list(ld, value, "hot", &cfg->hot);
+    if (strcmp(k, "banned-names") == 0)
+        return parse_string_list(ld, value, "banned-names", &cfg->banned_names);
+    if (strcmp(k, "include-dirs") == 0) {
+        if (parse_string_list(ld, value, "include-dirs", &cfg->include_dirs) != 0)
+            return -1;
+        absolutise(&cfg->include_dirs, ld->base_dir);
+        return 0;
+    }
+    if (strcmp(k, "defines") == 0)
+        return parse_string_list(ld, value, "defines", &cfg->defines);
+    if (strcmp(k, "exclude") == 0)
+        return parse_string_list(ld, value, "exclude", &cfg->exclude);
+    return fail_at(ld, &key->start_mark, "unknown key '%s' at the top level", k);
+}
+
+static int load_document(loader *ld, gl_config *cfg)
+{
+    yaml_node_t *root = yaml_document_get_root_node(ld->doc);
+    if (!root)
+        return 0;   /* an empty file: the defaults */
+    top_ctx top = {cfg, NULL};
+    int r = for_each_pair(ld, root, "the top level", top_entry, &top);
+    for (size_t i = 0; r == 0 && i < cfg->nrules; i++)
+        if (!config_knows_rule(cfg, cfg->rules[i].id))
+            r = fail_at(ld, &top.rule_marks[i], "unknown rule '%s' in rules%s", cfg->rules[i].id,
+                        strncmp(cfg->rules[i].id, "pattern:", 8) == 0
+                            ? " (no pattern with that id under patterns:)"
+                            : " (gpulint --list-rules lists them)");
+    free(top.rule_marks);
+    return r;
+}
+
+/* Parse the YAML the parser is set up to read into cfg. */
+static int load_from_parser(gl_config *cfg, yaml_parser_t *parser, loader *ld, char **error)
+{
+    yaml_document_t doc;
+    if (!yaml_parser_load(parser, &doc)) {
+        const yaml_mark_t *mark = &parser->problem_mark;
+        *error = xasprintf("%s:%zu:%zu: error: invalid YAML: %s%s%s", ld->shown_path,
+                           mark->line + 1, mark->column + 1,
+                           parser->problem ? parser->problem : "parse error",
+                           parser->context ? " " : "", parser->context ? parser->context : "");
+        return -1;
+    }
+    ld->doc = &doc;
+    int r = load_document(ld, cfg);
+    if (r != 0)
+        *error = ld->error;
+    yaml_document_delete(&doc);
+    return r;
+}
+
+int config_load(gl_config *cfg, const char *path, const char *shown_path, char **error)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        *error = xasprintf("%s: error: cannot read the config file: %s", shown_path, strerror(errno));
+        return -1;
+    }
+    char resolved[PATH_MAX];
+    char *dir_copy = xstrdup(realpath(path, resolved) ? resolved : path);
+    loader ld = {.shown_path = shown_path, .base_dir = dirname(dir_copy)};
+    cfg->path = xstrdup(path);
+
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, fp);
+    int r = load_from_parser(cfg, &parser, &ld, error);
+    yaml_parser_delete(&parser);
+    fclose(fp);
+    free(dir_copy);
+    return r;
+}
+
+int config_load_text(gl_config *cfg, const char *text, size_t len, const char *shown_path,
+                     const char *base_dir, char **error)
+{
+    loader ld = {.shown_path = shown_path, .base_dir = base_dir};
+    cfg->path = xstrdup(shown_path);
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    int r = load_from_parser(cfg, &parser, &ld, error);
+    yaml_parser_delete(&parser);
+    return r;
+}

@@ -1,0 +1,732 @@
+/* Parsing with libclang: compiler flags per language, the CUDA 13 shim, the
+ * precompiled CUDA/cuBLAS headers, compiler errors as parse-error findings.
+ * The AST walk itself is extract/walk.c. docs/libclang.md has the measurements
+ * behind the choices made here. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "extract/internal.h"
+#include "util/paths.h"
+
+/* CUDA 13 dropped texture_fetch_functions.h, clang 19's CUDA wrapper still
+ * includes it: an empty one found through -idirafter satisfies it. */
+#define SHIM_HEADER "texture_fetch_functions.h"
+
+/* nvcc's math_functions.hpp declares min/max __host__ __device__; clang's
+ * CUDA headers declare them __device__ only, so host code that nvcc compiles
+ * (min(n, max_blocks) in a launcher) fails clang's host pass. Declaring the
+ * host side as nvcc does makes clang see the file as nvcc does. */
+#define HOST_MATH_HEADER "gpulint_nvcc_host_math.h"
+static const char host_math_text[] =
+    "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp). */\n"
+    "#pragma once\n"
+#define MIN_MAX(r, a, b) \
+    "__host__ " r " min(" a ", " b ");\n__host__ " r " max(" a ", " b ");\n"
+    MIN_MAX("int", "int", "int")
+    MIN_MAX("unsigned int", "unsigned int", "unsigned int")
+    MIN_MAX("unsigned int", "int", "unsigned int")
+    MIN_MAX("unsigned int", "unsigned int", "int")
+    MIN_MAX("long int", "long int", "long int")
+    MIN_MAX("unsigned long int", "unsigned long int", "unsigned long int")
+    MIN_MAX("unsigned long int", "long int", "unsigned long int")
+    MIN_MAX("unsigned long int", "unsigned long int", "long int")
+    MIN_MAX("long long int", "long long int", "long long int")
+    MIN_MAX("unsigned long long int", "unsigned long long int", "unsigned long long int")
+    MIN_MAX("unsigned long long int", "long long int", "unsigned long long int")
+    MIN_MAX("unsigned long long int", "unsigned long long int", "long long int")
+    MIN_MAX("float", "float", "float")
+    MIN_MAX("double", "double", "double")
+    MIN_MAX("double", "float", "double")
+    MIN_MAX("double", "double", "float");
+#undef MIN_MAX
+
+/* What each language's PCH holds: the headers that cost most of a parse
+ * (clang's CUDA wrapper pulls in cuda_runtime.h itself; cublas_v2.h alone is
+ * about half of a .cu parse). Indexed by source_lang. */
+static const char *const pch_prelude[] = {
+    [LANG_C] = "#include <cuda_runtime_api.h>\n#include <cublas_v2.h>\n",
+    [LANG_CUDA] = "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n",
+};
+
+static struct {
+    char *cuda_path;
+    char *cuda_include;   /* <cuda>/include */
+    char *cuda_path_flag; /* --cuda-path=<cuda> */
+    char *cccl_dir;       /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
+    char *cache_dir;
+    char *shim_dir;
+    char *host_math;      /* <shim_dir>/gpulint_nvcc_host_math.h */
+    char *pch_path[2];    /* by source_lang; NULL when it could not be built */
+    char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
+    char *identity;       /* what facts depend on besides the file: see facts_identity */
+} g;
+
+char *cx_take(CXString s)
+{
+    const char *c = clang_getCString(s);
+    char *r = xstrdup(c ? c : "");
+    clang_disposeString(s);
+    return r;
+}
+
+static int mkdir_p(const char *path)
+{
+    char *p = xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    int rc = mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    free(p);
+    return rc;
+}
+
+static char *choose_cache_dir(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char *dir = NULL;
+    if (xdg && *xdg)
+        dir = xasprintf("%s/gpulint", xdg);
+    else if (home && *home)
+        dir = xasprintf("%s/.cache/gpulint", home);
+    if (dir && mkdir_p(dir) == 0 && access(dir, W_OK) == 0)
+        return dir;
+    free(dir);
+    /* No writable home (CI, a service account): one directory per user
+     * under $TMPDIR, kept across runs so the PCH is built once; used only
+     * if it is ours and nobody else can write to it. */
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    dir = xasprintf("%s/gpulint-cache-%u", tmp, (unsigned)getuid());
+    struct stat st;
+    if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && lstat(dir, &st) == 0 &&
+        S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 022) == 0)
+        return dir;
+    free(dir);
+    char *tmpl = xasprintf("%s/gpulint-XXXXXX", tmp);
+    if (mkdtemp(tmpl))
+        return tmpl;
+    free(tmpl);
+    return NULL;
+}
+
+#define MAX_BASE_ARGS 16
+
+/* The flags every parse of a language starts with (LIBCLANG.md: zero errors
+ * on CUDA 13 with libclang 19). Its PCH is built with exactly these. */
+static size_t base_args(source_lang lang, const char **argv)
+{
+    size_t n = 0;
+    if (lang == LANG_CUDA) {
+        argv[n++] = "-x";
+        argv[n++] = "cuda";
+        argv[n++] = "--cuda-host-only";
+        argv[n++] = g.cuda_path_flag;
+        argv[n++] = "-nocudalib";
+        argv[n++] = "-Wno-unknown-cuda-version";
+        argv[n++] = "-idirafter";
+        argv[n++] = g.shim_dir;
+        argv[n++] = "-include";
+        argv[n++] = g.host_math;
+        if (g.cccl_dir) {
+            /* nvcc searches it by itself; clang does not. */
+            argv[n++] = "-isystem";
+            argv[n++] = g.cccl_dir;
+        }
+    } else {
+        argv[n++] = "-x";
+        argv[n++] = "c";
+        /* -isystem, not -I: CUDA's headers are not ours to diagnose. */
+        argv[n++] = "-isystem";
+        argv[n++] = g.cuda_include;
+    }
+    argv[n++] = "-w";   /* only errors matter; warnings cost time */
+    /* Every error is a finding and clang stops at 20 by default, after
+     * which the rest of the file is not parsed either. */
+    argv[n++] = "-ferror-limit=0";
+    return n;
+}
+
+/* FNV-1a over everything that makes a PCH valid: a different libclang, flag
+ * set, CUDA installation or prelude gets a different file name. */
+static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static unsigned long long pch_key(const char *prelude, const char **argv, size_t argc)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    char *version = cx_take(clang_getClangVersion());
+    h = fnv1a(h, version, strlen(version) + 1);
+    free(version);
+    for (size_t i = 0; i < argc; i++)
+        h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
+    h = fnv1a(h, prelude, strlen(prelude) + 1);
+    h = fnv1a(h, host_math_text, sizeof host_math_text);
+    static const char *const stamped[] = { "include/cuda_runtime_api.h",
+                                           "include/cublas_api.h",
+                                           "include/cuda.h" };
+    for (size_t i = 0; i < sizeof stamped / sizeof stamped[0]; i++) {
+        char *p = xasprintf("%s/%s", g.cuda_path, stamped[i]);
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            h = fnv1a(h, &st.st_size, sizeof st.st_size);
+            h = fnv1a(h, &st.st_mtime, sizeof st.st_mtime);
+        }
+        free(p);
+    }
+    return h;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    size_t n = strlen(text);
+    int rc = fwrite(text, 1, n, f) == n ? 0 : -1;
+    return fclose(f) == 0 ? rc : -1;
+}
+
+/* Write `text` to `path` through a temporary name and a rename, so
+ * concurrent gpulint runs never see half a file. */
+static int write_file_atomically(const char *path, const char *text)
+{
+    char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+    int rc = write_file(tmp, text) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* Make `path` hold exactly `text`; rewritten only when it differs, so a PCH
+ * that depends on it stays valid. */
+static int ensure_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t n = strlen(text);
+        char *have = xmalloc(n + 2);
+        size_t got = fread(have, 1, n + 1, f);
+        fclose(f);
+        bool same = got == n && memcmp(have, text, n) == 0;
+        free(have);
+        if (same)
+            return 0;
+    }
+    return write_file_atomically(path, text);
+}
+
+/* PCHs of other keys (an older libclang, CUDA or flag set) are ~10 MB each:
+ * remove those of this language not touched for a while. The delay leaves
+ * alone a concurrent gpulint that uses another CUDA installation; if it
+ * still loses its PCH, its parses fall back to the full parse. */
+static void remove_stale_pchs(const char *ext, const char *keep_key)
+{
+    DIR *dir = opendir(g.cache_dir);
+    if (!dir)
+        return;
+    char *prefix = xasprintf("%s-", ext);
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
+            strstr(e->d_name, keep_key) != NULL)
+            continue;
+        char *path = xasprintf("%s/%s", g.cache_dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0 && time(NULL) - st.st_mtime > 600)
+            unlink(path);
+        free(path);
+    }
+    free(prefix);
+    closedir(dir);
+}
+
+/* Build a language's PCH unless a valid one is cached. clang validates a
+ * PCH against every input file it was built from, the prelude included, so
+ * the prelude stays in the cache next to it (same key) and is never
+ * rewritten while the PCH exists. */
+static void prepare_pch(source_lang lang)
+{
+    const char *argv[MAX_BASE_ARGS];
+    size_t argc = base_args(lang, argv);
+    unsigned long long key = pch_key(pch_prelude[lang], argv, argc);
+    const char *ext = lang == LANG_CUDA ? "cuh" : "h";
+    char *path = xasprintf("%s/%s-%016llx.pch", g.cache_dir, ext, key);
+    char *prelude = xasprintf("%s/%s-%016llx.prelude.%s", g.cache_dir, ext, key, ext);
+    if (access(path, R_OK) == 0 && access(prelude, R_OK) == 0) {
+        g.pch_path[lang] = path;
+        free(prelude);
+        return;
+    }
+    char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+    CXIndex index = clang_createIndex(1, 0);
+    CXTranslationUnit tu = NULL;
+    if (write_file_atomically(prelude, pch_prelude[lang]) == 0 &&
+        clang_parseTranslationUnit2(index, prelude, argv, (int)argc, NULL, 0,
+                                    CXTranslationUnit_Incomplete |
+                                        CXTranslationUnit_ForSerialization,
+                                    &tu) == CXError_Success &&
+        clang_saveTranslationUnit(tu, tmp, clang_defaultSaveOptions(tu)) ==
+            CXSaveError_None &&
+        rename(tmp, path) == 0) {
+        g.pch_path[lang] = path;
+        char *key_text = xasprintf("%016llx", key);
+        remove_stale_pchs(ext, key_text);
+        free(key_text);
+    } else {
+        unlink(tmp);
+        free(path);
+    }
+    if (tu)
+        clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(index);
+    free(prelude);
+    free(tmp);
+}
+
+/* Everything extraction's output depends on that is not the file or its
+ * arguments: gpulint's own binary (a new build may extract differently),
+ * libclang, each language's flags and the CUDA headers (the PCH keys cover
+ * these). NULL when the binary cannot be identified: no facts cache then. */
+static char *facts_identity(void)
+{
+    struct stat st;
+    if (stat("/proc/self/exe", &st) != 0)
+        return NULL;
+    unsigned long long keys[2];
+    for (int lang = LANG_C; lang <= LANG_CUDA; lang++) {
+        const char *argv[MAX_BASE_ARGS];
+        size_t argc = base_args((source_lang)lang, argv);
+        keys[lang] = pch_key(pch_prelude[lang], argv, argc);
+    }
+    return xasprintf("exe %lld %lld.%09ld dev %llu ino %llu; keys %016llx %016llx",
+                     (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                     st.st_mtim.tv_nsec, (unsigned long long)st.st_dev,
+                     (unsigned long long)st.st_ino, keys[LANG_C], keys[LANG_CUDA]);
+}
+
+int facts_global_init(const gl_config *cfg, char **error)
+{
+    (void)cfg;
+    const char *cuda = getenv("CUDA_PATH");
+    g.cuda_path = xstrdup(cuda && *cuda ? cuda : "/usr/local/cuda");
+    g.cuda_include = xasprintf("%s/include", g.cuda_path);
+    g.cuda_path_flag = xasprintf("--cuda-path=%s", g.cuda_path);
+    char *cccl = xasprintf("%s/include/cccl", g.cuda_path);
+    if (access(cccl, R_OK) == 0)
+        g.cccl_dir = cccl;
+    else
+        free(cccl);
+    g.cache_dir = choose_cache_dir();
+    if (!g.cache_dir) {
+        *error = xasprintf("cannot create a cache directory for the CUDA shim: %s",
+                           strerror(errno));
+        return -1;
+    }
+    g.shim_dir = xasprintf("%s/shim", g.cache_dir);
+    g.host_math = xasprintf("%s/" HOST_MATH_HEADER, g.shim_dir);
+    char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
+    int rc = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
+                     ensure_file(g.host_math, host_math_text) == 0
+                 ? 0 : -1;
+    if (rc != 0)
+        *error = xasprintf("cannot write the CUDA shim headers in %s: %s", g.shim_dir,
+                           strerror(errno));
+    free(shim);
+    if (rc != 0)
+        return -1;
+    /* GPULINT_NO_PCH: parse everything in full (measurements, debugging). */
+    if (!getenv("GPULINT_NO_PCH")) {
+        prepare_pch(LANG_CUDA);
+        prepare_pch(LANG_C);
+    }
+    /* GPULINT_NO_FACTS_CACHE: extract every file again (measurements). */
+    g.identity = facts_identity();
+    if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
+        g.facts_dir = xasprintf("%s/facts", g.cache_dir);
+    return 0;
+}
+
+void facts_global_cleanup(void)
+{
+    free(g.cuda_path);
+    free(g.cuda_include);
+    free(g.cuda_path_flag);
+    free(g.cccl_dir);
+    free(g.cache_dir);
+    free(g.shim_dir);
+    free(g.host_math);
+    free(g.pch_path[LANG_C]);
+    free(g.pch_path[LANG_CUDA]);
+    free(g.facts_dir);
+    free(g.identity);
+    memset(&g, 0, sizeof g);
+}
+
+static bool mentions(const source_file *src, const char *word)
+{
+    return memmem(src->text, src->len, word, strlen(word)) != NULL;
+}
+
+/* A macro that can change what the system or CUDA headers declare:
+ * feature-test macros (_GNU_SOURCE, __STDC_FORMAT_MACROS) and CUDA's own
+ * switches (CUDA_API_PER_THREAD_DEFAULT_STREAM, __CUDA_NO_HALF_OPERATORS__). */
+static bool configures_headers(const char *name, size_t n)
+{
+    return (n > 0 && name[0] == '_') || memmem(name, n, "CUDA", 4) || memmem(name, n, "CUBLAS", 6);
+}
+
+static bool is_ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool looks_like_include_guard(const char *name, size_t n)
+{
+    static const char *const ends[] = { "_H", "_H_", "_HPP", "_CUH", "_INCLUDED" };
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t e = strlen(ends[i]);
+        if (n > e && memcmp(name + n - e, ends[i], e) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether a macro that configures the headers is set before the file's
+ * first #include (in its text, or by -D/-U): the PCH was preprocessed
+ * without it, and `#define _GNU_SOURCE` must still declare memmem. */
+static bool configures_headers_first(const source_file *src, const gl_config *cfg)
+{
+    for (size_t i = 0; i < src->nargs; i++) {
+        const char *a = src->args[i];
+        if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-U", 2) == 0) {
+            const char *name = a[2] ? a + 2 : i + 1 < src->nargs ? src->args[i + 1] : "";
+            if (configures_headers(name, strcspn(name, "=")))
+                return true;
+        }
+    }
+    for (size_t i = 0; cfg && i < cfg->defines.n; i++)
+        if (configures_headers(cfg->defines.items[i], strcspn(cfg->defines.items[i], "=")))
+            return true;
+    const char *t = src->masked ? src->masked : src->text;
+    const char *first_include = memmem(t, src->len, "#include", 8);
+    size_t limit = first_include ? (size_t)(first_include - t) : src->len;
+    static const char *const directives[] = { "#define", "#undef" };
+    for (size_t d = 0; d < 2; d++) {
+        size_t dl = strlen(directives[d]);
+        for (const char *p = t; (p = memmem(p, limit - (size_t)(p - t), directives[d], dl)) != NULL;
+             p += dl) {
+            const char *name = p + dl;
+            while ((size_t)(name - t) < limit && (*name == ' ' || *name == '\t'))
+                name++;
+            size_t n = 0;
+            while ((size_t)(name - t) + n < limit && is_ident_char(name[n]))
+                n++;
+            if (configures_headers(name, n) && !looks_like_include_guard(name, n))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
+ * included after it, so such files parse without the PCH, as do files that
+ * configure the headers before including them. A C file that names neither
+ * CUDA nor cuBLAS parses faster without it (a plain .c takes less than
+ * loading the PCH). */
+static bool can_use_pch(const source_file *src, const gl_config *cfg)
+{
+    if (!g.pch_path[src->lang] || mentions(src, "cublas.h") ||
+        configures_headers_first(src, cfg))
+        return false;
+    return src->lang == LANG_CUDA || mentions(src, "cuda") || mentions(src, "cublas");
+}
+
+typedef struct {
+    const char **argv;
+    size_t n, cap;
+    char **owned;      /* strings built here, freed with the list */
+    size_t nowned;
+} arg_list;
+
+static void arg_add(arg_list *a, const char *s)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 32;
+        a->argv = xrealloc(a->argv, a->cap * sizeof *a->argv);
+    }
+    a->argv[a->n++] = s;
+}
+
+static void arg_add_owned(arg_list *a, char *s)
+{
+    a->owned = xrealloc(a->owned, (a->nowned + 1) * sizeof *a->owned);
+    a->owned[a->nowned++] = s;
+    arg_add(a, s);
+}
+
+static void arg_list_free(arg_list *a)
+{
+    for (size_t i = 0; i < a->nowned; i++)
+        free(a->owned[i]);
+    free(a->owned);
+    free(a->argv);
+}
+
+static void build_args(arg_list *a, const snapshot *snap, const source_file *src,
+                       const gl_config *cfg, bool with_pch)
+{
+    const char *base[MAX_BASE_ARGS];
+    size_t nb = base_args(src->lang, base);
+    for (size_t i = 0; i < nb; i++)
+        arg_add(a, base[i]);
+    if (with_pch) {
+        arg_add(a, "-include-pch");
+        arg_add(a, g.pch_path[src->lang]);
+    }
+    const char *slash = strrchr(src->abs_path, '/');
+    if (slash)
+        arg_add_owned(a, xasprintf("-I%.*s", (int)(slash - src->abs_path),
+                                   src->abs_path));
+    if (snap->root)
+        arg_add_owned(a, xasprintf("-I%s", snap->root));
+    if (cfg) {
+        for (size_t i = 0; i < cfg->include_dirs.n; i++)
+            arg_add_owned(a, xasprintf("-I%s", cfg->include_dirs.items[i]));
+        for (size_t i = 0; i < cfg->defines.n; i++)
+            arg_add_owned(a, xasprintf("-D%s", cfg->defines.items[i]));
+    }
+    for (size_t i = 0; i < src->nargs; i++)
+        arg_add(a, src->args[i]);
+}
+
+bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
+{
+    CXFile file;
+    unsigned line, col;
+    clang_getExpansionLocation(clang_getCursorLocation(c), &file, &line, &col, NULL);
+    if (!file || !clang_File_isEqual(file, ctx->main_file))
+        return false;
+    if (loc) {
+        loc->line = line;
+        loc->col = col;
+    }
+    return true;
+}
+
+static bool in_device_body(const walk_ctx *ctx, unsigned offset)
+{
+    for (size_t i = 0; i < ctx->n_device_bodies; i++)
+        if (offset >= ctx->device_bodies[i].start && offset <= ctx->device_bodies[i].end)
+            return true;
+    return false;
+}
+
+/* Compiler errors in the main file become facts (reported as parse-error
+ * findings by facts_extract, also when the facts come from the cache),
+ * except inside device code (walk_ctx). Errors inside included headers are
+ * the header's own findings when it is part of the snapshot. */
+static void collect_parse_errors(walk_ctx *ctx)
+{
+    unsigned n = clang_getNumDiagnostics(ctx->tu);
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(ctx->tu, i);
+        enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+        CXFile file;
+        unsigned line, col, offset;
+        clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line,
+                                   &col, &offset);
+        if (sev >= CXDiagnostic_Error && file &&
+            clang_File_isEqual(file, ctx->main_file) && !in_device_body(ctx, offset)) {
+            fact_parse_error *e = FACT_PUSH(ctx->facts->parse_errors,
+                                            ctx->facts->n_parse_errors);
+            e->message = cx_take(clang_getDiagnosticSpelling(d));
+            e->loc.line = line;
+            e->loc.col = col;
+        }
+        clang_disposeDiagnostic(d);
+    }
+}
+
+static void report_parse_errors(const file_facts *f, const source_file *src, diag_sink *sink)
+{
+    for (size_t i = 0; sink && i < f->n_parse_errors; i++)
+        diag_report(sink, "parse-error", src->path, f->parse_errors[i].loc.line,
+                    f->parse_errors[i].loc.col, "%s", f->parse_errors[i].message);
+}
+
+static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
+                           CXClientData data)
+{
+    (void)stack;
+    if (depth == 0)
+        return;   /* the main file: it is in the key */
+    char *name = cx_take(clang_getFileName(included));
+    fact_strs *files = data;
+    *FACT_PUSH(files->items, files->n) = path_normalise(name);
+    free(name);
+}
+
+static enum CXErrorCode parse(CXIndex index, const snapshot *snap,
+                              const source_file *src, const gl_config *cfg,
+                              struct CXUnsavedFile *unsaved, bool with_pch,
+                              CXTranslationUnit *tu)
+{
+    arg_list args = { 0 };
+    build_args(&args, snap, src, cfg, with_pch);
+    enum CXErrorCode rc = clang_parseTranslationUnit2(
+        index, src->abs_path, args.argv, (int)args.n, unsaved,
+        (unsigned)snap->nfiles, CXTranslationUnit_KeepGoing, tu);
+    arg_list_free(&args);
+    return rc;
+}
+
+static const char *cx_error_text(enum CXErrorCode rc)
+{
+    switch (rc) {
+    case CXError_Crashed: return "libclang crashed";
+    case CXError_InvalidArguments: return "invalid arguments";
+    case CXError_ASTReadError: return "AST read error (bad compiler flags?)";
+    default: return "failure";
+    }
+}
+
+file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
+                          diag_sink *sink, char **error)
+{
+    const source_file *src = &snap->files[index];
+    char *cache_key = g.facts_dir ? facts_cache_key(g.identity, snap, src, cfg) : NULL;
+    file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, snap) : NULL;
+    if (cached) {
+        free(cache_key);
+        report_parse_errors(cached, src, sink);
+        return cached;
+    }
+    struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        unsaved[i].Filename = snap->files[i].abs_path;
+        unsaved[i].Contents = snap->files[i].text;
+        unsaved[i].Length = snap->files[i].len;
+    }
+    /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
+    CXIndex cx_index = clang_createIndex(1, 0);
+    CXTranslationUnit tu = NULL;
+    bool with_pch = can_use_pch(src, cfg);
+    enum CXErrorCode rc = parse(cx_index, snap, src, cfg, unsaved, with_pch, &tu);
+    if (rc != CXError_Success && with_pch) {
+        /* A PCH the file's own flags are incompatible with (e.g. -D of a
+         * macro the CUDA headers test): parse the slow, certain way. */
+        rc = parse(cx_index, snap, src, cfg, unsaved, false, &tu);
+    }
+    free(unsaved);
+    if (rc != CXError_Success || !tu) {
+        *error = xasprintf("%s: libclang could not parse it: %s", src->path,
+                           cx_error_text(rc));
+        clang_disposeIndex(cx_index);
+        free(cache_key);
+        return NULL;
+    }
+    file_facts *facts = xcalloc(1, sizeof *facts);
+    walk_ctx ctx = {
+        .tu = tu,
+        .main_file = clang_getFile(tu, src->abs_path),
+        .src = src,
+        .facts = facts,
+    };
+    extract_walk(&ctx);   /* first: it finds the device bodies */
+    collect_parse_errors(&ctx);
+    free(ctx.device_bodies);
+    report_parse_errors(facts, src, sink);
+    if (cache_key) {
+        fact_strs included = { 0 };
+        clang_getInclusions(tu, note_inclusion, &included);
+        facts_cache_store(g.facts_dir, cache_key, facts, snap, &included);
+        for (size_t i = 0; i < included.n; i++)
+            free(included.items[i]);
+        free(included.items);
+        free(cache_key);
+    }
+    clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(cx_index);
+    return facts;
+}
+
+static void strs_free(fact_strs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->items[i]);
+    free(s->items);
+}
+
+void facts_free(file_facts *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n_functions; i++) {
+        free(f->functions[i].name);
+        free(f->functions[i].usr);
+        free(f->functions[i].result);
+        strs_free(&f->functions[i].params);
+        strs_free(&f->functions[i].type_param_spellings);
+        strs_free(&f->functions[i].type_param_names);
+    }
+    for (size_t i = 0; i < f->n_launches; i++) {
+        free(f->launches[i].kernel_name);
+        free(f->launches[i].kernel_usr);
+        strs_free(&f->launches[i].arg_types);
+    }
+    for (size_t i = 0; i < f->n_copies; i++)
+        free(f->copies[i].callee);
+    for (size_t i = 0; i < f->n_calls; i++) {
+        free(f->calls[i].caller_usr);
+        free(f->calls[i].callee_usr);
+        free(f->calls[i].callee_name);
+    }
+    for (size_t i = 0; i < f->n_float_loops; i++) {
+        free(f->float_loops[i].function_usr);
+        free(f->float_loops[i].via);
+    }
+    for (size_t i = 0; i < f->n_doc_params; i++) {
+        free(f->doc_params[i].function_name);
+        free(f->doc_params[i].param_name);
+    }
+    for (size_t i = 0; i < f->n_unchecked; i++)
+        free(f->unchecked[i].callee);
+    for (size_t i = 0; i < f->n_hidden_names; i++)
+        free(f->hidden_names[i].name);
+    for (size_t i = 0; i < f->n_parse_errors; i++)
+        free(f->parse_errors[i].message);
+    free(f->functions);
+    free(f->launches);
+    free(f->copies);
+    free(f->calls);
+    free(f->float_loops);
+    free(f->doc_params);
+    free(f->unchecked);
+    free(f->hidden_names);
+    free(f->parse_errors);
+    free(f);
+}

@@ -1,0 +1,65 @@
+/* Shared between extract/extract.c (parsing, the PCH, diagnostics) and
+ * extract/walk.c (the AST walk that fills the facts). Not for rules. */
+#ifndef GPULINT_EXTRACT_INTERNAL_H
+#define GPULINT_EXTRACT_INTERNAL_H
+
+#include <string.h>
+
+#include <clang-c/Documentation.h>
+#include <clang-c/Index.h>
+
+#include "config/config.h"
+#include "facts/facts.h"
+#include "input/source.h"
+#include "util/xalloc.h"
+
+/* Append one element to a facts array (type *arr; size_t n_arr), zeroed: a
+ * field a recorder forgets is 0, never whatever the heap held (which made a
+ * finding depend on what another file's parse had left there). Doubling
+ * capacity is implied by growing at powers of two. */
+#define FACT_PUSH(arr, count)                                                  \
+    (((count) & ((count) - 1)) == 0                                            \
+         ? (void)((arr) = xrealloc((arr), ((count) ? 2 * (count) : 1) * sizeof *(arr))) \
+         : (void)0,                                                            \
+     memset(&(arr)[(count)], 0, sizeof *(arr)),                                \
+     &(arr)[(count)++])
+
+typedef struct {
+    unsigned start, end;   /* byte offsets in the main file */
+} offset_range;
+
+typedef struct {
+    CXTranslationUnit tu;
+    CXFile main_file;
+    const source_file *src;
+    file_facts *facts;
+    /* Bodies of __global__ and __device__-only functions: clang's host-only
+     * pass lacks device intrinsics there, so its errors inside them are not
+     * errors of the file. */
+    offset_range *device_bodies;
+    size_t n_device_bodies;
+} walk_ctx;
+
+/* Fill ctx->facts from the translation unit's main file. */
+void extract_walk(walk_ctx *ctx);
+
+/* Whether the cursor's expansion location is in the main file; *loc gets it. */
+bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc);
+
+/* clang's CXString as a malloc'd C string. */
+char *cx_take(CXString s);
+
+/* Canonical, C/C++-neutral spelling of a type (see facts/facts.h). */
+char *type_spelling(CXType t);
+
+/* The facts cache (extract/cache.c). The key covers what is known before
+ * parsing; `identity` is gpulint's own (binary, libclang, flags, CUDA). */
+char *facts_cache_key(const char *identity, const snapshot *snap, const source_file *src,
+                      const gl_config *cfg);
+/* The cached facts, or NULL when there are none or a file the parse read
+ * (`included` when stored) has changed since. */
+file_facts *facts_cache_load(const char *dir, const char *key, const snapshot *snap);
+void facts_cache_store(const char *dir, const char *key, const file_facts *facts,
+                       const snapshot *snap, const fact_strs *included);
+
+#endif

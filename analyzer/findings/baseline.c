@@ -1,0 +1,166 @@
+#include "findings/baseline.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "findings/fingerprint.h"
+#include "util/json_text.h"
+#include "version.h"
+#include "util/xalloc.h"
+
+enum { BASELINE_FORMAT = 1 };
+
+int baseline_write(const char *path, const snapshot *snap, const diag_finding *fs, size_t n,
+                   char **error)
+{
+    json_t *entries = json_array();
+    for (size_t i = 0; i < n; i++) {
+        /* Every unsuppressed finding, also those an older baseline knew. */
+        if (fs[i].suppressed)
+            continue;
+        char key[65];
+        finding_key(snap, &fs[i], key);
+        json_array_append_new(entries,
+                              json_pack("{s:o, s:o, s:I, s:o, s:s}", "rule", json_text(fs[i].rule),
+                                        "file", json_text(fs[i].file), "line",
+                                        (json_int_t)fs[i].line, "message", json_text(fs[i].message),
+                                        "fingerprint", key));
+    }
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:o}", "tool", "gpulint", "version", GPULINT_VERSION,
+                            "baseline_format", BASELINE_FORMAT, "findings", entries);
+    int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (rc != 0) {
+        *error = xasprintf("cannot write the baseline '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *fingerprint;
+    json_t *entry;
+    bool matched;
+} baseline_entry;
+
+static int compare_entries(const void *a, const void *b)
+{
+    return strcmp(((const baseline_entry *)a)->fingerprint, ((const baseline_entry *)b)->fingerprint);
+}
+
+static const char *string_field(json_t *entry, const char *name)
+{
+    return json_string_value(json_object_get(entry, name));
+}
+
+/* The first unmatched entry with this fingerprint, by binary search. */
+static baseline_entry *find_unmatched(baseline_entry *entries, size_t n, const char *key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(entries[mid].fingerprint, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n && strcmp(entries[lo].fingerprint, key) == 0; lo++)
+        if (!entries[lo].matched)
+            return &entries[lo];
+    return NULL;
+}
+
+static int compare_fixed(const void *pa, const void *pb)
+{
+    const baseline_fixed *a = pa, *b = pb;
+    int c = strcmp(a->file, b->file);
+    if (c)
+        return c;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if ((c = strcmp(a->rule, b->rule)))
+        return c;
+    return strcmp(a->message, b->message);
+}
+
+int baseline_apply(const char *path, const snapshot *snap, diag_sink *sink, baseline_fixed **fixed,
+                   size_t *nfixed, char **error)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc) {
+        *error = jerr.line > 0 ? xasprintf("%s:%d:%d: error: not a gpulint baseline: %s", path,
+                                           jerr.line, jerr.column, jerr.text)
+                               : xasprintf("cannot read the baseline '%s': %s", path, jerr.text);
+        return -1;
+    }
+    json_t *list = json_object_get(doc, "findings");
+    if (json_integer_value(json_object_get(doc, "baseline_format")) != BASELINE_FORMAT ||
+        !json_is_array(list)) {
+        *error = xasprintf("%s: error: not a gpulint baseline (format %d, written by "
+                           "--write-baseline)", path, BASELINE_FORMAT);
+        json_decref(doc);
+        return -1;
+    }
+    size_t n = json_array_size(list);
+    baseline_entry *entries = xcalloc(n ? n : 1, sizeof *entries);
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(list, i);
+        entries[i].entry = e;
+        entries[i].fingerprint = string_field(e, "fingerprint");
+        if (!entries[i].fingerprint || !string_field(e, "rule") || !string_field(e, "file")) {
+            *error = xasprintf("%s: error: baseline entry %zu lacks rule, file or fingerprint", path, i);
+            free(entries);
+            json_decref(doc);
+            return -1;
+        }
+    }
+    qsort(entries, n, sizeof *entries, compare_entries);
+
+    size_t count;
+    diag_finding *fs = diag_findings(sink, &count);
+    for (size_t i = 0; i < count; i++) {
+        if (!finding_is_reported(&fs[i]))
+            continue;
+        char key[65];
+        finding_key(snap, &fs[i], key);
+        baseline_entry *match = find_unmatched(entries, n, key);
+        if (match) {
+            match->matched = true;
+            fs[i].in_baseline = true;
+        }
+    }
+
+    *fixed = NULL;
+    *nfixed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (entries[i].matched)
+            continue;
+        json_t *e = entries[i].entry;
+        *fixed = xrealloc(*fixed, (*nfixed + 1) * sizeof **fixed);
+        const char *message = string_field(e, "message");
+        (*fixed)[(*nfixed)++] = (baseline_fixed){
+            .rule = xstrdup(string_field(e, "rule")),
+            .file = xstrdup(string_field(e, "file")),
+            .message = xstrdup(message ? message : ""),
+            .line = (unsigned)json_integer_value(json_object_get(e, "line")),
+        };
+    }
+    if (*nfixed > 1)
+        qsort(*fixed, *nfixed, sizeof **fixed, compare_fixed);
+    free(entries);
+    json_decref(doc);
+    return 0;
+}
+
+void baseline_fixed_free(baseline_fixed *fixed, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(fixed[i].rule);
+        free(fixed[i].file);
+        free(fixed[i].message);
+    }
+    free(fixed);
+}

@@ -1,0 +1,308 @@
+#define _POSIX_C_SOURCE 200809L
+#include "input/compile_db.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/paths.h"
+#include "util/xalloc.h"
+
+typedef struct {
+    char *file;      /* absolute, normalised */
+    size_t order;    /* position in the file: the first entry of a file wins */
+    str_list args;
+} db_entry;
+
+struct compile_db {
+    db_entry *entries;   /* sorted by file, then order */
+    size_t n;
+};
+
+int shell_split(const char *s, str_list *words)
+{
+    byte_buf word = {0};
+    bool in_word = false;
+    for (;; s++) {
+        char c = *s;
+        if (c == '\0' || c == ' ' || c == '\t' || c == '\n') {
+            if (in_word) {
+                str_list_push(words, word.data ? word.data : "");
+                buf_free(&word);
+                in_word = false;
+            }
+            if (c == '\0')
+                return 0;
+            continue;
+        }
+        in_word = true;
+        if (c == '\\' && s[1]) {
+            buf_append(&word, ++s, 1);
+        } else if (c == '\'') {
+            const char *end = strchr(s + 1, '\'');
+            if (!end)
+                goto unterminated;
+            buf_append(&word, s + 1, (size_t)(end - s - 1));
+            s = end;
+        } else if (c == '"') {
+            for (s++; *s && *s != '"'; s++) {
+                if (*s == '\\' && (s[1] == '"' || s[1] == '\\' || s[1] == '$' || s[1] == '`'))
+                    s++;
+                buf_append(&word, s, 1);
+            }
+            if (!*s)
+                goto unterminated;
+        } else {
+            buf_append(&word, s, 1);
+        }
+    }
+unterminated:
+    buf_free(&word);
+    return -1;
+}
+
+/* Flags kept, with their value; `is_path`: resolved against the directory. */
+typedef struct {
+    const char *name;      /* as clang spells it */
+    const char *alias;     /* nvcc's long spelling, or NULL */
+    bool is_path;
+} kept_flag;
+
+static const kept_flag KEPT[] = {
+    {"-I", "--include-path", true},
+    {"-isystem", "--system-include", true},
+    {"-iquote", NULL, true},
+    {"-idirafter", NULL, true},
+    {"-include", "--pre-include", true},
+    {"-imacros", NULL, true},
+    {"-D", "--define-macro", false},
+    {"-U", "--undefine-macro", false},
+};
+
+/* Flags whose value is a separate word that must be skipped with them. */
+static const char *const DROPPED_WITH_VALUE[] = {
+    "-o", "--output-file", "-x", "--x", "-gencode", "--generate-code", "-arch",
+    "--gpu-architecture", "-code", "--gpu-code", "-rdc", "--relocatable-device-code",
+    "-ccbin", "--compiler-bindir", "-MF", "-MT", "-MQ", "-Xlinker", "--linker-options",
+    "-Xptxas", "--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xarchive",
+    "--archive-options", "-Xcudafe", "-maxrregcount", "--maxrregcount", "-L", "-l",
+    "--library-path", "--library", "-t", "--threads", "-odir", "--output-directory",
+    "-target", "--target", "-arch-as", "-Xclang", "-Xassembler", "-Xpreprocessor",
+};
+
+static bool drops_value(const char *arg)
+{
+    for (size_t i = 0; i < sizeof DROPPED_WITH_VALUE / sizeof *DROPPED_WITH_VALUE; i++)
+        if (strcmp(arg, DROPPED_WITH_VALUE[i]) == 0)
+            return true;
+    return false;
+}
+
+static void push_flag(str_list *out, const kept_flag *f, const char *value, const char *directory)
+{
+    char *v = f->is_path ? path_join(directory, value) : xstrdup(value);
+    /* -I and -D join their value; the others take it as the next word. */
+    if (strcmp(f->name, "-I") == 0 || strcmp(f->name, "-D") == 0 || strcmp(f->name, "-U") == 0) {
+        char *joined = xasprintf("%s%s", f->name, v);
+        str_list_push(out, joined);
+        free(joined);
+    } else {
+        str_list_push(out, f->name);
+        str_list_push(out, v);
+    }
+    free(v);
+}
+
+/* Translate argv[*i] (consuming its value word when it has one). */
+static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
+                          str_list *out)
+{
+    const char *a = argv[*i];
+    const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+    for (size_t k = 0; k < sizeof KEPT / sizeof *KEPT; k++) {
+        const kept_flag *f = &KEPT[k];
+        const char *spellings[] = {f->name, f->alias};
+        for (size_t s = 0; s < 2 && spellings[s]; s++) {
+            size_t len = strlen(spellings[s]);
+            if (strcmp(a, spellings[s]) == 0) {
+                if (next) {
+                    push_flag(out, f, next, directory);
+                    (*i)++;
+                }
+                return;
+            }
+            if (strncmp(a, spellings[s], len) == 0) {
+                /* Joined: -Idir, -DX=1, --include-path=dir; but -include is
+                 * not -I "nclude". */
+                const char *v = a + len;
+                if (*v == '=' && s == 1)
+                    v++;
+                else if (s == 1 || f->name[2] != '\0')
+                    continue;
+                push_flag(out, f, v, directory);
+                return;
+            }
+        }
+    }
+    if (strncmp(a, "-std=", 5) == 0 || strncmp(a, "--std=", 6) == 0) {
+        char *std = xasprintf("-std=%s", strchr(a, '=') + 1);
+        str_list_push(out, std);
+        free(std);
+        return;
+    }
+    if ((strcmp(a, "-std") == 0 || strcmp(a, "--std") == 0) && next) {
+        char *std = xasprintf("-std=%s", next);
+        str_list_push(out, std);
+        free(std);
+        (*i)++;
+        return;
+    }
+    /* nvcc passes host compiler flags as comma-separated lists. */
+    const char *host = NULL;
+    if ((strcmp(a, "-Xcompiler") == 0 || strcmp(a, "--compiler-options") == 0) && next) {
+        host = next;
+        (*i)++;
+    } else if (strncmp(a, "-Xcompiler=", 11) == 0 || strncmp(a, "--compiler-options=", 19) == 0) {
+        host = strchr(a, '=') + 1;
+    }
+    if (host) {
+        str_list words = {0};
+        char *copy = xstrdup(host);
+        char *save = NULL;
+        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+            str_list_push(&words, w);
+        free(copy);
+        for (size_t j = 0; j < words.n; j++)
+            translate_one(words.items, words.n, &j, directory, out);
+        for (size_t j = 0; j < words.n; j++)
+            free(words.items[j]);
+        free(words.items);
+        return;
+    }
+    if (drops_value(a) && next)
+        (*i)++;
+    /* Anything else (warnings, optimisation, -c, the source file, -gencode=...,
+     * -forward-unknown-to-host-compiler) does not change what is parsed. */
+}
+
+void compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out)
+{
+    for (size_t i = 1; i < argc; i++)
+        translate_one(argv, argc, &i, directory, out);
+}
+
+static int compare_files(const void *a, const void *b)
+{
+    return strcmp(((const db_entry *)a)->file, ((const db_entry *)b)->file);
+}
+
+static int compare_entries(const void *pa, const void *pb)
+{
+    const db_entry *a = pa, *b = pb;
+    int c = compare_files(a, b);
+    return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+compile_db *compile_db_load(const char *path, char **error)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc) {
+        *error = jerr.line > 0 ? xasprintf("%s:%d:%d: error: %s", path, jerr.line, jerr.column, jerr.text)
+                               : xasprintf("cannot read the compilation database '%s': %s", path, jerr.text);
+        return NULL;
+    }
+    if (!json_is_array(doc)) {
+        *error = xasprintf("%s: error: a compilation database is a JSON array of entries", path);
+        json_decref(doc);
+        return NULL;
+    }
+    compile_db *db = xcalloc(1, sizeof *db);
+    db->entries = xcalloc(json_array_size(doc) + 1, sizeof *db->entries);
+    size_t i;
+    json_t *e;
+    json_array_foreach(doc, i, e) {
+        const char *dir = json_string_value(json_object_get(e, "directory"));
+        const char *file = json_string_value(json_object_get(e, "file"));
+        const char *command = json_string_value(json_object_get(e, "command"));
+        json_t *arguments = json_object_get(e, "arguments");
+        str_list argv = {0};
+        bool ok = dir && file;
+        if (ok && json_is_array(arguments)) {
+            size_t k;
+            json_t *a;
+            json_array_foreach(arguments, k, a) {
+                if (json_is_string(a))
+                    str_list_push(&argv, json_string_value(a));
+                else
+                    ok = false;
+            }
+        } else if (ok && command) {
+            ok = shell_split(command, &argv) == 0;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            *error = xasprintf("%s: error: entry %zu needs \"directory\", \"file\" and \"command\" "
+                               "or \"arguments\" (strings)", path, i);
+            for (size_t k = 0; k < argv.n; k++)
+                free(argv.items[k]);
+            free(argv.items);
+            json_decref(doc);
+            compile_db_free(db);
+            return NULL;
+        }
+        db_entry *entry = &db->entries[db->n];
+        entry->order = db->n++;
+        entry->file = path_join(dir, file);
+        compile_args_translate(argv.items, argv.n, dir, &entry->args);
+        for (size_t k = 0; k < argv.n; k++)
+            free(argv.items[k]);
+        free(argv.items);
+    }
+    json_decref(doc);
+    qsort(db->entries, db->n, sizeof *db->entries, compare_entries);
+    return db;
+}
+
+void compile_db_free(compile_db *db)
+{
+    if (!db)
+        return;
+    for (size_t i = 0; i < db->n; i++) {
+        free(db->entries[i].file);
+        for (size_t k = 0; k < db->entries[i].args.n; k++)
+            free(db->entries[i].args.items[k]);
+        free(db->entries[i].args.items);
+    }
+    free(db->entries);
+    free(db);
+}
+
+const str_list *compile_db_lookup(const compile_db *db, const char *abs_path)
+{
+    char *norm = path_normalise(abs_path);
+    db_entry key = {.file = norm};
+    const db_entry *hit = bsearch(&key, db->entries, db->n, sizeof *db->entries, compare_files);
+    free(norm);
+    if (!hit)
+        return NULL;
+    while (hit > db->entries && compare_files(hit - 1, hit) == 0)
+        hit--;
+    return &hit->args;
+}
+
+void compile_db_apply(const compile_db *db, snapshot *snap)
+{
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        source_file *f = &snap->files[i];
+        const str_list *args = compile_db_lookup(db, f->abs_path);
+        if (!args)
+            continue;
+        f->args = xcalloc(args->n + 1, sizeof *f->args);
+        for (size_t k = 0; k < args->n; k++)
+            f->args[k] = xstrdup(args->items[k]);
+        f->nargs = args->n;
+    }
+}

@@ -1,0 +1,38 @@
+/* compile_commands.json (-p DIR, --compile-commands FILE): per-file include
+ * paths, defines and language standard, so gpulint parses each file the way
+ * the build compiles it. Only what changes the parse is kept (-I, -isystem,
+ * -iquote, -idirafter, -D, -U, -include, -imacros, -std); code generation
+ * flags are dropped, nvcc's included (-gencode, --generate-code, -arch,
+ * -code, -rdc, -forward-unknown-to-host-compiler, ...), and nvcc's
+ * -Xcompiler lists are unpacked into host flags. Files the database does not
+ * list (headers, usually) keep the config's flags alone. */
+#ifndef GPULINT_COMPILE_DB_H
+#define GPULINT_COMPILE_DB_H
+
+#include <stddef.h>
+
+#include "config/config.h"
+#include "input/source.h"
+
+typedef struct compile_db compile_db;
+
+/* Returns the database, or NULL with *error (unreadable, not a JSON array of
+ * entries with directory, file and command or arguments). */
+compile_db *compile_db_load(const char *path, char **error);
+void compile_db_free(compile_db *db);
+
+/* The translated flags of the file at abs_path, or NULL when not listed. */
+const str_list *compile_db_lookup(const compile_db *db, const char *abs_path);
+
+/* Give every snapshot file the database's flags for it (source_file.args). */
+void compile_db_apply(const compile_db *db, snapshot *snap);
+
+/* Split a shell command line (quotes, backslashes) into words. Returns 0, or
+ * -1 for an unterminated quote. */
+int shell_split(const char *command, str_list *words);
+
+/* The flags of one compiler command (argv[0] is the compiler) that matter to
+ * the parse, paths made absolute against `directory`, appended to out. */
+void compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out);
+
+#endif

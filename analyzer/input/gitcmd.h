@@ -1,0 +1,34 @@
+/* Running git plumbing without a shell: posix_spawnp with pipes. git itself
+ * reads GIT_INDEX_FILE, GIT_DIR, split and sparse indexes, so gpulint sees
+ * exactly the snapshot `git commit` would record. */
+#ifndef GPULINT_GITCMD_H
+#define GPULINT_GITCMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "util/xalloc.h"
+
+/* Run argv (argv[0] is "git", NULL-terminated) in the current directory and
+ * collect its stdout. Its stderr goes to ours unless quiet. Returns git's exit
+ * status, or -1 when it could not be started or was killed (*error set). */
+int git_capture(const char *const argv[], bool quiet, byte_buf *out, char **error);
+
+/* One `git cat-file --batch` process serving every blob of a run. */
+typedef struct {
+    pid_t pid;
+    FILE *requests;   /* to git's stdin */
+    FILE *replies;    /* from git's stdout */
+} blob_reader;
+
+int blob_reader_open(blob_reader *r, char **error);
+
+/* Read object `oid` into *data (malloc'd, NUL-terminated, *len bytes without
+ * the NUL). Returns 0, or -1 with *error (missing object, git died). */
+int blob_reader_read(blob_reader *r, const char *oid, char **data, size_t *len, char **error);
+
+/* Close the pipes and reap git. Returns 0, or -1 when git failed. */
+int blob_reader_close(blob_reader *r);
+
+#endif

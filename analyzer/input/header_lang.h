@@ -1,0 +1,16 @@
+/* The language of headers: a .h is CUDA when a CUDA file of the snapshot
+ * includes it, directly or through other headers. A header no file of the
+ * snapshot includes (analysed on its own) is CUDA when its code uses syntax C
+ * does not have (__global__/__device__/..., template, namespace, <<<, a C++
+ * standard header like <string>). C otherwise. Found from the #include lines
+ * of the text (no preprocessor: an #include under #if 0 still counts, which
+ * errs towards parsing a header as CUDA). */
+#ifndef GPULINT_HEADER_LANG_H
+#define GPULINT_HEADER_LANG_H
+
+#include "config/config.h"
+#include "input/source.h"
+
+void header_langs_resolve(snapshot *snap, const gl_config *cfg);
+
+#endif

@@ -1,0 +1,379 @@
+#define _GNU_SOURCE
+#include "input/inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input/gitcmd.h"
+#include "util/paths.h"
+#include "util/xalloc.h"
+#include "util/glob.h"
+
+char *inputs_repo_root(void)
+{
+    static const char *const argv[] = {"git", "rev-parse", "--show-toplevel", NULL};
+    byte_buf out = {0};
+    char *error = NULL;
+    int rc = git_capture(argv, true, &out, &error);
+    free(error);
+    if (rc != 0 || out.len == 0) {
+        buf_free(&out);
+        return NULL;
+    }
+    out.data[strcspn(out.data, "\n")] = '\0';
+    return out.data;
+}
+
+static bool excluded(const gl_config *cfg, const char *path)
+{
+    for (size_t i = 0; i < cfg->exclude.n; i++)
+        if (glob_match(cfg->exclude.items[i], path))
+            return true;
+    return false;
+}
+
+/* Add a file whose content is in memory; binary content is not analysed. */
+static void add_content(snapshot *snap, char *path, char *abs_path, char *text, size_t len)
+{
+    if (memchr(text, '\0', len)) {
+        free(path);
+        free(abs_path);
+        free(text);
+        return;
+    }
+    source_file f;
+    source_file_init(&f, path, abs_path, text, len);
+    snapshot_add(snap, &f);
+}
+
+int inputs_read_file(const char *abs_path, char **text, size_t *len)
+{
+    FILE *fp = fopen(abs_path, "rb");
+    if (!fp)
+        return -1;
+    byte_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        buf_append(&b, chunk, n);
+    int failed = ferror(fp);
+    fclose(fp);
+    if (failed) {
+        buf_free(&b);
+        errno = EIO;
+        return -1;
+    }
+    if (!b.data)
+        buf_append(&b, "", 0);
+    *text = b.data;
+    *len = b.len;
+    return 0;
+}
+
+/* The reported path of an absolute path: relative to the repository root
+ * when inside it, else the path as given. */
+static char *reported_path(const char *root, const char *abs_path, const char *given)
+{
+    size_t rl = root ? strlen(root) : 0;
+    if (root && strncmp(abs_path, root, rl) == 0 && abs_path[rl] == '/')
+        return xstrdup(abs_path + rl + 1);
+    while (given[0] == '.' && given[1] == '/')
+        given += 2;
+    return xstrdup(given);
+}
+
+static int add_disk_file(snapshot *snap, const char *root, const char *abs_path,
+                         const char *given, char **error)
+{
+    char *text;
+    size_t len;
+    if (inputs_read_file(abs_path, &text, &len) != 0) {
+        *error = xasprintf("cannot read '%s': %s", given, strerror(errno));
+        return 2;
+    }
+    add_content(snap, reported_path(root, abs_path, given), xstrdup(abs_path), text, len);
+    return 0;
+}
+
+/* Recursive walk; symlinks are not followed (no cycles, and a link's target
+ * is analysed where it lives) and .git directories are skipped. */
+static int walk_directory(snapshot *snap, const input_request *req, const gl_config *cfg,
+                          const char *abs_dir, const char *given_dir, char **error)
+{
+    DIR *dir = opendir(abs_dir);
+    if (!dir) {
+        *error = xasprintf("cannot read directory '%s': %s", given_dir, strerror(errno));
+        return 2;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(dir))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            strcmp(e->d_name, ".git") == 0)
+            continue;
+        char *abs_path = xasprintf("%s/%s", abs_dir, e->d_name);
+        char *given = xasprintf("%s/%s", given_dir, e->d_name);
+        char *reported = reported_path(req->root, abs_path, given);
+        struct stat st;
+        if (lstat(abs_path, &st) != 0) {
+            *error = xasprintf("cannot stat '%s': %s", given, strerror(errno));
+            rc = 2;
+        } else if (excluded(cfg, reported)) {
+            /* not analysed, and neither is anything below it */
+        } else if (S_ISDIR(st.st_mode)) {
+            rc = walk_directory(snap, req, cfg, abs_path, given, error);
+        } else if (S_ISREG(st.st_mode) && source_is_analysable(abs_path)) {
+            rc = add_disk_file(snap, req->root, abs_path, given, error);
+        }
+        free(reported);
+        free(given);
+        free(abs_path);
+    }
+    closedir(dir);
+    return rc;
+}
+
+/* The absolute path of a file with its directory resolved but not its own
+ * name (a symlink stays a symlink), or NULL when the directory cannot be
+ * resolved. */
+static char *absolute_without_resolving_name(const char *given)
+{
+    const char *slash = strrchr(given, '/');
+    char *dir = slash ? xstrndup(given, slash == given ? 1 : (size_t)(slash - given)) : xstrdup(".");
+    char resolved[PATH_MAX];
+    char *abs_path = realpath(dir, resolved)
+                         ? xasprintf("%s/%s", strcmp(resolved, "/") == 0 ? "" : resolved,
+                                     slash ? slash + 1 : given)
+                         : NULL;
+    free(dir);
+    return abs_path;
+}
+
+static int load_given_paths(snapshot *snap, const input_request *req, const gl_config *cfg,
+                            char **error)
+{
+    for (int i = 0; i < req->npaths; i++) {
+        const char *given = req->paths[i];
+        struct stat st;
+        char abs_path[PATH_MAX];
+        if (stat(given, &st) != 0 || !realpath(given, abs_path)) {
+            *error = xasprintf("cannot open '%s': %s", given, strerror(errno));
+            return 2;
+        }
+        int rc = 0;
+        if (S_ISDIR(st.st_mode)) {
+            char *dir = xstrdup(given);
+            size_t n = strlen(dir);
+            while (n > 1 && dir[n - 1] == '/')
+                dir[--n] = '\0';
+            rc = walk_directory(snap, req, cfg, abs_path, dir, error);
+            free(dir);
+        } else if (!S_ISREG(st.st_mode)) {
+            /* A FIFO or a device would block or never end. */
+            *error = xasprintf("'%s' is neither a regular file nor a directory", given);
+            rc = 2;
+        } else if (source_is_analysable(given)) {
+            /* Named explicitly: analysed even when the config excludes it,
+             * and reported under the name given, not a symlink's target. */
+            char *file_abs = absolute_without_resolving_name(given);
+            rc = add_disk_file(snap, req->root, file_abs ? file_abs : abs_path, given, error);
+            free(file_abs);
+        } else {
+            /* Said, so that naming a .cpp file does not read as a clean result. */
+            fprintf(stderr, "gpulint: note: '%s' is not a C or CUDA source (.c .h .cu .cuh); "
+                            "not analysed\n", given);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* One entry of `git ls-files --stage -z`: "<mode> <oid> <stage>\t<path>". */
+typedef struct {
+    unsigned mode;
+    char oid[72];
+    int stage;
+    const char *path;
+} index_entry;
+
+static bool parse_index_entry(const char *rec, index_entry *e)
+{
+    const char *tab = strchr(rec, '\t');
+    if (!tab || sscanf(rec, "%o %71s %d", &e->mode, e->oid, &e->stage) != 3)
+        return false;
+    e->path = tab + 1;
+    return true;
+}
+
+/* Regular files only: 100644 and 100755. Symlinks (120000), submodules
+ * (160000) and sparse-directory entries (040000) are not file content. */
+static bool is_regular_blob(unsigned mode)
+{
+    return (mode & 0170000) == 0100000;
+}
+
+int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
+{
+    char *spec = xasprintf(":(top,literal)%s", path);
+    const char *const ls[] = {"git", "ls-files", "--stage", "-z", "--", spec, NULL};
+    byte_buf listing = {0};
+    int status = git_capture(ls, false, &listing, error);
+    free(spec);
+    if (status != 0) {
+        if (status > 0)
+            *error = xasprintf("git ls-files failed (exit %d)", status);
+        buf_free(&listing);
+        return -1;
+    }
+    /* Only a merged (stage 0) entry counts. */
+    index_entry e = {.oid = ""};
+    for (size_t off = 0; off < listing.len; off += strlen(listing.data + off) + 1) {
+        if (parse_index_entry(listing.data + off, &e) && e.stage == 0)
+            break;
+        e.oid[0] = '\0';
+    }
+    buf_free(&listing);
+    if (!e.oid[0])
+        return 0;
+    const char *const cat[] = {"git", "cat-file", "blob", e.oid, NULL};
+    byte_buf blob = {0};
+    status = git_capture(cat, false, &blob, error);
+    if (status != 0) {
+        if (status > 0)
+            *error = xasprintf("git cat-file blob %s failed (exit %d)", e.oid, status);
+        buf_free(&blob);
+        return -1;
+    }
+    *data = blob.data ? blob.data : xstrdup("");
+    *len = blob.len;
+    return 1;
+}
+
+/* Whether a path of the index (root-relative) is one of the PATHs given,
+ * which are relative to the current directory: then the config's exclude
+ * does not apply to it, as for a file named outside --staged. */
+static bool named_explicitly(const input_request *req, const char *index_path)
+{
+    char cwd[PATH_MAX];
+    if (req->npaths == 0 || !getcwd(cwd, sizeof cwd))
+        return false;
+    size_t rl = strlen(req->root);
+    const char *prefix = strncmp(cwd, req->root, rl) == 0 && cwd[rl] == '/' ? cwd + rl + 1 : "";
+    bool found = false;
+    for (int i = 0; i < req->npaths && !found; i++) {
+        char *given = path_join(prefix, req->paths[i]);
+        found = strcmp(given, index_path) == 0;
+        free(given);
+    }
+    return found;
+}
+
+static int load_index(snapshot *snap, const input_request *req, const gl_config *cfg,
+                      char **error)
+{
+    /* Run in the current directory (not `git -C root`) so a relative
+     * GIT_INDEX_FILE means what it means to the git that set it. */
+    size_t argc = 0;
+    const char **argv = xcalloc((size_t)req->npaths + 8, sizeof *argv);
+    argv[argc++] = "git";
+    argv[argc++] = "ls-files";
+    argv[argc++] = "--stage";
+    argv[argc++] = "-z";
+    argv[argc++] = "--full-name";
+    argv[argc++] = "--";
+    if (req->npaths == 0)
+        argv[argc++] = ":/";
+    for (int i = 0; i < req->npaths; i++)
+        argv[argc++] = req->paths[i];
+    byte_buf listing = {0};
+    int status = git_capture(argv, false, &listing, error);
+    free(argv);
+    if (status != 0) {
+        if (status > 0)
+            *error = xasprintf("git ls-files failed (exit %d)", status);
+        buf_free(&listing);
+        return 3;
+    }
+
+    blob_reader reader = {0};
+    bool reader_open = false;
+    int rc = 0;
+    const char *last_unmerged = "";
+    for (size_t off = 0; rc == 0 && off < listing.len; off += strlen(listing.data + off) + 1) {
+        index_entry e;
+        if (!parse_index_entry(listing.data + off, &e)) {
+            *error = xasprintf("unexpected line from git ls-files: %s", listing.data + off);
+            rc = 3;
+            break;
+        }
+        if (!is_regular_blob(e.mode) || !source_is_analysable(e.path) ||
+            (excluded(cfg, e.path) && !named_explicitly(req, e.path)))
+            continue;
+        if (e.stage != 0) {
+            /* A commit cannot be made with unmerged paths: say so once per path. */
+            if (strcmp(last_unmerged, e.path) != 0 && req->staged)
+                fprintf(stderr, "gpulint: note: '%s' is unmerged in the index; not analysed\n",
+                        e.path);
+            last_unmerged = e.path;
+            continue;
+        }
+        char *abs_path = xasprintf("%s/%s", req->root, e.path);
+        if (!req->staged) {
+            char *text;
+            size_t len;
+            if (inputs_read_file(abs_path, &text, &len) == 0)
+                add_content(snap, xstrdup(e.path), abs_path, text, len);
+            else
+                free(abs_path);   /* deleted from the working tree, not yet staged */
+            continue;
+        }
+        if (!reader_open) {
+            if (blob_reader_open(&reader, error) != 0) {
+                free(abs_path);
+                rc = 3;
+                break;
+            }
+            reader_open = true;
+        }
+        char *text;
+        size_t len;
+        if (blob_reader_read(&reader, e.oid, &text, &len, error) != 0) {
+            free(abs_path);
+            rc = 3;
+            break;
+        }
+        add_content(snap, xstrdup(e.path), abs_path, text, len);
+    }
+    if (reader_open && blob_reader_close(&reader) != 0 && rc == 0) {
+        *error = xstrdup("git cat-file --batch failed");
+        rc = 3;
+    }
+    buf_free(&listing);
+    return rc;
+}
+
+int inputs_load(snapshot *snap, const input_request *req, const gl_config *cfg, char **error)
+{
+    int rc;
+    if (req->staged || req->npaths == 0) {
+        if (!req->root) {
+            *error = xstrdup(req->staged
+                                 ? "--staged needs a git repository (this is not inside one)"
+                                 : "not inside a git repository: name the files or "
+                                   "directories to analyse");
+            return 2;
+        }
+        rc = load_index(snap, req, cfg, error);
+    } else {
+        rc = load_given_paths(snap, req, cfg, error);
+    }
+    snapshot_sort(snap);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* Reporters: one file per output format (report_<format>.c). Each prints the
+ * sink's findings, already filtered, suppressed and sorted; suppressed
+ * findings are skipped by the formats that have no place for them. */
+#ifndef GPULINT_REPORT_H
+#define GPULINT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "findings/baseline.h"
+#include "config/config.h"
+#include "diag/diag.h"
+#include "input/source.h"
+
+typedef struct {
+    const snapshot *snap;          /* for the source lines */
+    const gl_config *cfg;
+    const diag_finding *findings;
+    size_t nfindings;
+    size_t files_analyzed;
+    bool color;                    /* text: ANSI colours */
+    int exit_code;                 /* what gpulint will exit with (SARIF records it) */
+    const str_list *failures;      /* files that could not be analysed, internal errors */
+    bool baseline_active;          /* --baseline: findings carry in_baseline */
+    const baseline_fixed *fixed;   /* baseline entries no finding matched any more */
+    size_t nfixed;
+} report_input;
+
+/* Each returns 0, or -1 when writing failed. */
+int report_text(FILE *out, const report_input *in);
+int report_json(FILE *out, const report_input *in);
+int report_github(FILE *out, const report_input *in);
+int report_sarif(FILE *out, const report_input *in);
+
+#endif

@@ -1,0 +1,37 @@
+/* A rule: one file under analyzer/rules/, one row in the registry table
+ * (rules/registry.c). Rules run after extraction, over the facts of the whole
+ * snapshot; file-local rules just look at one file's facts at a time. */
+#ifndef GPULINT_RULE_H
+#define GPULINT_RULE_H
+
+#include "config/config.h"
+#include "diag/diag.h"
+#include "input/source.h"
+
+struct file_facts;   /* facts/facts.h: what extraction found in one file */
+
+typedef struct {
+    const snapshot *snap;
+    struct file_facts **facts;   /* facts[i] belongs to snap->files[i]; never NULL */
+    const gl_config *cfg;
+} analysis;
+
+typedef struct {
+    const char *id;          /* contract: see DESIGN.md's rule table */
+    severity default_severity;
+    const char *summary;     /* one line, for --list-rules */
+    const char *explain;     /* --explain: what it forbids, why, bad and good
+                                example, how to suppress */
+    /* Report findings through the sink. NULL for rules reported elsewhere
+     * (parse-error during extraction; the suppression meta-rules). The driver
+     * drops findings for files where config_rule_applies() is false. */
+    void (*check)(const analysis *a, diag_sink *sink);
+} rule_def;
+
+/* Each rule file defines its row; rules/registry.c lists them, in --list-rules order. */
+extern const rule_def *const rule_registry[];
+extern const size_t rule_registry_len;
+
+const rule_def *rule_find(const char *id);
+
+#endif

@@ -1,0 +1,51 @@
+#define _POSIX_C_SOURCE 200809L
+#include "util/paths.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+char *path_normalise(const char *path)
+{
+    char *copy = xstrdup(path);
+    char **parts = xcalloc(strlen(path) + 1, sizeof *parts);
+    size_t n = 0;
+    bool absolute = path[0] == '/';
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (strcmp(tok, ".") == 0)
+            continue;
+        if (strcmp(tok, "..") == 0 && n > 0 && strcmp(parts[n - 1], "..") != 0) {
+            n--;
+            continue;
+        }
+        if (strcmp(tok, "..") == 0 && absolute)
+            continue;   /* "/.." is "/" */
+        parts[n++] = tok;
+    }
+    byte_buf out = {0};
+    if (absolute)
+        buf_append(&out, "/", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_append(&out, "/", 1);
+        buf_append(&out, parts[i], strlen(parts[i]));
+    }
+    if (!out.data)
+        buf_append(&out, "", 0);
+    free(parts);
+    free(copy);
+    return out.data;
+}
+
+char *path_join(const char *dir, const char *name)
+{
+    if (name[0] == '/' || !dir || !*dir)
+        return path_normalise(name);
+    char *joined = xasprintf("%s/%s", dir, name);
+    char *norm = path_normalise(joined);
+    free(joined);
+    return norm;
+}
