@@ -179,7 +179,8 @@ run_gpulint() {
 
 # Clean results are remembered under a key made of everything that decides
 # them: the snapshot's entries (mode, blob id, path of every file), the
-# gpulint binary (path, size, mtime, inode) and what else it reads: its
+# gpulint binary (path and content: a rebuild of the same code stays warm,
+# a different build does not) and what else it reads: its
 # configuration (the staged .gpulint.yaml, which `gpulint --staged` reads
 # from the same index) and CUDA_PATH. A snapshot already found clean is not
 # analysed again: an amend that only rewords, and every commit pushed after
@@ -246,7 +247,7 @@ compute_result_key() {
   result_key=
   listing=$(set -o pipefail
             git ls-files --stage -z -- . "${unread_by_gpulint[@]}" | sha256sum) || return 1
-  binary=$(stat -L -c '%s %Y %i' -- "$gpulint") || return 1
+  binary=$(sha256sum <"$gpulint") || return 1
   config=$(git ls-files --stage -- ':(top,literal).gpulint.yaml') || return 1
   result_key=$(printf '%s\n' "$gpulint" "$binary" "$config" "${CUDA_PATH:-}" "$listing" |
     sha256sum) || return 1
