@@ -100,20 +100,6 @@ trap 'stop_child_and_exit 130' INT
 trap 'stop_child_and_exit 129' HUP
 trap '[ -z "$hook_tmp" ] || rm -rf -- "$hook_tmp"' EXIT
 
-# In a partial clone, git fetches a missing blob from the promisor remote
-# when anything asks for it, one object at a time: gpulint reading the
-# snapshot would fetch every file the clone left out (minutes, or a block
-# when offline). Every git that gpulint starts is told that no transport is
-# allowed, so such a fetch fails at once; gpulint reads only what is local
-# and names the files it could not check.
-no_lazy_fetch_env() {
-  local n=${GIT_CONFIG_COUNT:-0}
-  [[ $n =~ ^[0-9]+$ ]] || n=0
-  export "GIT_CONFIG_KEY_$n=protocol.allow" "GIT_CONFIG_VALUE_$n=never"
-  export GIT_CONFIG_COUNT=$((n + 1))
-  export GIT_NO_LAZY_FETCH=1   # git 2.44 and later: not even an attempt
-}
-
 # gpulint's github format is one line per finding whatever the file name
 # holds (a newline in it is %0A); the text format is for people, and a name
 # with a newline would split its line in two.
@@ -153,7 +139,7 @@ run_gpulint() {
     lint_output="cannot create a temporary directory in ${TMPDIR:-/tmp}"
     return
   fi
-  (no_lazy_fetch_env && exec "$gpulint" --staged --format github) >"$hook_tmp/output" 2>&1 &
+  "$gpulint" --staged --format github >"$hook_tmp/output" 2>&1 &
   lint_pid=$!
   wait "$lint_pid"
   lint_rc=$?
@@ -283,6 +269,17 @@ remember_clean() {
   while IFS= read -r -d '' f; do
     [[ ${f##*/} =~ $entry_re ]] && rm -f -- "$f"
   done < <(find "$cache_dir" -mindepth 1 -maxdepth 1 -type f -name 'clean-*' -mtime +30 -print0 2>/dev/null)
+  return 0
+}
+
+# False when gpulint named files it could not read (a partial clone without
+# their content): such a run is not remembered as clean, so the snapshot is
+# checked again once they are there.
+fully_checked() {
+  local note
+  for note in ${lint_notes[@]+"${lint_notes[@]}"}; do
+    [[ $note == *"not checked"* ]] && return 1
+  done
   return 0
 }
 

@@ -242,6 +242,7 @@ int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
     buf_free(&listing);
     if (!e.oid[0])
         return 0;
+    git_forbid_lazy_fetch();
     const char *const cat[] = {"git", "cat-file", "blob", e.oid, NULL};
     byte_buf blob = {0};
     status = git_capture(cat, false, &blob, error);
@@ -275,6 +276,71 @@ static bool named_explicitly(const input_request *req, const char *index_path)
     return found;
 }
 
+/* Whether this repository is a partial clone (objects may be missing and
+ * would be fetched on demand). */
+static bool is_partial_clone(void)
+{
+    const char *const argv[] = {"git", "config", "--get-regexp",
+                                "^(extensions\\.partialclone|remote\\..*\\.promisor)$", NULL};
+    byte_buf out = {0};
+    char *error = NULL;
+    bool partial = git_capture(argv, true, &out, &error) == 0 && out.len > 0;
+    free(error);
+    buf_free(&out);
+    return partial;
+}
+
+static int compare_oid(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* In a partial clone, the sorted ids of the listing's stage-0 blobs that
+ * are here (*present, *npresent); elsewhere *present stays NULL: every
+ * object is. Returns 0, or 3 with *error. */
+static int find_present_blobs(const byte_buf *listing, char ***present, size_t *npresent,
+                              char **error)
+{
+    *present = NULL;
+    *npresent = 0;
+    if (!is_partial_clone())
+        return 0;
+    byte_buf oids = {0}, here = {0};
+    for (size_t off = 0; off < listing->len; off += strlen(listing->data + off) + 1) {
+        index_entry e;
+        if (parse_index_entry(listing->data + off, &e) && e.stage == 0 &&
+            is_regular_blob(e.mode)) {
+            buf_append(&oids, e.oid, strlen(e.oid));
+            buf_append(&oids, "\n", 1);
+        }
+    }
+    int rc = git_present_objects(oids.data ? oids.data : "", oids.len, &here, error);
+    buf_free(&oids);
+    if (rc != 0) {
+        buf_free(&here);
+        return 3;
+    }
+    size_t cap = 0;
+    for (char *line = here.data, *next; line && line < here.data + here.len; line = next) {
+        next = memchr(line, '\n', (size_t)(here.data + here.len - line));
+        if (next)
+            *next++ = '\0';
+        else
+            next = here.data + here.len;
+        line[strcspn(line, " ")] = '\0';
+        if (!*line)
+            continue;
+        if (*npresent == cap)
+            *present = xrealloc(*present, (cap = cap ? 2 * cap : 64) * sizeof **present);
+        (*present)[(*npresent)++] = xstrdup(line);
+    }
+    buf_free(&here);
+    if (!*present)
+        *present = xmalloc(sizeof **present);   /* partial, and nothing here */
+    qsort(*present, *npresent, sizeof **present, compare_oid);
+    return 0;
+}
+
 static int load_index(snapshot *snap, const input_request *req, const gl_config *cfg,
                       char **error)
 {
@@ -305,6 +371,13 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
     blob_reader reader = {0};
     bool reader_open = false;
     int rc = 0;
+    size_t nmissing = 0;
+    char **present = NULL;
+    size_t npresent = 0;
+    if (req->staged) {
+        git_forbid_lazy_fetch();
+        rc = find_present_blobs(&listing, &present, &npresent, error);
+    }
     const char *last_unmerged = "";
     for (size_t off = 0; rc == 0 && off < listing.len; off += strlen(listing.data + off) + 1) {
         index_entry e;
@@ -344,13 +417,38 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         }
         char *text;
         size_t len;
-        if (blob_reader_read(&reader, e.oid, &text, &len, error) != 0) {
+        const char *oid = e.oid;
+        int got = present && !bsearch(&oid, present, npresent, sizeof *present, compare_oid)
+                      ? 1
+                      : blob_reader_read(&reader, e.oid, &text, &len, error);
+        if (got < 0) {
             free(abs_path);
             rc = 3;
             break;
         }
-        add_content(snap, xstrdup(e.path), abs_path, text, len);
+        free(abs_path);
+        if (got == 1) {
+            /* A partial clone without this blob: every blob a commit
+             * changes is local (git add wrote it), so this file is as the
+             * remote has it. Named, not fetched. */
+            if (nmissing++ < 20)
+                fprintf(stderr, "gpulint: note: '%s' not checked: its content is not in this "
+                                "partial clone (not fetched: gpulint never fetches)\n",
+                        e.path);
+            continue;
+        }
+        add_content(snap, xstrdup(e.path), xasprintf("%s/%s", req->root, e.path), text, len);
     }
+    if (nmissing > 20)
+        fprintf(stderr, "gpulint: note: ... and %zu more files not checked, not in this partial "
+                        "clone\n", nmissing - 20);
+    if (nmissing)
+        fprintf(stderr, "gpulint: note: %zu file%s not checked (not in this partial clone): "
+                        "`git fetch` them or widen the sparse checkout to check them\n",
+                nmissing, nmissing == 1 ? "" : "s");
+    for (size_t i = 0; i < npresent; i++)
+        free(present[i]);
+    free(present);
     if (reader_open && blob_reader_close(&reader) != 0 && rc == 0) {
         *error = xstrdup("git cat-file --batch failed");
         rc = 3;
