@@ -243,7 +243,7 @@ static int load_staged_config(gl_config *cfg, const char *root)
     char *path = xasprintf("%s/.gpulint.yaml", root);
     char *text = NULL, *error = NULL;
     size_t len = 0;
-    int found = inputs_read_staged(".gpulint.yaml", &text, &len, &error);
+    int found = inputs_read_staged(root, ".gpulint.yaml", &text, &len, &error);
     int rc = 0;
     if (found < 0) {
         fprintf(stderr, "gpulint: error: reading the staged .gpulint.yaml: %s\n", error);

@@ -219,7 +219,10 @@ static bool is_regular_blob(unsigned mode)
     return (mode & 0170000) == 0100000;
 }
 
-int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
+/* One merged index entry's blob, whatever its mode (a symlink's blob is its
+ * target): as inputs_read_staged, and *mode. */
+static int read_staged_entry(const char *path, unsigned *mode, char **data, size_t *len,
+                             char **error)
 {
     char *spec = xasprintf(":(top,literal)%s", path);
     const char *const ls[] = {"git", "ls-files", "--stage", "-z", "--", spec, NULL};
@@ -254,7 +257,60 @@ int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
     }
     *data = blob.data ? blob.data : xstrdup("");
     *len = blob.len;
+    *mode = e.mode;
     return 1;
+}
+
+/* Symlinks are followed as git would check them out (a shared config is
+ * often a link): a target inside the repository is read from the index
+ * too, one outside it is not part of any commit and is read from disk,
+ * as plain gpulint reads it. */
+#define MAX_STAGED_LINKS 8
+
+int inputs_read_staged(const char *root, const char *path, char **data, size_t *len,
+                       char **error)
+{
+    char *current = xstrdup(path);
+    for (int hop = 0; hop <= MAX_STAGED_LINKS; hop++) {
+        unsigned mode = 0;
+        int found = read_staged_entry(current, &mode, data, len, error);
+        if (found <= 0 || (mode & 0170000) != 0120000) {
+            free(current);
+            return found;
+        }
+        char *target = *data;
+        char *slash = strrchr(current, '/');
+        char *dir = slash ? xstrndup(current, (size_t)(slash - current)) : xstrdup("");
+        char *joined = target[0] == '/' ? path_normalise(target) : path_join(dir, target);
+        free(dir);
+        size_t rl = strlen(root);
+        char *next = NULL;
+        if (joined[0] == '/' && strncmp(joined, root, rl) == 0 && joined[rl] == '/')
+            next = xstrdup(joined + rl + 1);
+        else if (joined[0] != '/' && strcmp(joined, "..") != 0 && strncmp(joined, "../", 3) != 0)
+            next = xstrdup(joined);
+        if (!next) {
+            /* Outside the repository. */
+            char *abs = joined[0] == '/' ? xstrdup(joined) : path_join(root, joined);
+            int rc = inputs_read_file(abs, data, len);
+            if (rc != 0)
+                *error = xasprintf("'%s' is a symlink to '%s', which cannot be read: %s",
+                                   path, target, strerror(errno));
+            free(abs);
+            free(joined);
+            free(target);
+            free(current);
+            return rc == 0 ? 1 : -1;
+        }
+        free(joined);
+        free(target);
+        free(current);
+        current = next;
+    }
+    *error = xasprintf("'%s': more than %d symlinks in a row in the index", path,
+                       MAX_STAGED_LINKS);
+    free(current);
+    return -1;
 }
 
 /* Whether a path of the index (root-relative) is one of the PATHs given,
