@@ -329,6 +329,43 @@ static void print_summary(const diag_finding *fs, size_t n, size_t files)
                 files == 1 ? "" : "s");
 }
 
+/* --baseline FILE, else the `baseline:` of the configuration: in every mode
+ * (DESIGN.md, "Baselines"), so the hooks, CI and a plain run agree. With
+ * --staged, a baseline inside the repository is the one the index records,
+ * like the configuration itself. Returns 0, or -1 after saying why. */
+static int apply_baseline(const options *opt, const gl_config *cfg, const char *root,
+                          const snapshot *snap, diag_sink *sink, baseline_fixed **fixed,
+                          size_t *nfixed)
+{
+    const char *path = opt->baseline ? opt->baseline : cfg->baseline;
+    size_t rl = root ? strlen(root) : 0;
+    bool staged = opt->staged && !opt->baseline && root && strncmp(path, root, rl) == 0 &&
+                  path[rl] == '/';
+    char *error = NULL;
+    int rc;
+    if (staged) {
+        const char *rel = path + rl + 1;
+        char *text = NULL;
+        size_t len = 0;
+        int found = inputs_read_staged(root, rel, &text, &len, &error);
+        if (found == 0)
+            error = xasprintf("the baseline '%s' named in .gpulint.yaml is not staged "
+                              "(git add it; CI reads the committed one)", rel);
+        char *shown = xasprintf("%s (staged)", rel);
+        rc = found == 1 ? baseline_apply_text(shown, text, len, snap, sink, fixed, nfixed, &error)
+                        : -1;
+        free(shown);
+        free(text);
+    } else {
+        rc = baseline_apply(path, snap, sink, fixed, nfixed, &error);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "gpulint: error: %s\n", error);
+        free(error);
+    }
+    return rc;
+}
+
 /* --write-baseline: returns EXIT_CLEAN, or EXIT_USAGE when it cannot be written. */
 static int write_baseline(const char *path, const snapshot *snap, const diag_finding *fs, size_t n)
 {
@@ -442,11 +479,9 @@ int main(int argc, char **argv)
         exit_code = write_baseline(opt.write_baseline, &snap, fs, n);
     baseline_fixed *fixed = NULL;
     size_t nfixed = 0;
-    if (opt.baseline && baseline_apply(opt.baseline, &snap, sink, &fixed, &nfixed, &error) != 0) {
-        fprintf(stderr, "gpulint: error: %s\n", error);
-        free(error);
+    bool baseline_active = opt.baseline || cfg.baseline;
+    if (baseline_active && apply_baseline(&opt, &cfg, root, &snap, sink, &fixed, &nfixed) != 0)
         exit_code = EXIT_USAGE;
-    }
     /* Writing a baseline accepts what it recorded: only errors fail it. */
     for (size_t i = 0; i < n && !opt.write_baseline; i++)
         if (finding_is_reported(&fs[i]) && fs[i].sev == SEV_ERROR && exit_code == EXIT_CLEAN)
@@ -465,7 +500,7 @@ int main(int argc, char **argv)
             .color = use_color(opt.color),
             .exit_code = exit_code,
             .failures = &failures,
-            .baseline_active = opt.baseline != NULL,
+            .baseline_active = baseline_active,
             .fixed = fixed,
             .nfixed = nfixed,
         };

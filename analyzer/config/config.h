@@ -61,6 +61,7 @@ typedef struct {
     str_list include_dirs;   /* absolute after loading */
     str_list defines;
     str_list exclude;
+    char *baseline;          /* `baseline:`, absolute, or NULL: applies in every mode */
 } gl_config;
 
 /* true when the rule is enabled for this path (enabled + include/exclude). */
