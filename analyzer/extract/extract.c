@@ -641,7 +641,7 @@ static enum CXErrorCode parse(CXIndex index, const snapshot *snap,
     build_args(&args, snap, src, cfg, with_pch);
     enum CXErrorCode rc = clang_parseTranslationUnit2(
         index, src->abs_path, args.argv, (int)args.n, unsaved,
-        (unsigned)snap->nfiles, CXTranslationUnit_KeepGoing, tu);
+        (unsigned)(snap->nfiles + snap->ncontext), CXTranslationUnit_KeepGoing, tu);
     arg_list_free(&args);
     return rc;
 }
@@ -667,11 +667,14 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
         report_parse_errors(cached, src, sink);
         return cached;
     }
-    struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
-    for (size_t i = 0; i < snap->nfiles; i++) {
-        unsaved[i].Filename = snap->files[i].abs_path;
-        unsaved[i].Contents = snap->files[i].text;
-        unsaved[i].Length = snap->files[i].len;
+    size_t nunsaved = snap->nfiles + snap->ncontext;
+    struct CXUnsavedFile *unsaved = xcalloc(nunsaved ? nunsaved : 1, sizeof *unsaved);
+    for (size_t i = 0; i < nunsaved; i++) {
+        const source_file *f =
+            i < snap->nfiles ? &snap->files[i] : &snap->context[i - snap->nfiles];
+        unsaved[i].Filename = f->abs_path;
+        unsaved[i].Contents = f->text;
+        unsaved[i].Length = f->len;
     }
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
     CXIndex cx_index = clang_createIndex(1, 0);

@@ -39,6 +39,13 @@ static bool excluded(const gl_config *cfg, const char *path)
 }
 
 /* Add a file whose content is in memory; binary content is not analysed. */
+static void add_context(snapshot *snap, char *path, char *abs_path, char *text, size_t len)
+{
+    source_file f;
+    source_file_init(&f, path, abs_path, text, len);
+    snapshot_add_context(snap, &f);
+}
+
 static void add_content(snapshot *snap, char *path, char *abs_path, char *text, size_t len)
 {
     if (memchr(text, '\0', len)) {
@@ -442,8 +449,16 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             rc = 3;
             break;
         }
-        if (!is_regular_blob(e.mode) || !source_is_analysable(e.path) ||
-            (excluded(cfg, e.path) && !named_explicitly(req, e.path)))
+        if (!is_regular_blob(e.mode))
+            continue;
+        bool analysed = source_is_analysable(e.path) &&
+                        (!excluded(cfg, e.path) || named_explicitly(req, e.path));
+        /* With --staged, what is not analysed but may be included is read
+         * from the index too: else a translation unit would see the working
+         * tree's copy, not the one being committed. */
+        bool context = !analysed && req->staged && e.stage == 0 &&
+                       (source_is_analysable(e.path) || source_is_includable(e.path));
+        if (!analysed && !context)
             continue;
         if (e.stage != 0) {
             /* A commit cannot be made with unmerged paths: say so once per path. */
@@ -483,6 +498,8 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             break;
         }
         free(abs_path);
+        if (got == 1 && context)
+            continue;   /* not analysed: a translation unit including it says so */
         if (got == 1) {
             /* A partial clone without this blob: every blob a commit
              * changes is local (git add wrote it), so this file is as the
@@ -493,7 +510,11 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
                         e.path);
             continue;
         }
-        add_content(snap, xstrdup(e.path), xasprintf("%s/%s", req->root, e.path), text, len);
+        char *abs = xasprintf("%s/%s", req->root, e.path);
+        if (context)
+            add_context(snap, xstrdup(e.path), abs, text, len);
+        else
+            add_content(snap, xstrdup(e.path), abs, text, len);
     }
     if (nmissing > 20)
         fprintf(stderr, "gpulint: note: ... and %zu more files not checked, not in this partial "
