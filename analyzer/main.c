@@ -132,6 +132,38 @@ static int explain_rule(const gl_config *cfg, const char *id)
     return EXIT_CLEAN;
 }
 
+/* The version, and the git hooks that come with this gpulint: where the
+ * hooks look for it (hooks/lib.sh: <prefix>/share/gpulint/hooks beside
+ * <prefix>/bin/gpulint once installed, .githooks/ beside build/ in a
+ * clone), so that the one setup command can be printed. */
+static void print_version(void)
+{
+    printf("gpulint %s\n", GPULINT_VERSION);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    const char *const layouts[] = {"%s/../share/gpulint/hooks", "%s/../.githooks"};
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        char *dir = xasprintf(layouts[i], exe);
+        char *hook = xasprintf("%s/pre-commit", dir);
+        char real[PATH_MAX];
+        bool found = access(hook, X_OK) == 0 && realpath(dir, real);
+        free(hook);
+        free(dir);
+        if (found) {
+            printf("hooks: %s (set up a repository: git config core.hooksPath %s)\n", real,
+                   real);
+            return;
+        }
+    }
+}
+
 /* Returns -1 to go on, or the exit code of an option that ends the run. */
 static int parse_options(int argc, char **argv, options *opt)
 {
@@ -219,7 +251,7 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->explain = optarg;
             break;
         case OPT_VERSION:
-            printf("gpulint %s\n", GPULINT_VERSION);
+            print_version();
             return EXIT_CLEAN;
         case 'h':
             fputs(USAGE, stdout);

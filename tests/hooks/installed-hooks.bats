@@ -38,6 +38,21 @@ setup() {
   [ -f "$PREFIX_DIR/share/gpulint/hooks/lib.sh" ] || fail "lib.sh not installed"
 }
 
+@test "gpulint --version names the installed hooks and the command that sets them up" {
+  run "$PREFIX_DIR/bin/gpulint" --version
+  assert_success
+  hooks=$(cd -P "$PREFIX_DIR/share/gpulint/hooks" && pwd)
+  assert_line "hooks: $hooks (set up a repository: git config core.hooksPath $hooks)"
+  # The command it prints, run as is, makes a commit checked.
+  cmd=${lines[1]#*set up a repository: }
+  cmd=${cmd%)}
+  eval "$cmd"
+  bad_c src/upload.c
+  git add src/upload.c
+  expect_blocked commit -m bad
+  assert_finding src/upload.c no-via-pinned
+}
+
 @test "with core.hooksPath at the installed hooks, a bad commit is blocked by the installed gpulint" {
   git config core.hooksPath "$PREFIX_DIR/share/gpulint/hooks"
   bad_c src/upload.c
