@@ -38,7 +38,7 @@ include layer/layer.mk
 include analyzer/analyzer.mk
 
 .PHONY: FORCE all layer analyzer tests check test-layer test-gpu test-analyzer \
-        test-hooks analyze bench install uninstall install-hooks clean deps help
+        test-hooks analyze bench bench-hooks install uninstall install-hooks clean deps help
 
 all: deps
 	@$(MAKE) --no-print-directory layer analyzer
@@ -50,7 +50,8 @@ help:
 	@echo "make layer      build build/libtlob.a and build/tlob (needs only CUDA)"
 	@echo "make analyzer   build build/gpulint"
 	@echo "make test-layer | test-gpu | test-analyzer | test-hooks"
-	@echo "make bench      layer benchmarks (needs a GPU)"
+	@echo "make bench      hook latency, then the layer benchmarks (need a GPU)"
+	@echo "make bench-hooks   hook latency only (scripts/bench-hooks.sh)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   |  make uninstall"
 	@echo "make install-hooks   point this clone's core.hooksPath at .githooks/"
 	@echo "  (any repository, after make install: git config core.hooksPath PREFIX/share/gpulint/hooks)"
@@ -85,6 +86,12 @@ analyze: deps
 	@$(MAKE) --no-print-directory analyzer
 	$(BUILD)/gpulint
 	@echo "analyze: no error findings (gpulint exit 0; warnings, if any, are listed above)"
+
+# The hook latency figures of docs/hooks.md; layer/layer.mk adds the layer's.
+bench: bench-hooks
+bench-hooks: deps
+	@$(MAKE) --no-print-directory analyzer
+	@scripts/bench-hooks.sh $(BUILD)/gpulint
 
 install-hooks:
 	git config core.hooksPath .githooks
