@@ -34,7 +34,7 @@ timed_commit() {
   git commit -q -m "$1" >/dev/null 2>"$tmp/commit.err" ||
     { echo "bench-hooks: commit '$1' failed:" >&2; cat "$tmp/commit.err" >&2; exit 1; }
   t1=$(now)
-  echo "$t1 - $t0" | bc
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
 # "min-max s (median m s) over N commits" of the numbers on stdin.
 summary() {
