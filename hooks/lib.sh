@@ -19,8 +19,8 @@ say() { printf '%s\n' "$@" >&2; }
 # Where gpulint is when these hooks come with it: installed by `make
 # install` (<prefix>/share/gpulint/hooks next to <prefix>/bin/gpulint), or
 # this repository's build/gpulint.
-if [ "${tool_root##*/}" = gpulint ] && [ "$(basename -- "$(dirname -- "$tool_root")")" = share ]; then
-  own_gpulint=$(dirname -- "$(dirname -- "$tool_root")")/bin/gpulint
+if [[ $tool_root == */share/gpulint ]]; then
+  own_gpulint=${tool_root%/share/gpulint}/bin/gpulint
 else
   own_gpulint=$tool_root/build/gpulint
 fi
@@ -182,7 +182,7 @@ entry_re='^clean-[0-9a-f]{64}(\.[0-9]+\.tmp)?$'
 # Sets cache_dir (empty: no cache this run). Once per hook run.
 cache_dir_known=
 choose_cache_dir() {
-  local dir top gitdir common real place
+  local dir real place
   [ -n "$cache_dir_known" ] && return 0
   cache_dir_known=1
   cache_dir=
@@ -200,11 +200,14 @@ choose_cache_dir() {
   fi
   # Never inside the repository: files written there would be untracked
   # files of the work tree, or would sit among git's own.
-  real=$(realpath -m -- "$dir") || return 0
-  top=$(git rev-parse --show-toplevel 2>/dev/null) && top=$(realpath -m -- "$top")
-  gitdir=$(git rev-parse --absolute-git-dir 2>/dev/null) && gitdir=$(realpath -m -- "$gitdir")
-  common=$(cd -- "$(git rev-parse --git-common-dir 2>/dev/null)" 2>/dev/null && pwd -P)
-  for place in "$top" "$gitdir" "$common"; do
+  # One git and one realpath: this runs on every commit.
+  local places=()
+  mapfile -t places < <(git rev-parse --show-toplevel --absolute-git-dir --git-common-dir 2>/dev/null ||
+                        git rev-parse --absolute-git-dir --git-common-dir 2>/dev/null)
+  mapfile -t places < <(realpath -m -- "$dir" ${places[@]+"${places[@]}"})
+  real=${places[0]:-}
+  [ -n "$real" ] || return 0
+  for place in "${places[@]:1}"; do
     [ -n "$place" ] || continue
     if [ "$real" = "$place" ] || [[ $real == "$place"/* ]]; then
       say "gpulint: note: the hook's result cache would be $real, inside this repository;" \
