@@ -37,3 +37,14 @@ $(BUILD)/tests/analyzer/unit_%: tests/analyzer/unit/%.c $(ANALYZER_LIB_OBJS)
 	    $(LIBCLANG_CFLAGS) -o $@ $< $(ANALYZER_LIB_OBJS) $(ANALYZER_LIBS) -lcmocka
 
 -include $(ANALYZER_OBJS:.o=.d) $(patsubst tests/analyzer/unit/%.c,$(BUILD)/obj/tests/unit_%.d,$(ANALYZER_UNIT_SRCS))
+
+# docs/rules.md's rule table and --explain blocks, from the registry
+# (scripts/rules-doc.sh); tests/analyzer/rules_doc.bats fails when they differ.
+.PHONY: rules-doc
+rules-doc: $(BUILD)/gpulint
+	scripts/rules-doc.sh $(BUILD)/gpulint docs/rules.md > docs/rules.md.tmp || \
+	    { rm -f docs/rules.md.tmp; exit 1; }
+	mv -f docs/rules.md.tmp docs/rules.md
+
+ANALYZER_SUITES += tests/analyzer/run-rules-doc
+ANALYZER_SUITES += tests/analyzer/run-layering

@@ -1,5 +1,6 @@
 /* gpulint: the command line. Parse options, load the config and the
- * snapshot, run the pipeline, print the report, exit with DESIGN.md's codes. */
+ * snapshot, run the pipeline, print the report, exit with the codes of
+ * util/exit_codes.h. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <limits.h>
@@ -10,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "findings/baseline.h"
 #include "input/compile_db.h"
 #include "config/config.h"
 #include "diag/diag.h"
@@ -19,10 +19,10 @@
 #include "pipeline.h"
 #include "report/report.h"
 #include "rules/rule.h"
-#include "version.h"
+#include "rules/run_rules.h"
+#include "util/exit_codes.h"
 #include "util/xalloc.h"
-
-enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
+#include "version.h"
 
 typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_GITHUB, FORMAT_SARIF } output_format;
 typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode;
@@ -92,43 +92,32 @@ static const char *severity_name(severity sev)
  * pattern row, each with the severity this config gives it. */
 static int list_rules(const gl_config *cfg)
 {
-    for (size_t i = 0; i < rule_registry_len; i++) {
-        const rule_def *r = rule_registry[i];
-        if (strcmp(r->id, "pattern") != 0) {
-            printf("%-22s %-8s %s\n", r->id,
-                   severity_name(config_severity(cfg, r->id, r->default_severity)), r->summary);
-            continue;
-        }
-        printf("%-22s %-8s %s\n", "pattern:<id>", severity_name(r->default_severity), r->summary);
-        for (size_t k = 0; k < cfg->npatterns; k++) {
-            const pattern_rule *p = &cfg->patterns[k];
-            char *id = xasprintf("pattern:%s", p->id);
-            printf("%-22s %-8s %s\n", id, severity_name(config_severity(cfg, id, r->default_severity)),
-                   p->message);
-            free(id);
-        }
-    }
+    run_rule_list rules = run_rules_build(cfg);
+    for (size_t i = 0; i < rules.n; i++)
+        printf("%-22s %-8s %s\n", rules.items[i].id, severity_name(rules.items[i].sev),
+               rules.items[i].summary);
+    run_rules_free(&rules);
     return EXIT_CLEAN;
 }
 
 /* --explain RULE; for a configured pattern, its regex and message first. */
 static int explain_rule(const gl_config *cfg, const char *id)
 {
-    const rule_def *r = rule_find(id);
-    bool generic_pattern = strcmp(id, "pattern") == 0 || strcmp(id, "pattern:<id>") == 0;
-    const pattern_rule *p = r && strncmp(id, "pattern:", 8) == 0 ? config_find_pattern(cfg, id) : NULL;
-    if (!r || (strncmp(id, "pattern:", 8) == 0 && !p && !generic_pattern)) {
+    run_rule_list rules = run_rules_build(cfg);
+    const run_rule *r = run_rules_find(&rules, id);
+    if (!r) {
         fprintf(stderr, "gpulint: unknown rule '%s' (gpulint --list-rules lists them)\n", id);
+        run_rules_free(&rules);
         return EXIT_USAGE;
     }
-    if (p)
-        printf("%s (severity: %s)\n%s\nregex: %s\n\n", id,
-               severity_name(config_severity(cfg, id, r->default_severity)), p->message, p->regex);
+    if (r->pattern)
+        printf("%s (severity: %s)\n%s\nregex: %s\n\n", r->id, severity_name(r->sev),
+               r->pattern->message, r->pattern->regex);
     else
-        printf("%s (default severity: %s)\n%s\n\n",
-               strcmp(r->id, "pattern") == 0 ? "pattern:<id>" : r->id,
-               severity_name(r->default_severity), r->summary);
-    fputs(r->explain, stdout);
+        printf("%s (default severity: %s)\n%s\n\n", r->id,
+               severity_name(r->def->default_severity), r->summary);
+    fputs(r->def->explain, stdout);
+    run_rules_free(&rules);
     return EXIT_CLEAN;
 }
 
@@ -293,7 +282,8 @@ static int load_staged_config(gl_config *cfg, const char *root)
         if (!same)
             fprintf(stderr, "gpulint: note: .gpulint.yaml differs from its staged version; "
                             "--staged uses the staged one\n");
-        if (config_load_text(cfg, text, len, ".gpulint.yaml (staged)", root, &error) != 0) {
+        if (config_load_text(cfg, text, len, ".gpulint.yaml (staged)", root, &error) != 0 ||
+            rules_check_config(cfg, &error) != 0) {
             fprintf(stderr, "%s\n", error);
             rc = EXIT_USAGE;
         }
@@ -332,7 +322,9 @@ static int load_config(gl_config *cfg, const options *opt, const char *root)
         shown = at_root || !root ? xstrdup(".gpulint.yaml") : xstrdup(path);
     }
     char *error = NULL;
-    int rc = config_load(cfg, path, shown, &error) == 0 ? 0 : EXIT_USAGE;
+    int rc = config_load(cfg, path, shown, &error) == 0 && rules_check_config(cfg, &error) == 0
+                 ? 0
+                 : EXIT_USAGE;
     if (rc)
         fprintf(stderr, "%s\n", error);
     free(error);
@@ -361,58 +353,32 @@ static void print_summary(const diag_finding *fs, size_t n, size_t files)
                 files == 1 ? "" : "s");
 }
 
-/* --baseline FILE, else the `baseline:` of the configuration: in every mode
- * (DESIGN.md, "Baselines"), so the hooks, CI and a plain run agree. With
- * --staged, a baseline inside the repository is the one the index records,
- * like the configuration itself. Returns 0, or -1 after saying why. */
-static int apply_baseline(const options *opt, const gl_config *cfg, const char *root,
-                          const snapshot *snap, diag_sink *sink, baseline_fixed **fixed,
-                          size_t *nfixed)
+/* A baseline named in .gpulint.yaml applies in every mode (DESIGN.md,
+ * "Baselines"), so the hooks, CI and a plain run agree. With --staged, one
+ * inside the repository is the one the index records, like the
+ * configuration itself: *name and *text (malloc'd) are set then; one
+ * outside the repository is read from disk later (*text stays NULL).
+ * Returns 0, or -1 after saying why (not staged, git failed). */
+static int read_staged_baseline(const char *path, const char *root, char **name, char **text,
+                                size_t *len)
 {
-    const char *path = opt->baseline ? opt->baseline : cfg->baseline;
     size_t rl = root ? strlen(root) : 0;
-    bool staged = opt->staged && !opt->baseline && root && strncmp(path, root, rl) == 0 &&
-                  path[rl] == '/';
+    if (!root || strncmp(path, root, rl) != 0 || path[rl] != '/')
+        return 0;
+    const char *rel = path + rl + 1;
     char *error = NULL;
-    int rc;
-    if (staged) {
-        const char *rel = path + rl + 1;
-        char *text = NULL;
-        size_t len = 0;
-        int found = inputs_read_staged(root, rel, &text, &len, &error);
-        if (found == 0)
-            error = xasprintf("the baseline '%s' named in .gpulint.yaml is not staged "
-                              "(git add it; CI reads the committed one)", rel);
-        char *shown = xasprintf("%s (staged)", rel);
-        rc = found == 1 ? baseline_apply_text(shown, text, len, snap, sink, fixed, nfixed, &error)
-                        : -1;
-        free(shown);
-        free(text);
-    } else {
-        rc = baseline_apply(path, snap, sink, fixed, nfixed, &error);
+    int found = inputs_read_staged(root, rel, text, len, &error);
+    if (found == 1) {
+        *name = xasprintf("%s (staged)", rel);
+        return 0;
     }
-    if (rc != 0) {
-        fprintf(stderr, "gpulint: error: %s\n", error);
-        free(error);
-    }
-    return rc;
-}
-
-/* --write-baseline: returns EXIT_CLEAN, or EXIT_USAGE when it cannot be written. */
-static int write_baseline(const char *path, const snapshot *snap, const diag_finding *fs, size_t n)
-{
-    char *error = NULL;
-    if (baseline_write(path, snap, fs, n, &error) != 0) {
-        fprintf(stderr, "gpulint: error: %s\n", error);
-        free(error);
-        return EXIT_USAGE;
-    }
-    size_t recorded = 0;
-    for (size_t i = 0; i < n; i++)
-        recorded += !fs[i].suppressed;
-    fprintf(stderr, "gpulint: wrote %zu finding%s to the baseline %s\n", recorded,
-            recorded == 1 ? "" : "s", path);
-    return EXIT_CLEAN;
+    if (found == 0)
+        error = xasprintf("the baseline '%s' named in .gpulint.yaml is not staged "
+                          "(git add it; CI reads the committed one)", rel);
+    fprintf(stderr, "gpulint: error: %s\n", error);
+    free(error);
+    *text = NULL;
+    return -1;
 }
 
 /* The report on stdout. Returns 0, or -1 when stdout could not be written. */
@@ -499,52 +465,50 @@ int main(int argc, char **argv)
         compile_db_free(db);
     }
 
-    diag_sink *sink = diag_sink_new();
-    str_list failures = {0};
-    int pipeline_rc = pipeline_run(&snap, &cfg, opt.jobs,
-                                   !opt.quiet && isatty(STDERR_FILENO), sink, &failures);
+    pipeline_options run = {
+        .jobs = opt.jobs,
+        .show_progress = !opt.quiet && isatty(STDERR_FILENO),
+        .baseline = opt.baseline ? opt.baseline : cfg.baseline,
+        .write_baseline = opt.write_baseline,
+    };
+    char *staged_baseline = NULL, *staged_baseline_name = NULL;
+    if (!opt.baseline && cfg.baseline && opt.staged &&
+        read_staged_baseline(cfg.baseline, root, &staged_baseline_name, &staged_baseline,
+                             &run.baseline_len) != 0) {
+        snapshot_free(&snap);
+        config_free(&cfg);
+        free(root);
+        return EXIT_USAGE;
+    }
+    if (staged_baseline) {
+        run.baseline = staged_baseline_name;
+        run.baseline_text = staged_baseline;
+    }
+    pipeline_result result;
+    int exit_code = pipeline_run(&snap, &cfg, &run, &result);
 
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
-    int exit_code = EXIT_CLEAN;
-    if (opt.write_baseline)
-        exit_code = write_baseline(opt.write_baseline, &snap, fs, n);
-    baseline_fixed *fixed = NULL;
-    size_t nfixed = 0;
-    bool baseline_active = opt.baseline || cfg.baseline;
-    if (baseline_active && apply_baseline(&opt, &cfg, root, &snap, sink, &fixed, &nfixed) != 0)
-        exit_code = EXIT_USAGE;
-    /* Writing a baseline accepts what it recorded: only errors fail it. */
-    for (size_t i = 0; i < n && !opt.write_baseline; i++)
-        if (finding_is_reported(&fs[i]) && fs[i].sev == SEV_ERROR && exit_code == EXIT_CLEAN)
-            exit_code = EXIT_FINDINGS;
-    if (pipeline_rc)
-        exit_code = EXIT_INTERNAL;
-
-    /* A baseline that could not be read or written was reported above. */
+    /* A baseline that could not be read or written was said on stderr. */
     if (exit_code != EXIT_USAGE) {
         report_input in = {
             .snap = &snap,
             .cfg = &cfg,
-            .findings = fs,
-            .nfindings = n,
+            .findings = result.findings.items,
+            .nfindings = result.findings.n,
             .files_analyzed = snap.nfiles,
             .color = use_color(opt.color),
             .exit_code = exit_code,
-            .failures = &failures,
-            .baseline_active = baseline_active,
-            .fixed = fixed,
-            .nfixed = nfixed,
+            .failures = &result.failures,
+            .baseline_active = run.baseline != NULL,
+            .fixed = result.fixed,
+            .nfixed = result.nfixed,
         };
         if (write_report(opt.format, &in) != 0)
             exit_code = EXIT_INTERNAL;
     }
 
-    for (size_t i = 0; i < failures.n; i++)
-        free(failures.items[i]);
-    free(failures.items);
-    baseline_fixed_free(fixed, nfixed);
-    diag_sink_free(sink);
+    pipeline_result_free(&result);
+    free(staged_baseline);
+    free(staged_baseline_name);
     snapshot_free(&snap);
     config_free(&cfg);
     free(root);

@@ -6,15 +6,15 @@
 #include <string.h>
 
 #include "extract/extract.h"
-#include "util/progress.h"
-#include "rules/rule.h"
 #include "findings/suppress.h"
+#include "rules/rule.h"
+#include "util/exit_codes.h"
+#include "util/progress.h"
 #include "util/xalloc.h"
 
 typedef struct {
     const snapshot *snap;
     const gl_config *cfg;
-    diag_sink *sink;
     file_facts **facts;
     char **errors;          /* errors[i]: why file i has no facts */
     size_t next;            /* the next file to extract, under lock */
@@ -32,7 +32,7 @@ static void *extract_worker(void *arg)
         if (i >= ex->snap->nfiles)
             return NULL;
         char *error = NULL;
-        ex->facts[i] = facts_extract(ex->snap, i, ex->cfg, ex->sink, &error);
+        ex->facts[i] = facts_extract(ex->snap, i, ex->cfg, &error);
         if (!ex->facts[i])
             ex->errors[i] = error ? error : xstrdup("libclang could not parse it");
         else
@@ -59,51 +59,28 @@ static void run_extraction(extraction *ex, int jobs)
     free(threads);
 }
 
-static bool rule_applies_here(const diag_finding *f, void *vcfg)
-{
-    return config_rule_applies(vcfg, f->rule, f->file);
-}
-
-/* Severity from the config, else the pattern's, else the registry default. */
-static void assign_severities(diag_sink *sink, const gl_config *cfg)
-{
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
-    for (size_t i = 0; i < n; i++) {
-        const rule_def *def = rule_find(fs[i].rule);
-        severity fallback = def ? def->default_severity : SEV_ERROR;
-        fs[i].sev = config_severity(cfg, fs[i].rule, fallback);
-    }
-}
-
 static void fail(str_list *failures, const char *message)
 {
     fprintf(stderr, "gpulint: error: %s\n", message);
     str_list_push(failures, message);
 }
 
-int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progress,
-                 diag_sink *sink, str_list *failures)
+/* Extraction (after facts_global_init), then every rule: *found is what the
+ * rules reported (sorted). Returns false when a file could not be analysed
+ * (said in *failures). */
+static bool find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                 str_list *failures, diag_list *found)
 {
-    char *error = NULL;
-    if (facts_global_init(cfg, &error) != 0) {
-        char *message = xasprintf("internal error: %s", error ? error : "extraction setup failed");
-        fail(failures, message);
-        free(message);
-        free(error);
-        return 3;
-    }
-    int rc = 0;
+    bool all_analysed = true;
     extraction ex = {
         .snap = snap,
         .cfg = cfg,
-        .sink = sink,
         .facts = xcalloc(snap->nfiles, sizeof(file_facts *)),
         .errors = xcalloc(snap->nfiles, sizeof(char *)),
     };
     pthread_mutex_init(&ex.lock, NULL);
-    ex.progress = progress_start(snap->nfiles, show_progress);
-    run_extraction(&ex, jobs);
+    ex.progress = progress_start(snap->nfiles, opt->show_progress);
+    run_extraction(&ex, opt->jobs);
     progress_finish(ex.progress);
     pthread_mutex_destroy(&ex.lock);
 
@@ -117,26 +94,128 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progr
         fail(failures, ex.errors[i]);
         free(ex.errors[i]);
         snapshot_remove(snap, kept);
-        rc = 3;
+        all_analysed = false;
     }
 
+    diag_sink *sink = diag_sink_new();
     analysis a = {.snap = snap, .facts = ex.facts, .cfg = cfg};
     for (size_t r = 0; r < rule_registry_len; r++)
         if (rule_registry[r]->check)
             rule_registry[r]->check(&a, sink);
+    *found = diag_sink_take(sink);
+    diag_sink_free(sink);
 
     for (size_t i = 0; i < snap->nfiles; i++)
         facts_free(ex.facts[i]);
     free(ex.facts);
     free(ex.errors);
     facts_global_cleanup();
+    return all_analysed;
+}
 
-    diag_filter(sink, rule_applies_here, (void *)cfg);
-    diag_sort_unique(sink);
-    suppressions_apply(snap, cfg, sink);
-    /* The suppression meta-rules were just reported: they obey the config too. */
-    diag_filter(sink, rule_applies_here, (void *)cfg);
-    assign_severities(sink, cfg);
-    diag_sort_unique(sink);
-    return rc;
+/* The config stage: the findings of rules the config applies to their file. */
+static diag_list applicable(const diag_list *found, const gl_config *cfg)
+{
+    diag_sink *out = diag_sink_new();
+    for (size_t i = 0; i < found->n; i++)
+        if (config_rule_applies(cfg, found->items[i].rule, found->items[i].file))
+            diag_add_copy(out, &found->items[i]);
+    diag_list kept = diag_sink_take(out);
+    diag_sink_free(out);
+    return kept;
+}
+
+/* Severity from the config, else the pattern's, else the registry default. */
+static void assign_severities(diag_list *list, const gl_config *cfg)
+{
+    for (size_t i = 0; i < list->n; i++) {
+        diag_finding *f = &list->items[i];
+        const rule_def *def = rule_find(f->rule);
+        f->sev = config_severity(cfg, f->rule, def ? def->default_severity : SEV_ERROR);
+    }
+}
+
+/* --write-baseline: false (said on stderr) when the file cannot be written. */
+static bool write_baseline(const char *path, const snapshot *snap, const diag_list *list)
+{
+    char *error = NULL;
+    if (baseline_write(path, snap, list->items, list->n, &error) != 0) {
+        fprintf(stderr, "gpulint: error: %s\n", error);
+        free(error);
+        return false;
+    }
+    size_t recorded = 0;
+    for (size_t i = 0; i < list->n; i++)
+        recorded += !list->items[i].suppressed;
+    fprintf(stderr, "gpulint: wrote %zu finding%s to the baseline %s\n", recorded,
+            recorded == 1 ? "" : "s", path);
+    return true;
+}
+
+/* Replace *list by next, the list a stage made of it. */
+static void advance(diag_list *list, diag_list next)
+{
+    diag_list_free(list);
+    *list = next;
+}
+
+int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                 pipeline_result *out)
+{
+    *out = (pipeline_result){0};
+    diag_list *list = &out->findings;
+    bool failed = false;
+    char *error = NULL;
+    if (facts_global_init(cfg, &error) != 0) {
+        /* Nothing was analysed: no findings to judge, only the baseline's. */
+        char *message = xasprintf("internal error: %s", error ? error : "extraction setup failed");
+        fail(&out->failures, message);
+        free(message);
+        free(error);
+        failed = true;
+    } else {
+        failed = !find(snap, cfg, opt, &out->failures, list);
+        advance(list, applicable(list, cfg));
+        advance(list, suppressions_apply(snap, cfg, list));
+        assign_severities(list, cfg);
+    }
+
+    bool baseline_ok = !opt->write_baseline || write_baseline(opt->write_baseline, snap, list);
+    if (opt->baseline) {
+        diag_list marked;
+        error = NULL;
+        int rc = opt->baseline_text
+                     ? baseline_apply_text(opt->baseline, opt->baseline_text, opt->baseline_len,
+                                           snap, list, &marked, &out->fixed, &out->nfixed,
+                                           &error)
+                     : baseline_apply(opt->baseline, snap, list, &marked, &out->fixed,
+                                      &out->nfixed, &error);
+        if (rc == 0) {
+            advance(list, marked);
+        } else {
+            fprintf(stderr, "gpulint: error: %s\n", error);
+            free(error);
+            baseline_ok = false;
+        }
+    }
+
+    if (failed)
+        return EXIT_INTERNAL;
+    if (!baseline_ok)
+        return EXIT_USAGE;
+    /* Writing a baseline accepts what it recorded: only failures fail it. */
+    for (size_t i = 0; i < list->n && !opt->write_baseline; i++)
+        if (finding_is_reported(&list->items[i]) && list->items[i].sev == SEV_ERROR)
+            return EXIT_FINDINGS;
+    return EXIT_CLEAN;
+}
+
+void pipeline_result_free(pipeline_result *result)
+{
+    diag_list_free(&result->findings);
+    baseline_fixed_free(result->fixed, result->nfixed);
+    for (size_t i = 0; i < result->failures.n; i++)
+        free(result->failures.items[i]);
+    free(result->failures.items);
+    *result = (pipeline_result){0};
 }

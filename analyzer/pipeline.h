@@ -1,6 +1,9 @@
-/* The analysis of one snapshot: extraction in parallel, then every rule over
- * the facts of the whole snapshot, then the config's filtering and severities
- * and the suppressions. What is left in the sink is what the reporters print. */
+/* The analysis of one snapshot, stage by stage: extraction in parallel, then
+ * every rule over the facts of the whole snapshot (into the one sink,
+ * diag/diag.h), then stages that each read the list the one before made and
+ * build a new one: the config's filtering, the suppressions, the baseline
+ * (the severities are set before it). What comes out is what the reporters
+ * print. */
 #ifndef GPULINT_PIPELINE_H
 #define GPULINT_PIPELINE_H
 
@@ -8,14 +11,39 @@
 
 #include "config/config.h"
 #include "diag/diag.h"
+#include "findings/baseline.h"
 #include "input/source.h"
 
-/* Analyse snap with `jobs` extraction threads, with a progress line on stderr
- * when show_progress (see util/progress.h). Files libclang cannot turn into
- * a translation unit, and internal errors, are described in *failures (one
- * message each, also printed on stderr); such files are removed from snap and
- * the rules see the rest. Returns 0, or 3 when there was any failure. */
-int pipeline_run(snapshot *snap, const gl_config *cfg, int jobs, bool show_progress,
-                 diag_sink *sink, str_list *failures);
+typedef struct {
+    int jobs;                     /* extraction threads */
+    bool show_progress;           /* a progress line on stderr (util/progress.h) */
+    const char *baseline;         /* --baseline FILE, the config's `baseline:`, or NULL */
+    /* The baseline's text when it comes from the index (--staged), with
+     * `baseline` naming it in messages; NULL: read the file `baseline`. */
+    const char *baseline_text;
+    size_t baseline_len;
+    const char *write_baseline;   /* --write-baseline FILE, or NULL */
+} pipeline_options;
+
+typedef struct {
+    diag_list findings;      /* sorted, severities set, suppressed / in_baseline marked */
+    baseline_fixed *fixed;   /* --baseline: its entries no finding matched any more */
+    size_t nfixed;
+    str_list failures;       /* files not analysed and internal errors, one message each */
+} pipeline_result;
+
+/* Analyse snap into *out. Files libclang cannot turn into a translation
+ * unit, and internal errors, are described in out->failures (also printed
+ * on stderr); such files are removed from snap and the rules see the rest.
+ * With opt->write_baseline, the findings not suppressed are written there
+ * (before --baseline marks any) and do not fail the run. Returns the exit
+ * status (util/exit_codes.h): EXIT_INTERNAL when there was any failure, else
+ * EXIT_USAGE when the baseline could not be read or written (said on
+ * stderr), else EXIT_FINDINGS when a reported finding is an error, else
+ * EXIT_CLEAN. */
+int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                 pipeline_result *out);
+
+void pipeline_result_free(pipeline_result *result);
 
 #endif

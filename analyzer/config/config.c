@@ -14,7 +14,6 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "rules/rule.h"
 #include "util/xalloc.h"
 #include "util/glob.h"
 
@@ -44,6 +43,7 @@ void config_init_defaults(gl_config *cfg)
 void config_free(gl_config *cfg)
 {
     free(cfg->path);
+    free(cfg->shown_path);
     for (size_t i = 0; i < cfg->nrules; i++) {
         free(cfg->rules[i].id);
         str_list_free(&cfg->rules[i].include);
@@ -84,13 +84,6 @@ const pattern_rule *config_find_pattern(const gl_config *cfg, const char *id)
         if (strcmp(cfg->patterns[i].id, id) == 0)
             return &cfg->patterns[i];
     return NULL;
-}
-
-bool config_knows_rule(const gl_config *cfg, const char *id)
-{
-    if (strncmp(id, "pattern:", 8) == 0)
-        return config_find_pattern(cfg, id) != NULL;
-    return rule_find(id) != NULL;
 }
 
 severity config_severity(const gl_config *cfg, const char *rule, severity fallback)
@@ -252,25 +245,16 @@ static int rule_setting(loader *ld, yaml_node_t *key, yaml_node_t *value, void *
     return fail_at(ld, &key->start_mark, "unknown key '%s' in %s", k, ctx->where);
 }
 
-/* Marks of the `rules:` ids, checked once the patterns are known (a
- * `pattern:<id>` entry may come before `patterns:` in the file). */
-typedef struct {
-    gl_config *cfg;
-    yaml_mark_t *rule_marks;
-} top_ctx;
-
 static int rule_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
 {
-    top_ctx *top = vctx;
-    gl_config *cfg = top->cfg;
+    gl_config *cfg = vctx;
     cfg->rules = xrealloc(cfg->rules, (cfg->nrules + 1) * sizeof *cfg->rules);
-    top->rule_marks = xrealloc(top->rule_marks, (cfg->nrules + 1) * sizeof *top->rule_marks);
-    rule_config *rc = &cfg->rules[cfg->nrules];
+    rule_config *rc = &cfg->rules[cfg->nrules++];
     memset(rc, 0, sizeof *rc);
     rc->id = xstrdup(scalar(key));
     rc->enabled = true;
-    top->rule_marks[cfg->nrules] = key->start_mark;
-    cfg->nrules++;
+    rc->line = key->start_mark.line + 1;
+    rc->column = key->start_mark.column + 1;
     char *where = xasprintf("rules.%s", rc->id);
     rule_ctx ctx = {rc, where};
     int r = for_each_pair(ld, value, where, rule_setting, &ctx);
@@ -386,11 +370,10 @@ static void absolutise(str_list *dirs, const char *base_dir)
 
 static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
 {
-    top_ctx *top = vctx;
-    gl_config *cfg = top->cfg;
+    gl_config *cfg = vctx;
     const char *k = scalar(key);
     if (strcmp(k, "rules") == 0)
-        return for_each_pair(ld, value, "rules", rule_entry, top);
+        return for_each_pair(ld, value, "rules", rule_entry, cfg);
     if (strcmp(k, "patterns") == 0)
         return parse_patterns(ld, value, cfg);
     if (strcmp(k, "hot") == 0)
@@ -425,16 +408,7 @@ static int load_document(loader *ld, gl_config *cfg)
     yaml_node_t *root = yaml_document_get_root_node(ld->doc);
     if (!root)
         return 0;   /* an empty file: the defaults */
-    top_ctx top = {cfg, NULL};
-    int r = for_each_pair(ld, root, "the top level", top_entry, &top);
-    for (size_t i = 0; r == 0 && i < cfg->nrules; i++)
-        if (!config_knows_rule(cfg, cfg->rules[i].id))
-            r = fail_at(ld, &top.rule_marks[i], "unknown rule '%s' in rules%s", cfg->rules[i].id,
-                        strncmp(cfg->rules[i].id, "pattern:", 8) == 0
-                            ? " (no pattern with that id under patterns:)"
-                            : " (gpulint --list-rules lists them)");
-    free(top.rule_marks);
-    return r;
+    return for_each_pair(ld, root, "the top level", top_entry, cfg);
 }
 
 /* Parse the YAML the parser is set up to read into cfg. */
@@ -468,6 +442,7 @@ int config_load(gl_config *cfg, const char *path, const char *shown_path, char *
     char *dir_copy = xstrdup(realpath(path, resolved) ? resolved : path);
     loader ld = {.shown_path = shown_path, .base_dir = dirname(dir_copy)};
     cfg->path = xstrdup(path);
+    cfg->shown_path = xstrdup(shown_path);
 
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
@@ -484,6 +459,7 @@ int config_load_text(gl_config *cfg, const char *text, size_t len, const char *s
 {
     loader ld = {.shown_path = shown_path, .base_dir = base_dir};
     cfg->path = xstrdup(shown_path);
+    cfg->shown_path = xstrdup(shown_path);
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -40,6 +40,8 @@ typedef struct {
     bool enabled;
     severity sev;        /* SEV_NONE: the registry default */
     str_list include, exclude;
+    size_t line, column; /* of its key in the file (1-based), for the check
+                            that the rule exists (rules/run_rules.c) */
 } rule_config;
 
 typedef struct {
@@ -52,6 +54,7 @@ typedef struct {
 
 typedef struct {
     char *path;          /* the config file, or NULL for defaults */
+    char *shown_path;    /* how errors name it */
     rule_config *rules;
     size_t nrules;
     pattern_rule *patterns;
@@ -76,7 +79,8 @@ void config_init_defaults(gl_config *cfg);
 /* Load a .gpulint.yaml over the defaults. `shown_path` is how the file is
  * named in errors. Relative paths in it (include-dirs) are relative to the
  * file's directory. Returns 0, or -1 with *error = "FILE:LINE:COL: error:
- * ..." (malloc'd; exit 2). */
+ * ..." (malloc'd; exit 2). Whether the `rules:` keys name rules that exist
+ * is the rules' to say: rules_check_config (rules/run_rules.h). */
 int config_load(gl_config *cfg, const char *path, const char *shown_path, char **error);
 
 /* The same from text in memory (the staged .gpulint.yaml of --staged), with
@@ -95,10 +99,6 @@ const pattern_rule *config_find_pattern(const gl_config *cfg, const char *id);
 /* A rule's severity: `rules:` entry, else the pattern's own, else `fallback`
  * (the registry default). */
 severity config_severity(const gl_config *cfg, const char *rule, severity fallback);
-
-/* Whether `id` names a rule of this run: a registry row, or "pattern:<id>" of
- * a pattern the config defines. */
-bool config_knows_rule(const gl_config *cfg, const char *id);
 
 void str_list_push(str_list *list, const char *s);
 

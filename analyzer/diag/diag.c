@@ -9,7 +9,7 @@
 #include "util/xalloc.h"
 
 struct diag_sink {
-    pthread_mutex_t lock;   /* extraction workers report concurrently */
+    pthread_mutex_t lock;   /* diag_report is thread-safe (diag/diag.h) */
     diag_finding *items;
     size_t n, cap;
 };
@@ -33,11 +33,21 @@ void diag_sink_free(diag_sink *sink)
 {
     if (!sink)
         return;
-    for (size_t i = 0; i < sink->n; i++)
-        finding_free(&sink->items[i]);
-    free(sink->items);
+    diag_list left = {.items = sink->items, .n = sink->n};
+    diag_list_free(&left);
     pthread_mutex_destroy(&sink->lock);
     free(sink);
+}
+
+static void sink_push(diag_sink *sink, diag_finding f)
+{
+    pthread_mutex_lock(&sink->lock);
+    if (sink->n == sink->cap) {
+        sink->cap = sink->cap ? sink->cap * 2 : 64;
+        sink->items = xrealloc(sink->items, sink->cap * sizeof *sink->items);
+    }
+    sink->items[sink->n++] = f;
+    pthread_mutex_unlock(&sink->lock);
 }
 
 void diag_vreport(diag_sink *sink, const char *rule, const char *file,
@@ -46,20 +56,13 @@ void diag_vreport(diag_sink *sink, const char *rule, const char *file,
     char *message;
     if (vasprintf(&message, fmt, ap) < 0)
         message = xstrdup("(message lost: out of memory)");
-    diag_finding f = {
+    sink_push(sink, (diag_finding){
         .rule = xstrdup(rule),
         .file = xstrdup(file),
         .message = message,
         .line = line,
         .col = col,
-    };
-    pthread_mutex_lock(&sink->lock);
-    if (sink->n == sink->cap) {
-        sink->cap = sink->cap ? sink->cap * 2 : 64;
-        sink->items = xrealloc(sink->items, sink->cap * sizeof *sink->items);
-    }
-    sink->items[sink->n++] = f;
-    pthread_mutex_unlock(&sink->lock);
+    });
 }
 
 void diag_report(diag_sink *sink, const char *rule, const char *file,
@@ -71,22 +74,14 @@ void diag_report(diag_sink *sink, const char *rule, const char *file,
     va_end(ap);
 }
 
-diag_finding *diag_findings(diag_sink *sink, size_t *count)
+void diag_add_copy(diag_sink *sink, const diag_finding *f)
 {
-    *count = sink->n;
-    return sink->items;
-}
-
-void diag_filter(diag_sink *sink, bool (*keep)(const diag_finding *f, void *ctx), void *ctx)
-{
-    size_t out = 0;
-    for (size_t i = 0; i < sink->n; i++) {
-        if (keep(&sink->items[i], ctx))
-            sink->items[out++] = sink->items[i];
-        else
-            finding_free(&sink->items[i]);
-    }
-    sink->n = out;
+    diag_finding copy = *f;
+    copy.rule = xstrdup(f->rule);
+    copy.file = xstrdup(f->file);
+    copy.message = xstrdup(f->message);
+    copy.suppress_reason = f->suppress_reason ? xstrdup(f->suppress_reason) : NULL;
+    sink_push(sink, copy);
 }
 
 static int compare_findings(const void *pa, const void *pb)
@@ -104,17 +99,30 @@ static int compare_findings(const void *pa, const void *pb)
     return strcmp(a->message, b->message);
 }
 
-void diag_sort_unique(diag_sink *sink)
+diag_list diag_sink_take(diag_sink *sink)
 {
-    if (sink->n == 0)
-        return;
-    qsort(sink->items, sink->n, sizeof *sink->items, compare_findings);
+    diag_list list = {.items = sink->items, .n = sink->n};
+    sink->items = NULL;
+    sink->n = sink->cap = 0;
+    if (list.n == 0)
+        return list;
+    qsort(list.items, list.n, sizeof *list.items, compare_findings);
     size_t out = 1;
-    for (size_t i = 1; i < sink->n; i++) {
-        if (compare_findings(&sink->items[out - 1], &sink->items[i]) == 0)
-            finding_free(&sink->items[i]);
+    for (size_t i = 1; i < list.n; i++) {
+        if (compare_findings(&list.items[out - 1], &list.items[i]) == 0)
+            finding_free(&list.items[i]);
         else
-            sink->items[out++] = sink->items[i];
+            list.items[out++] = list.items[i];
     }
-    sink->n = out;
+    list.n = out;
+    return list;
+}
+
+void diag_list_free(diag_list *list)
+{
+    for (size_t i = 0; i < list->n; i++)
+        finding_free(&list->items[i]);
+    free(list->items);
+    list->items = NULL;
+    list->n = 0;
 }

@@ -72,14 +72,6 @@ static struct {
     bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
 } g;
 
-char *cx_take(CXString s)
-{
-    const char *c = clang_getCString(s);
-    char *r = xstrdup(c ? c : "");
-    clang_disposeString(s);
-    return r;
-}
-
 static int mkdir_p(const char *path)
 {
     char *p = xstrdup(path);
@@ -565,20 +557,6 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
         arg_add(a, src->args[i]);
 }
 
-bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
-{
-    CXFile file;
-    unsigned line, col;
-    clang_getExpansionLocation(clang_getCursorLocation(c), &file, &line, &col, NULL);
-    if (!file || !clang_File_isEqual(file, ctx->main_file))
-        return false;
-    if (loc) {
-        loc->line = line;
-        loc->col = col;
-    }
-    return true;
-}
-
 static bool in_device_body(const walk_ctx *ctx, unsigned offset)
 {
     for (size_t i = 0; i < ctx->n_device_bodies; i++)
@@ -587,9 +565,8 @@ static bool in_device_body(const walk_ctx *ctx, unsigned offset)
     return false;
 }
 
-/* Compiler errors in the main file become facts (reported as parse-error
- * findings by facts_extract, also when the facts come from the cache),
- * except inside device code (walk_ctx). Errors inside included headers are
+/* Compiler errors in the main file become facts (rules/parse_error.c
+ * reports them), except inside device code (walk_ctx). Errors inside included headers are
  * the header's own findings when it is part of the snapshot. */
 static void collect_parse_errors(walk_ctx *ctx)
 {
@@ -611,13 +588,6 @@ static void collect_parse_errors(walk_ctx *ctx)
         }
         clang_disposeDiagnostic(d);
     }
-}
-
-static void report_parse_errors(const file_facts *f, const source_file *src, diag_sink *sink)
-{
-    for (size_t i = 0; sink && i < f->n_parse_errors; i++)
-        diag_report(sink, "parse-error", src->path, f->parse_errors[i].loc.line,
-                    f->parse_errors[i].loc.col, "%s", f->parse_errors[i].message);
 }
 
 static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
@@ -657,14 +627,13 @@ static const char *cx_error_text(enum CXErrorCode rc)
 }
 
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
-                          diag_sink *sink, char **error)
+                          char **error)
 {
     const source_file *src = &snap->files[index];
     char *cache_key = g.facts_dir ? facts_cache_key(g.identity, snap, src, cfg) : NULL;
     file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, snap) : NULL;
     if (cached) {
         free(cache_key);
-        report_parse_errors(cached, src, sink);
         return cached;
     }
     size_t nunsaved = snap->nfiles + snap->ncontext;
@@ -704,7 +673,6 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
-    report_parse_errors(facts, src, sink);
     if (cache_key) {
         fact_strs included = { 0 };
         clang_getInclusions(tu, note_inclusion, &included);
@@ -717,61 +685,4 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(cx_index);
     return facts;
-}
-
-static void strs_free(fact_strs *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->items[i]);
-    free(s->items);
-}
-
-void facts_free(file_facts *f)
-{
-    if (!f)
-        return;
-    for (size_t i = 0; i < f->n_functions; i++) {
-        free(f->functions[i].name);
-        free(f->functions[i].usr);
-        free(f->functions[i].result);
-        strs_free(&f->functions[i].params);
-        strs_free(&f->functions[i].type_param_spellings);
-        strs_free(&f->functions[i].type_param_names);
-    }
-    for (size_t i = 0; i < f->n_launches; i++) {
-        free(f->launches[i].kernel_name);
-        free(f->launches[i].kernel_usr);
-        strs_free(&f->launches[i].arg_types);
-    }
-    for (size_t i = 0; i < f->n_copies; i++)
-        free(f->copies[i].callee);
-    for (size_t i = 0; i < f->n_calls; i++) {
-        free(f->calls[i].caller_usr);
-        free(f->calls[i].callee_usr);
-        free(f->calls[i].callee_name);
-    }
-    for (size_t i = 0; i < f->n_float_loops; i++) {
-        free(f->float_loops[i].function_usr);
-        free(f->float_loops[i].via);
-    }
-    for (size_t i = 0; i < f->n_doc_params; i++) {
-        free(f->doc_params[i].function_name);
-        free(f->doc_params[i].param_name);
-    }
-    for (size_t i = 0; i < f->n_unchecked; i++)
-        free(f->unchecked[i].callee);
-    for (size_t i = 0; i < f->n_hidden_names; i++)
-        free(f->hidden_names[i].name);
-    for (size_t i = 0; i < f->n_parse_errors; i++)
-        free(f->parse_errors[i].message);
-    free(f->functions);
-    free(f->launches);
-    free(f->copies);
-    free(f->calls);
-    free(f->float_loops);
-    free(f->doc_params);
-    free(f->unchecked);
-    free(f->hidden_names);
-    free(f->parse_errors);
-    free(f);
 }

@@ -85,8 +85,9 @@ static int compare_fixed(const void *pa, const void *pb)
     return strcmp(a->message, b->message);
 }
 
-static int apply_document(json_t *doc, const char *path, const snapshot *snap, diag_sink *sink,
-                          baseline_fixed **fixed, size_t *nfixed, char **error);
+static int apply_document(json_t *doc, const char *path, const snapshot *snap,
+                          const diag_list *found, diag_list *marked, baseline_fixed **fixed,
+                          size_t *nfixed, char **error);
 
 static char *load_error(const char *path, const json_error_t *jerr)
 {
@@ -95,8 +96,8 @@ static char *load_error(const char *path, const json_error_t *jerr)
                           : xasprintf("cannot read the baseline '%s': %s", path, jerr->text);
 }
 
-int baseline_apply(const char *path, const snapshot *snap, diag_sink *sink, baseline_fixed **fixed,
-                   size_t *nfixed, char **error)
+int baseline_apply(const char *path, const snapshot *snap, const diag_list *found,
+                   diag_list *marked, baseline_fixed **fixed, size_t *nfixed, char **error)
 {
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
@@ -104,11 +105,12 @@ int baseline_apply(const char *path, const snapshot *snap, diag_sink *sink, base
         *error = load_error(path, &jerr);
         return -1;
     }
-    return apply_document(doc, path, snap, sink, fixed, nfixed, error);
+    return apply_document(doc, path, snap, found, marked, fixed, nfixed, error);
 }
 
 int baseline_apply_text(const char *shown, const char *text, size_t len, const snapshot *snap,
-                        diag_sink *sink, baseline_fixed **fixed, size_t *nfixed, char **error)
+                        const diag_list *found, diag_list *marked, baseline_fixed **fixed,
+                        size_t *nfixed, char **error)
 {
     json_error_t jerr;
     json_t *doc = json_loadb(text, len, 0, &jerr);
@@ -116,12 +118,13 @@ int baseline_apply_text(const char *shown, const char *text, size_t len, const s
         *error = load_error(shown, &jerr);
         return -1;
     }
-    return apply_document(doc, shown, snap, sink, fixed, nfixed, error);
+    return apply_document(doc, shown, snap, found, marked, fixed, nfixed, error);
 }
 
 /* Takes the reference to doc. */
-static int apply_document(json_t *doc, const char *path, const snapshot *snap, diag_sink *sink,
-                          baseline_fixed **fixed, size_t *nfixed, char **error)
+static int apply_document(json_t *doc, const char *path, const snapshot *snap,
+                          const diag_list *found, diag_list *marked, baseline_fixed **fixed,
+                          size_t *nfixed, char **error)
 {
     json_t *list = json_object_get(doc, "findings");
     if (json_integer_value(json_object_get(doc, "baseline_format")) != BASELINE_FORMAT ||
@@ -146,19 +149,22 @@ static int apply_document(json_t *doc, const char *path, const snapshot *snap, d
     }
     qsort(entries, n, sizeof *entries, compare_entries);
 
-    size_t count;
-    diag_finding *fs = diag_findings(sink, &count);
-    for (size_t i = 0; i < count; i++) {
-        if (!finding_is_reported(&fs[i]))
-            continue;
-        char key[65];
-        finding_key(snap, &fs[i], key);
-        baseline_entry *match = find_unmatched(entries, n, key);
-        if (match) {
-            match->matched = true;
-            fs[i].in_baseline = true;
+    diag_sink *out = diag_sink_new();
+    for (size_t i = 0; i < found->n; i++) {
+        diag_finding f = found->items[i];
+        if (finding_is_reported(&f)) {
+            char key[65];
+            finding_key(snap, &f, key);
+            baseline_entry *match = find_unmatched(entries, n, key);
+            if (match) {
+                match->matched = true;
+                f.in_baseline = true;
+            }
         }
+        diag_add_copy(out, &f);
     }
+    *marked = diag_sink_take(out);
+    diag_sink_free(out);
 
     *fixed = NULL;
     *nfixed = 0;

@@ -24,17 +24,19 @@ typedef struct {
 int baseline_write(const char *path, const snapshot *snap, const diag_finding *fs, size_t n,
                    char **error);
 
-/* Load path and mark the sink's reported findings it matches. The entries no
- * finding matched go to *fixed (malloc'd, *nfixed of them, sorted by file,
- * line, rule and message). Returns 0, or -1
- * with *error (unreadable or malformed file). */
-int baseline_apply(const char *path, const snapshot *snap, diag_sink *sink, baseline_fixed **fixed,
-                   size_t *nfixed, char **error);
+/* The baseline stage: load path and make *marked, the findings of `found`
+ * (sorted) with the reported ones it matches marked in_baseline. The entries
+ * no finding matched go to *fixed (malloc'd, *nfixed of them, sorted by
+ * file, line, rule and message). `found` is left as it was. Returns 0, or -1
+ * with *error (unreadable or malformed file) and nothing made. */
+int baseline_apply(const char *path, const snapshot *snap, const diag_list *found,
+                   diag_list *marked, baseline_fixed **fixed, size_t *nfixed, char **error);
 
 /* The same from text in memory (a baseline read from the index, for
  * --staged); `shown` names it in errors. */
 int baseline_apply_text(const char *shown, const char *text, size_t len, const snapshot *snap,
-                        diag_sink *sink, baseline_fixed **fixed, size_t *nfixed, char **error);
+                        const diag_list *found, diag_list *marked, baseline_fixed **fixed,
+                        size_t *nfixed, char **error);
 
 void baseline_fixed_free(baseline_fixed *fixed, size_t n);
 

@@ -6,6 +6,7 @@
 
 #include "input/mask.h"
 #include "rules/rule.h"
+#include "rules/run_rules.h"
 #include "util/xalloc.h"
 
 static const char MARKER[] = "gpulint:";
@@ -244,10 +245,12 @@ static bool is_suppression_meta_rule(const char *id)
 }
 
 /* Whether s is valid; when sink is not NULL, report what is wrong with it
- * (invalid-suppression). */
+ * (invalid-suppression) where the config applies that rule to the file. */
 static bool check_valid(const suppression *s, const char *path, const gl_config *cfg,
                         diag_sink *sink)
 {
+    if (sink && !config_rule_applies(cfg, "invalid-suppression", path))
+        sink = NULL;
     const char *kind = s->file_wide ? "allow-file" : "allow";
     if (s->malformed) {
         if (sink)
@@ -264,7 +267,7 @@ static bool check_valid(const suppression *s, const char *path, const gl_config 
                         "'%s' cannot be suppressed inline; disable it in the config instead",
                         s->ids[k]);
             valid = false;
-        } else if (!config_knows_rule(cfg, s->ids[k])) {
+        } else if (!rule_is_known(cfg, s->ids[k])) {
             if (sink)
                 diag_report(sink, "invalid-suppression", path, s->line, s->col,
                         "unknown rule '%s' in suppression (gpulint --list-rules lists them)",
@@ -283,45 +286,41 @@ static bool check_valid(const suppression *s, const char *path, const gl_config 
     return valid;
 }
 
-/* Findings [first, last) belong to `f`. */
-static void apply_to_file(const source_file *f, const gl_config *cfg, diag_sink *sink,
-                          size_t first, size_t last)
+/* The findings fs[0..n) of file f, passed on to `out` marked by f's
+ * suppressions, and what is wrong with those suppressions. */
+static void judge_file(const source_file *f, const gl_config *cfg, const diag_finding *fs,
+                       size_t n, diag_sink *out)
 {
     suppression *sups;
     size_t nsups = suppressions_parse(f->text, f->len, &sups);
-    if (nsups == 0)
-        return;
-    bool *valid = xcalloc(nsups, sizeof *valid);
-    bool **used = xcalloc(nsups, sizeof *used);
-    for (size_t i = 0; i < nsups; i++)
+    bool *valid = xcalloc(nsups ? nsups : 1, sizeof *valid);
+    bool **used = xcalloc(nsups ? nsups : 1, sizeof *used);
+    for (size_t i = 0; i < nsups; i++) {
         used[i] = xcalloc(sups[i].nids ? sups[i].nids : 1, sizeof **used);
+        valid[i] = check_valid(&sups[i], f->path, cfg, out);
+    }
 
-    for (size_t i = 0; i < nsups; i++)
-        valid[i] = check_valid(&sups[i], f->path, cfg, NULL);
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
-    for (size_t j = first; j < last; j++) {
-        if (is_suppression_meta_rule(fs[j].rule))
-            continue;
-        for (size_t i = 0; i < nsups; i++) {
+    for (size_t j = 0; j < n; j++) {
+        diag_finding judged = fs[j];
+        for (size_t i = 0; i < nsups && !is_suppression_meta_rule(fs[j].rule); i++) {
             if (!valid[i] || !suppression_covers(&sups[i], fs[j].rule, fs[j].line))
                 continue;
             used[i][id_index(&sups[i], fs[j].rule)] = true;
-            if (!fs[j].suppressed) {
-                fs[j].suppressed = true;
-                fs[j].suppress_reason = xstrdup(sups[i].reason);
+            if (!judged.suppressed) {
+                judged.suppressed = true;
+                judged.suppress_reason = sups[i].reason;
             }
         }
+        diag_add_copy(out, &judged);
     }
-    /* Reporting appends to the sink (fs may move): only after the marking. */
-    for (size_t i = 0; i < nsups; i++)
-        check_valid(&sups[i], f->path, cfg, sink);
-    for (size_t i = 0; i < nsups; i++) {
+
+    bool report_unused = config_rule_applies(cfg, "unused-suppression", f->path);
+    for (size_t i = 0; i < nsups && report_unused; i++) {
         if (!valid[i])
             continue;
         for (size_t k = 0; k < sups[i].nids; k++)
             if (!used[i][k])
-                diag_report(sink, "unused-suppression", f->path, sups[i].line, sups[i].col,
+                diag_report(out, "unused-suppression", f->path, sups[i].line, sups[i].col,
                             "suppression of '%s' suppressed nothing%s; remove it", sups[i].ids[k],
                             sups[i].file_wide ? " in this file" : " on this line or the next");
     }
@@ -332,21 +331,23 @@ static void apply_to_file(const source_file *f, const gl_config *cfg, diag_sink 
     suppressions_free(sups, nsups);
 }
 
-void suppressions_apply(const snapshot *snap, const gl_config *cfg, diag_sink *sink)
+diag_list suppressions_apply(const snapshot *snap, const gl_config *cfg, const diag_list *found)
 {
-    /* Findings are sorted by file and so is the snapshot: walk both at once.
-     * Only the first n findings are walked; reports are appended after them. */
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
+    diag_sink *out = diag_sink_new();
+    /* Findings are sorted by file and so is the snapshot: walk both at once. */
     size_t j = 0;
     for (size_t i = 0; i < snap->nfiles; i++) {
         const source_file *f = &snap->files[i];
-        fs = diag_findings(sink, &(size_t){0});
-        while (j < n && strcmp(fs[j].file, f->path) < 0)
-            j++;
+        while (j < found->n && strcmp(found->items[j].file, f->path) < 0)
+            diag_add_copy(out, &found->items[j++]);
         size_t first = j;
-        while (j < n && strcmp(fs[j].file, f->path) == 0)
+        while (j < found->n && strcmp(found->items[j].file, f->path) == 0)
             j++;
-        apply_to_file(f, cfg, sink, first, j);
+        judge_file(f, cfg, found->items + first, j - first, out);
     }
+    while (j < found->n)
+        diag_add_copy(out, &found->items[j++]);
+    diag_list judged = diag_sink_take(out);
+    diag_sink_free(out);
+    return judged;
 }

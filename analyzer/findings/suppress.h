@@ -35,10 +35,12 @@ void suppressions_free(suppression *s, size_t n);
 /* Whether suppression s covers a finding of `rule` at `line`. */
 bool suppression_covers(const suppression *s, const char *rule, unsigned line);
 
-/* Mark the sink's findings that a valid suppression covers (suppressed, with
- * its reason) and report invalid-suppression and unused-suppression. The
- * meta-rules themselves cannot be suppressed inline (disable them in the
- * config instead). */
-void suppressions_apply(const snapshot *snap, const gl_config *cfg, diag_sink *sink);
+/* The suppression stage: a new list (sorted, as diag_sink_take makes them)
+ * of the findings in `found` (sorted by file), those a valid suppression
+ * covers marked suppressed with its reason, and the invalid-suppression and
+ * unused-suppression findings, where the config applies those rules to the
+ * file. The meta-rules themselves cannot be suppressed inline (disable them
+ * in the config instead). `found` is left as it was. */
+diag_list suppressions_apply(const snapshot *snap, const gl_config *cfg, const diag_list *found);
 
 #endif

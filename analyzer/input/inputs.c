@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "input/gitcmd.h"
+#include "util/exit_codes.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 #include "util/glob.h"
@@ -102,7 +103,7 @@ static int add_disk_file(snapshot *snap, const char *root, const char *abs_path,
     size_t len;
     if (inputs_read_file(abs_path, &text, &len) != 0) {
         *error = xasprintf("cannot read '%s': %s", given, strerror(errno));
-        return 2;
+        return EXIT_USAGE;
     }
     add_content(snap, reported_path(root, abs_path, given), xstrdup(abs_path), text, len);
     return 0;
@@ -116,7 +117,7 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
     DIR *dir = opendir(abs_dir);
     if (!dir) {
         *error = xasprintf("cannot read directory '%s': %s", given_dir, strerror(errno));
-        return 2;
+        return EXIT_USAGE;
     }
     int rc = 0;
     struct dirent *e;
@@ -130,7 +131,7 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
         struct stat st;
         if (lstat(abs_path, &st) != 0) {
             *error = xasprintf("cannot stat '%s': %s", given, strerror(errno));
-            rc = 2;
+            rc = EXIT_USAGE;
         } else if (excluded(cfg, reported)) {
             /* not analysed, and neither is anything below it */
         } else if (S_ISDIR(st.st_mode)) {
@@ -171,7 +172,7 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
         char abs_path[PATH_MAX];
         if (stat(given, &st) != 0 || !realpath(given, abs_path)) {
             *error = xasprintf("cannot open '%s': %s", given, strerror(errno));
-            return 2;
+            return EXIT_USAGE;
         }
         int rc = 0;
         if (S_ISDIR(st.st_mode)) {
@@ -184,7 +185,7 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
         } else if (!S_ISREG(st.st_mode)) {
             /* A FIFO or a device would block or never end. */
             *error = xasprintf("'%s' is neither a regular file nor a directory", given);
-            rc = 2;
+            rc = EXIT_USAGE;
         } else if (source_is_analysable(given)) {
             /* Named explicitly: analysed even when the config excludes it,
              * and reported under the name given, not a symlink's target. */
@@ -428,7 +429,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         if (status > 0)
             *error = xasprintf("git ls-files failed (exit %d)", status);
         buf_free(&listing);
-        return 3;
+        return EXIT_INTERNAL;
     }
 
     blob_reader reader = {0};
@@ -446,7 +447,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         index_entry e;
         if (!parse_index_entry(listing.data + off, &e)) {
             *error = xasprintf("unexpected line from git ls-files: %s", listing.data + off);
-            rc = 3;
+            rc = EXIT_INTERNAL;
             break;
         }
         if (!is_regular_blob(e.mode))
@@ -481,7 +482,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         if (!reader_open) {
             if (blob_reader_open(&reader, error) != 0) {
                 free(abs_path);
-                rc = 3;
+                rc = EXIT_INTERNAL;
                 break;
             }
             reader_open = true;
@@ -494,7 +495,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
                       : blob_reader_read(&reader, e.oid, &text, &len, error);
         if (got < 0) {
             free(abs_path);
-            rc = 3;
+            rc = EXIT_INTERNAL;
             break;
         }
         free(abs_path);
@@ -528,7 +529,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
     free(present);
     if (reader_open && blob_reader_close(&reader) != 0 && rc == 0) {
         *error = xstrdup("git cat-file --batch failed");
-        rc = 3;
+        rc = EXIT_INTERNAL;
     }
     buf_free(&listing);
     return rc;
@@ -543,7 +544,7 @@ int inputs_load(snapshot *snap, const input_request *req, const gl_config *cfg, 
                                  ? "--staged needs a git repository (this is not inside one)"
                                  : "not inside a git repository: name the files or "
                                    "directories to analyse");
-            return 2;
+            return EXIT_USAGE;
         }
         rc = load_index(snap, req, cfg, error);
     } else {

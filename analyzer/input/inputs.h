@@ -34,8 +34,9 @@ typedef struct {
 /* Fill snap (sorted by path) with the analysable files of the request; the
  * config's top-level exclude applies to discovered files, not to a file
  * named on the command line. Binary files (with a NUL byte), symlinks and
- * submodules are skipped. Returns 0, or 2 (a path missing or unreadable, no
- * repository) or 3 (git failed) with *error set. */
+ * submodules are skipped. Returns 0, or an exit status (util/exit_codes.h)
+ * with *error set: EXIT_USAGE (a path missing or unreadable, no repository)
+ * or EXIT_INTERNAL (git failed). */
 int inputs_load(snapshot *snap, const input_request *req, const gl_config *cfg, char **error);
 
 #endif

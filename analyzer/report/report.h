@@ -1,6 +1,7 @@
-/* Reporters: one file per output format (report_<format>.c). Each prints the
- * sink's findings, already filtered, suppressed and sorted; suppressed
- * findings are skipped by the formats that have no place for them. */
+/* Reporters: one file per output format (report/<format>.c). Each only reads
+ * the findings pipeline_run made (analyzer/pipeline.h), already filtered,
+ * suppressed, matched against the baseline and sorted; suppressed findings
+ * are skipped by the formats that have no place for them. */
 #ifndef GPULINT_REPORT_H
 #define GPULINT_REPORT_H
 
@@ -19,7 +20,8 @@ typedef struct {
     size_t nfindings;
     size_t files_analyzed;
     bool color;                    /* text: ANSI colours */
-    int exit_code;                 /* what gpulint will exit with (SARIF records it) */
+    int exit_code;                 /* what gpulint will exit with (util/exit_codes.h;
+                                      SARIF records it) */
     const str_list *failures;      /* files that could not be analysed, internal errors */
     bool baseline_active;          /* --baseline: findings carry in_baseline */
     const baseline_fixed *fixed;   /* baseline entries no finding matched any more */

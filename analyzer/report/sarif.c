@@ -9,9 +9,10 @@
 #include <string.h>
 
 #include "findings/fingerprint.h"
+#include "util/exit_codes.h"
 #include "util/json_text.h"
 #include "report/report.h"
-#include "rules/rule.h"
+#include "rules/run_rules.h"
 #include "version.h"
 #include "util/xalloc.h"
 
@@ -84,33 +85,27 @@ static json_t *rule_descriptor(const report_input *in, const char *id, const cha
     return r;
 }
 
-/* tool.driver.rules; *ids gets the rule ids in the same order (for ruleIndex). */
-static json_t *rule_descriptors(const report_input *in, char ***ids, size_t *nids)
+/* tool.driver.rules: every rule of the run a finding can carry, in
+ * `reported` (for ruleIndex) in the same order. */
+static json_t *rule_descriptors(const report_input *in, const run_rule_list *rules,
+                                const run_rule ***reported, size_t *nreported)
 {
-    json_t *rules = json_array();
-    *ids = NULL;
-    *nids = 0;
-    for (size_t i = 0; i < rule_registry_len; i++) {
-        const rule_def *r = rule_registry[i];
-        if (strcmp(r->id, "pattern") == 0) {
-            for (size_t k = 0; k < in->cfg->npatterns; k++) {
-                const pattern_rule *p = &in->cfg->patterns[k];
-                char *id = xasprintf("pattern:%s", p->id);
-                char *summary = xasprintf("%s (regex: %s)", p->message, p->regex);
-                json_array_append_new(rules, rule_descriptor(in, id, summary, r->explain,
-                                                             config_severity(in->cfg, id, r->default_severity)));
-                free(summary);
-                *ids = xrealloc(*ids, (*nids + 1) * sizeof **ids);
-                (*ids)[(*nids)++] = id;
-            }
+    json_t *descriptors = json_array();
+    *reported = xcalloc(rules->n ? rules->n : 1, sizeof **reported);
+    *nreported = 0;
+    for (size_t i = 0; i < rules->n; i++) {
+        const run_rule *r = &rules->items[i];
+        if (r->family)
             continue;
-        }
-        json_array_append_new(rules, rule_descriptor(in, r->id, r->summary, r->explain,
-                                                     config_severity(in->cfg, r->id, r->default_severity)));
-        *ids = xrealloc(*ids, (*nids + 1) * sizeof **ids);
-        (*ids)[(*nids)++] = xstrdup(r->id);
+        char *summary = r->pattern ? xasprintf("%s (regex: %s)", r->pattern->message,
+                                               r->pattern->regex)
+                                   : xstrdup(r->summary);
+        json_array_append_new(descriptors,
+                              rule_descriptor(in, r->id, summary, r->def->explain, r->sev));
+        free(summary);
+        (*reported)[(*nreported)++] = r;
     }
-    return rules;
+    return descriptors;
 }
 
 static json_t *artifact_location(const report_input *in, const char *file)
@@ -209,16 +204,17 @@ static char **fingerprints(const report_input *in)
 
 int report_sarif(FILE *out, const report_input *in)
 {
-    char **ids;
+    run_rule_list listed = run_rules_build(in->cfg);
+    const run_rule **ids;
     size_t nids;
-    json_t *rules = rule_descriptors(in, &ids, &nids);
+    json_t *rules = rule_descriptors(in, &listed, &ids, &nids);
     char **fps = fingerprints(in);
     json_t *results = json_array();
     size_t emitted = 0;
     for (size_t i = 0; i < in->nfindings && emitted < SARIF_MAX_RESULTS; i++, emitted++) {
         long index = -1;
         for (size_t k = 0; k < nids; k++)
-            if (strcmp(ids[k], in->findings[i].rule) == 0)
+            if (strcmp(ids[k]->id, in->findings[i].rule) == 0)
                 index = (long)k;
         json_array_append_new(results, result(in, &in->findings[i], index, fps[i]));
     }
@@ -249,7 +245,7 @@ int report_sarif(FILE *out, const report_input *in)
                                                         "message", "text", json_text(text)));
         free(text);
     }
-    json_t *invocation = json_pack("{s:b, s:i, s:o}", "executionSuccessful", in->exit_code != 3,
+    json_t *invocation = json_pack("{s:b, s:i, s:o}", "executionSuccessful", in->exit_code != EXIT_INTERNAL,
                                    "exitCode", in->exit_code, "toolExecutionNotifications",
                                    notifications);
     json_t *run = json_pack("{s:{s:{s:s, s:s, s:o}}, s:[o], s:o}", "tool", "driver", "name",
@@ -272,8 +268,7 @@ int report_sarif(FILE *out, const report_input *in)
     for (size_t i = 0; i < in->nfindings; i++)
         free(fps[i]);
     free(fps);
-    for (size_t k = 0; k < nids; k++)
-        free(ids[k]);
     free(ids);
+    run_rules_free(&listed);
     return rc == 0 && !ferror(out) ? 0 : -1;
 }

@@ -10,7 +10,8 @@
  *    compiler and the linker).
  * Same-named kernels *defined* in separate programs are not a refactor:
  * matching any one definition is enough. A static kernel matches within its
- * file only. Template parameters that depend on the template match anything. */
+ * file only (the lookup by name of rules/symbol_index.h). Template parameters
+ * that depend on the template match anything. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,25 +19,8 @@
 
 #include "facts/facts.h"
 #include "rules/rule.h"
+#include "rules/symbol_index.h"
 #include "util/xalloc.h"
-
-typedef struct {
-    size_t file;
-    const fact_function *fn;
-} located_function;
-
-typedef struct {
-    located_function *items;
-    size_t n;
-} function_list;
-
-static void push(function_list *l, size_t file, const fact_function *fn)
-{
-    l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
-    l->items[l->n].file = file;
-    l->items[l->n].fn = fn;
-    l->n++;
-}
 
 static bool is_dependent(const char *type)
 {
@@ -141,25 +125,6 @@ static void format_params(char *buf, size_t size, const fact_strs *params,
     buf_free(&out);
 }
 
-/* Definitions of `name` a use in file `file` can refer to: the one in the
- * file itself when there is one (its compiler resolved the use to it), else
- * every non-static one of the snapshot. */
-static function_list candidates(const function_list *defs, const char *name, size_t file,
-                                bool kernel)
-{
-    function_list out = { 0 };
-    for (int own_file_only = 1; own_file_only >= 0 && out.n == 0; own_file_only--)
-        for (size_t i = 0; i < defs->n; i++) {
-            const fact_function *d = defs->items[i].fn;
-            bool is_kernel = d->exec == EXEC_KERNEL;
-            bool here = defs->items[i].file == file;
-            if (is_kernel == kernel && strcmp(d->name, name) == 0 &&
-                (here || (!own_file_only && !d->is_static)))
-                push(&out, defs->items[i].file, d);
-        }
-    return out;
-}
-
 /* What an argument or parameter type is, from its spelling: what an
  * implicit conversion at a launch may change without changing meaning. */
 typedef enum { TYPE_POINTER, TYPE_INTEGER, TYPE_FLOATING, TYPE_OTHER } type_class;
@@ -262,8 +227,20 @@ static const char *launch_form(fact_launch_kind k)
     }
 }
 
-static void check_declarations(const analysis *a, const function_list *defs,
-                               diag_sink *sink)
+/* Kernels: the definitions their declarations and launches must match. */
+static bool is_kernel(const fact_function *f)
+{
+    return f->exec == EXEC_KERNEL;
+}
+
+/* The other functions with C linkage: their declarations must match. */
+static bool is_c_function(const fact_function *f)
+{
+    return f->exec != EXEC_KERNEL && f->is_c_linkage;
+}
+
+static void check_declarations(const analysis *a, const symbol_index *kernels,
+                               const symbol_index *c_functions, diag_sink *sink)
 {
     char have[1024], want[1024];
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
@@ -273,11 +250,12 @@ static void check_declarations(const analysis *a, const function_list *defs,
             bool kernel = decl->exec == EXEC_KERNEL;
             if (decl->is_definition || decl->no_prototype || (!kernel && !decl->is_c_linkage))
                 continue;
-            function_list c = candidates(defs, decl->name, fi, kernel);
+            symbol_list c =
+                symbol_index_candidates(kernel ? kernels : c_functions, decl->name, fi);
             bool matched = false;
-            const located_function *shown = NULL;
+            const symbol_def *shown = NULL;
             for (size_t i = 0; i < c.n && !matched; i++) {
-                const located_function *d = &c.items[i];
+                const symbol_def *d = c.items[i];
                 /* extern "C": only definitions in CUDA files, declared elsewhere. */
                 if (!kernel && (d->file == fi || !d->fn->is_c_linkage ||
                                 a->snap->files[d->file].lang != LANG_CUDA ||
@@ -313,7 +291,7 @@ static void check_declarations(const analysis *a, const function_list *defs,
     }
 }
 
-static void check_launches(const analysis *a, const function_list *defs, diag_sink *sink)
+static void check_launches(const analysis *a, const symbol_index *kernels, diag_sink *sink)
 {
     char have[1024], want[1024];
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
@@ -322,12 +300,12 @@ static void check_launches(const analysis *a, const function_list *defs, diag_si
             const fact_launch *l = &facts->launches[k];
             if (!l->args_known)
                 continue;
-            function_list c = candidates(defs, l->kernel_name, fi, true);
+            symbol_list c = symbol_index_candidates(kernels, l->kernel_name, fi);
             bool matched = false;
             for (size_t i = 0; i < c.n && !matched; i++)
-                matched = launch_matches(l, c.items[i].fn);
+                matched = launch_matches(l, c.items[i]->fn);
             if (c.n > 0 && !matched) {
-                const located_function *d = &c.items[0];
+                const symbol_def *d = c.items[0];
                 format_params(have, sizeof have, &l->arg_types, NULL);
                 format_params(want, sizeof want, &d->fn->params, d->fn);
                 diag_report(sink, "kernel-signature", a->snap->files[fi].path, l->loc.line,
@@ -346,18 +324,13 @@ static void check_launches(const analysis *a, const function_list *defs, diag_si
 
 static void check(const analysis *a, diag_sink *sink)
 {
-    function_list defs = { 0 };
-    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
-        const file_facts *facts = a->facts[fi];
-        for (size_t k = 0; k < facts->n_functions; k++) {
-            const fact_function *f = &facts->functions[k];
-            if (f->is_definition && (f->exec == EXEC_KERNEL || f->is_c_linkage))
-                push(&defs, fi, f);
-        }
-    }
-    check_declarations(a, &defs, sink);
-    check_launches(a, &defs, sink);
-    free(defs.items);
+    symbol_index kernels, c_functions;
+    symbol_index_build(&kernels, a, is_kernel);
+    symbol_index_build(&c_functions, a, is_c_function);
+    check_declarations(a, &kernels, &c_functions, sink);
+    check_launches(a, &kernels, sink);
+    symbol_index_free(&kernels);
+    symbol_index_free(&c_functions);
 }
 
 const rule_def rule_kernel_signature = {

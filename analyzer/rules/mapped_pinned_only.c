@@ -1,7 +1,8 @@
 /* mapped-pinned-only: host-to-device and host-to-host copies through the
- * copy API. Extraction resolved each copy's kind (extract/walk.c); a kind it
- * could not prove (a non-const variable, a parameter, a params struct filled
- * elsewhere) is not reported: the rule reports what it can show. */
+ * copy API. Extraction resolved each copy's kind (extract/walk_copies.c); a
+ * kind it could not prove (a non-const variable, a parameter, a params
+ * struct filled elsewhere) is not reported: the rule reports what it can
+ * show. */
 #include "facts/facts.h"
 #include "rules/rule.h"
 

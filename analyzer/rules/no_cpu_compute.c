@@ -4,7 +4,8 @@
  * Hot: the gpulint:hot annotation on any declaration, or a name matching a
  * `hot:` glob. GPU code (__global__, __device__-only) is neither hot nor
  * followed; __host__ __device__ functions are followed: called from host
- * code they run on the host. A direct site is reported where it computes;
+ * code they run on the host. A call is followed to the definition its USR
+ * resolves to (rules/symbol_index.h). A direct site is reported where it computes;
  * a chain at the hot function's call that starts it, naming the chain. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "facts/facts.h"
 #include "rules/rule.h"
+#include "rules/symbol_index.h"
 #include "util/xalloc.h"
 #include "util/glob.h"
 
@@ -20,10 +22,8 @@ typedef struct {
     size_t file;
 } compute_site;
 
+/* What the rule knows of one definition: defs[i] of the index has nodes[i]. */
 typedef struct {
-    const char *usr;
-    size_t file;
-    const fact_function *fn;   /* the definition */
     compute_site floating;     /* floating-point arithmetic in a loop */
     compute_site *dependent;   /* a template's arithmetic in a loop on its
                                   parameters' types, in file order */
@@ -37,19 +37,11 @@ typedef struct {
 } call_site;
 
 typedef struct {
-    const snapshot *snap;
-    node *nodes;           /* definitions, sorted by USR, then file */
-    size_t n;
+    symbol_index defs;     /* the host definitions */
+    node *nodes;
     call_site *calls;      /* sorted by caller USR, then file */
     size_t ncalls;
 } call_graph;
-
-static int node_cmp(const void *a, const void *b)
-{
-    const node *x = a, *y = b;
-    int c = strcmp(x->usr, y->usr);
-    return c ? c : (x->file > y->file) - (x->file < y->file);
-}
 
 static int call_cmp(const void *a, const void *b)
 {
@@ -58,68 +50,23 @@ static int call_cmp(const void *a, const void *b)
     return c ? c : (x->file > y->file) - (x->file < y->file);
 }
 
-/* The definitions with this USR: [*first, *first + count). */
-static size_t nodes_of(const call_graph *g, const char *usr, size_t *first)
+/* The calls the definition defs[d] makes: [*first, *first + count). */
+static size_t calls_of(const call_graph *g, size_t d, size_t *first)
 {
-    size_t lo = 0, hi = g->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (strcmp(g->nodes[mid].usr, usr) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
-    while (end < g->n && strcmp(g->nodes[end].usr, usr) == 0)
-        end++;
-    *first = lo;
-    return end - lo;
-}
-
-static size_t common_prefix(const char *a, const char *b)
-{
-    size_t n = 0;
-    while (a[n] && a[n] == b[n])
-        n++;
-    return n;
-}
-
-/* The definition a use in `file` means. The same external symbol defined in
- * two files is two programs (two mains, two `prepare`s): the use's own file
- * first, else the definition whose path shares most with the use's. */
-static node *resolve(const call_graph *g, const char *usr, size_t file)
-{
-    size_t first, n = nodes_of(g, usr, &first);
-    node *best = NULL;
-    size_t best_prefix = 0;
-    for (size_t i = first; i < first + n; i++) {
-        node *cand = &g->nodes[i];
-        if (cand->file == file)
-            return cand;
-        size_t prefix = common_prefix(g->snap->files[cand->file].path, g->snap->files[file].path);
-        if (!best || prefix > best_prefix) {
-            best = cand;
-            best_prefix = prefix;
-        }
-    }
-    return best;
-}
-
-/* The calls the definition `n` makes: [*first, *first + count). */
-static size_t calls_of(const call_graph *g, const node *n, size_t *first)
-{
+    const char *usr = g->defs.defs[d].fn->usr;
+    size_t file = g->defs.defs[d].file;
     size_t lo = 0, hi = g->ncalls;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(g->calls[mid].call->caller_usr, n->usr);
-        if (c < 0 || (c == 0 && g->calls[mid].file < n->file))
+        int c = strcmp(g->calls[mid].call->caller_usr, usr);
+        if (c < 0 || (c == 0 && g->calls[mid].file < file))
             lo = mid + 1;
         else
             hi = mid;
     }
     size_t end = lo;
-    while (end < g->ncalls && g->calls[end].file == n->file &&
-           strcmp(g->calls[end].call->caller_usr, n->usr) == 0)
+    while (end < g->ncalls && g->calls[end].file == file &&
+           strcmp(g->calls[end].call->caller_usr, usr) == 0)
         end++;
     *first = lo;
     return end - lo;
@@ -140,29 +87,24 @@ static bool runs_on_host(const fact_function *f)
 
 static void build_graph(const analysis *a, call_graph *g)
 {
-    g->snap = a->snap;
+    symbol_index_build(&g->defs, a, runs_on_host);
+    g->nodes = xcalloc(g->defs.n ? g->defs.n : 1, sizeof *g->nodes);
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         const file_facts *facts = a->facts[fi];
-        for (size_t k = 0; k < facts->n_functions; k++)
-            if (facts->functions[k].is_definition && runs_on_host(&facts->functions[k])) {
-                g->nodes = xrealloc(g->nodes, (g->n + 1) * sizeof *g->nodes);
-                g->nodes[g->n++] = (node){ .usr = facts->functions[k].usr, .file = fi,
-                                           .fn = &facts->functions[k] };
-            }
         for (size_t k = 0; k < facts->n_calls; k++) {
             g->calls = xrealloc(g->calls, (g->ncalls + 1) * sizeof *g->calls);
             g->calls[g->ncalls++] = (call_site){ &facts->calls[k], fi };
         }
     }
-    qsort(g->nodes, g->n, sizeof *g->nodes, node_cmp);
     qsort(g->calls, g->ncalls, sizeof *g->calls, call_cmp);
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         const file_facts *facts = a->facts[fi];
         for (size_t k = 0; k < facts->n_float_loops; k++) {
             const fact_float_loop *loop = &facts->float_loops[k];
-            node *n = resolve(g, loop->function_usr, fi);
-            if (!n || n->file != fi)
+            long d = symbol_index_resolve(&g->defs, loop->function_usr, fi);
+            if (d < 0 || g->defs.defs[d].file != fi)
                 continue;
+            node *n = &g->nodes[d];
             if (loop->template_params || loop->class_params) {
                 n->dependent = xrealloc(n->dependent, (n->n_dependent + 1) * sizeof *n->dependent);
                 n->dependent[n->n_dependent++] = (compute_site){ loop, fi };
@@ -176,7 +118,7 @@ static void build_graph(const analysis *a, call_graph *g)
             const fact_function *f = &facts->functions[k];
             if (!f->is_hot_annotated && !name_is_hot(a->cfg, f->name))
                 continue;
-            size_t first, n = nodes_of(g, f->usr, &first);
+            size_t first, n = symbol_index_usr(&g->defs, f->usr, &first);
             for (size_t i = first; i < first + n; i++)
                 g->nodes[i].hot = true;
         }
@@ -207,9 +149,9 @@ static const compute_site *computes_via(const node *n, const fact_call *call)
 static long nearest_compute(const call_graph *g, const fact_call *site, size_t start,
                             long *parent, const compute_site **where)
 {
-    long *queue = xmalloc(g->n * sizeof *queue);
-    const fact_call **via = xmalloc(g->n * sizeof *via);
-    bool *seen = xcalloc(g->n, sizeof *seen);
+    long *queue = xmalloc(g->defs.n * sizeof *queue);
+    const fact_call **via = xmalloc(g->defs.n * sizeof *via);
+    bool *seen = xcalloc(g->defs.n, sizeof *seen);
     size_t head = 0, tail = 0;
     queue[tail++] = (long)start;
     via[start] = site;
@@ -222,12 +164,12 @@ static long nearest_compute(const call_graph *g, const fact_call *site, size_t s
             found = cur;
             break;
         }
-        size_t first, n = calls_of(g, &g->nodes[cur], &first);
+        size_t first, n = calls_of(g, (size_t)cur, &first);
         for (size_t i = first; i < first + n; i++) {
-            node *next = resolve(g, g->calls[i].call->callee_usr, g->calls[i].file);
-            if (!next)
+            long idx = symbol_index_resolve(&g->defs, g->calls[i].call->callee_usr,
+                                            g->calls[i].file);
+            if (idx < 0)
                 continue;
-            long idx = next - g->nodes;
             if (!seen[idx]) {
                 seen[idx] = true;
                 parent[idx] = cur;
@@ -242,7 +184,7 @@ static long nearest_compute(const call_graph *g, const fact_call *site, size_t s
     return found;
 }
 
-static void report_chain(const analysis *a, const call_graph *g, const node *hot,
+static void report_chain(const analysis *a, const call_graph *g, const symbol_def *hot,
                          const fact_call *site, long end, const long *parent,
                          const compute_site *where, diag_sink *sink)
 {
@@ -254,7 +196,7 @@ static void report_chain(const analysis *a, const call_graph *g, const node *hot
         path[depth++] = cur;
     while (depth > 0 && used < sizeof chain)
         used += (size_t)snprintf(chain + used, sizeof chain - used, " -> %s",
-                                 g->nodes[path[--depth]].fn->name);
+                                 g->defs.defs[path[--depth]].fn->name);
     const fact_float_loop *loop = where->site;
     diag_report(sink, "no-cpu-compute", a->snap->files[hot->file].path, site->loc.line,
                 site->loc.col,
@@ -268,35 +210,37 @@ static void check(const analysis *a, diag_sink *sink)
 {
     call_graph g = { 0 };
     build_graph(a, &g);
-    long *parent = xmalloc((g.n ? g.n : 1) * sizeof *parent);
-    for (size_t h = 0; h < g.n; h++) {
-        const node *hot = &g.nodes[h];
-        if (!hot->hot)
+    long *parent = xmalloc((g.defs.n ? g.defs.n : 1) * sizeof *parent);
+    for (size_t h = 0; h < g.defs.n; h++) {
+        const symbol_def *hot = &g.defs.defs[h];
+        const node *hot_node = &g.nodes[h];
+        if (!hot_node->hot)
             continue;
-        const fact_float_loop *own = hot->floating.site;
+        const fact_float_loop *own = hot_node->floating.site;
         if (own)
-            diag_report(sink, "no-cpu-compute", a->snap->files[hot->floating.file].path,
+            diag_report(sink, "no-cpu-compute", a->snap->files[hot_node->floating.file].path,
                         own->loc.line, own->loc.col,
                         "hot function '%s' computes floating-point arithmetic in a loop%s%s "
                         "on the CPU; move it into a kernel or precompute it",
                         hot->fn->name, own->via ? " through " : "", own->via ? own->via : "");
-        size_t first, n = calls_of(&g, hot, &first);
+        size_t first, n = calls_of(&g, h, &first);
         for (size_t i = first; i < first + n; i++) {
             const fact_call *site = g.calls[i].call;
-            node *callee = resolve(&g, site->callee_usr, g.calls[i].file);
-            if (!callee || callee == hot)
+            long callee = symbol_index_resolve(&g.defs, site->callee_usr, g.calls[i].file);
+            if (callee < 0 || (size_t)callee == h)
                 continue;
             const compute_site *where;
-            long end = nearest_compute(&g, site, (size_t)(callee - g.nodes), parent, &where);
+            long end = nearest_compute(&g, site, (size_t)callee, parent, &where);
             if (end >= 0)
                 report_chain(a, &g, hot, site, end, parent, where, sink);
         }
     }
     free(parent);
-    for (size_t i = 0; i < g.n; i++)
+    for (size_t i = 0; i < g.defs.n; i++)
         free(g.nodes[i].dependent);
     free(g.nodes);
     free(g.calls);
+    symbol_index_free(&g.defs);
 }
 
 const rule_def rule_no_cpu_compute = {

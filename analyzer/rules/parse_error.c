@@ -1,7 +1,21 @@
-/* parse-error: compiler errors libclang found in a file. Reported during
- * extraction (extract/extract.c), one finding per error in the file itself; the
- * rules still run on the AST libclang built. */
+/* parse-error: compiler errors libclang found in a file, one finding per
+ * error in the file itself (extract/extract.c records them as facts, also
+ * when the facts come from the cache); the other rules still run on the AST
+ * libclang built. */
+#include "facts/facts.h"
 #include "rules/rule.h"
+
+static void check(const analysis *a, diag_sink *sink)
+{
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
+        const file_facts *facts = a->facts[fi];
+        for (size_t k = 0; k < facts->n_parse_errors; k++) {
+            const fact_parse_error *e = &facts->parse_errors[k];
+            diag_report(sink, "parse-error", a->snap->files[fi].path, e->loc.line, e->loc.col,
+                        "%s", e->message);
+        }
+    }
+}
 
 const rule_def rule_parse_error = {
     .id = "parse-error",
@@ -29,5 +43,5 @@ const rule_def rule_parse_error = {
         "Give gpulint the include directories and defines the build uses\n"
         "(include-dirs:, defines: in .gpulint.yaml). Suppress (a reason is required):\n"
         "    // gpulint: allow-file(parse-error) -- clang rejects this nvcc extension\n",
-    .check = NULL,
+    .check = check,
 };

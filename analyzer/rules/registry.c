@@ -11,7 +11,7 @@ extern const rule_def rule_kernel_signature;
 extern const rule_def rule_doc_params;
 extern const rule_def rule_unchecked_status;
 extern const rule_def rule_pattern;            /* "pattern:<id>" rules from the config */
-extern const rule_def rule_parse_error;        /* compiler errors, reported during extraction */
+extern const rule_def rule_parse_error;        /* compiler errors, from the facts */
 extern const rule_def rule_invalid_suppression;
 extern const rule_def rule_unused_suppression;
 

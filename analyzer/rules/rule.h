@@ -22,9 +22,10 @@ typedef struct {
     const char *summary;     /* one line, for --list-rules */
     const char *explain;     /* --explain: what it forbids, why, bad and good
                                 example, how to suppress */
-    /* Report findings through the sink. NULL for rules reported elsewhere
-     * (parse-error during extraction; the suppression meta-rules). The driver
-     * drops findings for files where config_rule_applies() is false. */
+    /* Report findings through the sink. NULL for the suppression meta-rules,
+     * which the suppression stage reports (findings/suppress.c). The
+     * pipeline drops findings for files where config_rule_applies() is
+     * false. */
     void (*check)(const analysis *a, diag_sink *sink);
 } rule_def;
 

@@ -1,5 +1,6 @@
-/* The suppression meta-rules: reported by the driver (findings/suppress.c) after the
- * other rules ran, so they have no check of their own. */
+/* The suppression meta-rules: reported by the suppression stage of the
+ * pipeline (findings/suppress.c) after the other rules ran, so they have no
+ * check of their own. */
 #include "rules/rule.h"
 
 const rule_def rule_invalid_suppression = {

@@ -1,6 +1,6 @@
 /* unchecked-status: a CUDA runtime, driver or cuBLAS status dropped by an
  * expression statement. Extraction decides what a dropped status is
- * (extract/walk.c: functions declared in the CUDA headers returning
+ * (extract/walk_statuses.c: functions declared in the CUDA headers returning
  * cudaError_t, CUresult or cublasStatus_t, called as a statement). */
 #include "facts/facts.h"
 #include "rules/rule.h"

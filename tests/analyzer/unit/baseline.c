@@ -47,11 +47,11 @@ static void write_from(const char *text, const unsigned *lines, size_t n)
     diag_sink *sink = diag_sink_new();
     for (size_t i = 0; i < n; i++)
         diag_report(sink, "unchecked-status", "k.cu", lines[i], 5, "status dropped");
-    size_t count;
-    diag_finding *fs = diag_findings(sink, &count);
-    char *error = NULL;
-    assert_int_equal(baseline_write(path, &snap, fs, count, &error), 0);
+    diag_list found = diag_sink_take(sink);
     diag_sink_free(sink);
+    char *error = NULL;
+    assert_int_equal(baseline_write(path, &snap, found.items, found.n, &error), 0);
+    diag_list_free(&found);
     snapshot_free(&snap);
 }
 
@@ -68,12 +68,15 @@ static void moved_findings_are_known_new_and_gone_ones_are_told_apart(void **sta
     diag_sink *sink = diag_sink_new();
     diag_report(sink, "unchecked-status", "k.cu", 4, 1, "status dropped");
     diag_report(sink, "unchecked-status", "k.cu", 5, 4, "status dropped");
+    diag_list found = diag_sink_take(sink);
+    diag_sink_free(sink);
     baseline_fixed *fixed;
     size_t nfixed;
     char *error = NULL;
-    assert_int_equal(baseline_apply(path, &snap, sink, &fixed, &nfixed, &error), 0);
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
+    diag_list marked;
+    assert_int_equal(baseline_apply(path, &snap, &found, &marked, &fixed, &nfixed, &error), 0);
+    size_t n = marked.n;
+    diag_finding *fs = marked.items;
     assert_int_equal(n, 2);
     assert_true(fs[0].in_baseline);
     assert_false(fs[1].in_baseline);   /* the second identical line is new */
@@ -82,7 +85,8 @@ static void moved_findings_are_known_new_and_gone_ones_are_told_apart(void **sta
     assert_string_equal(fixed[0].file, "k.cu");
     assert_int_equal(fixed[0].line, 3);
     baseline_fixed_free(fixed, nfixed);
-    diag_sink_free(sink);
+    diag_list_free(&marked);
+    diag_list_free(&found);
     snapshot_free(&snap);
 }
 
@@ -94,15 +98,18 @@ static void a_different_rule_on_the_same_line_is_new(void **state)
     snapshot snap = one_file("cudaFree(p);\n");
     diag_sink *sink = diag_sink_new();
     diag_report(sink, "mapped-pinned-only", "k.cu", 1, 1, "upload");
+    diag_list found = diag_sink_take(sink);
+    diag_sink_free(sink);
     baseline_fixed *fixed;
     size_t nfixed;
     char *error = NULL;
-    assert_int_equal(baseline_apply(path, &snap, sink, &fixed, &nfixed, &error), 0);
-    size_t n;
-    assert_false(diag_findings(sink, &n)[0].in_baseline);
+    diag_list marked;
+    assert_int_equal(baseline_apply(path, &snap, &found, &marked, &fixed, &nfixed, &error), 0);
+    assert_false(marked.items[0].in_baseline);
     assert_int_equal(nfixed, 1);
     baseline_fixed_free(fixed, nfixed);
-    diag_sink_free(sink);
+    diag_list_free(&marked);
+    diag_list_free(&found);
     snapshot_free(&snap);
 }
 
@@ -113,21 +120,21 @@ static void a_file_that_is_not_a_baseline_is_an_error(void **state)
     fputs("{\"findings\": []}\n", fp);
     fclose(fp);
     snapshot snap = one_file("x;\n");
-    diag_sink *sink = diag_sink_new();
+    diag_list found = {0};
+    diag_list marked;
     baseline_fixed *fixed;
     size_t nfixed;
     char *error = NULL;
-    assert_int_equal(baseline_apply(path, &snap, sink, &fixed, &nfixed, &error), -1);
+    assert_int_equal(baseline_apply(path, &snap, &found, &marked, &fixed, &nfixed, &error), -1);
     assert_non_null(strstr(error, "not a gpulint baseline"));
     free(error);
     fp = fopen(path, "w");
     fputs("{\"findings\": [\n", fp);
     fclose(fp);
     error = NULL;
-    assert_int_equal(baseline_apply(path, &snap, sink, &fixed, &nfixed, &error), -1);
+    assert_int_equal(baseline_apply(path, &snap, &found, &marked, &fixed, &nfixed, &error), -1);
     assert_non_null(strstr(error, ":2:"));
     free(error);
-    diag_sink_free(sink);
     snapshot_free(&snap);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "rules/run_rules.h"
 
 static char dir_template[] = "/tmp/gpulint-unit-config-XXXXXX";
 static const char *dir;
@@ -34,7 +35,8 @@ static int remove_dir(void **state)
     return rmdir(dir);
 }
 
-/* Load `yaml` from a file; returns config_load's result, the error in *error. */
+/* Load `yaml` from a file as gpulint does (config_load, then the check of
+ * the rule ids); returns 0 or -1, the error in *error. */
 static int load(const char *yaml, gl_config *cfg, char **error)
 {
     char *path;
@@ -46,6 +48,8 @@ static int load(const char *yaml, gl_config *cfg, char **error)
     config_init_defaults(cfg);
     *error = NULL;
     int rc = config_load(cfg, path, ".gpulint.yaml", error);
+    if (rc == 0)
+        rc = rules_check_config(cfg, error);
     free(path);
     return rc;
 }

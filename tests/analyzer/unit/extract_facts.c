@@ -1,4 +1,4 @@
-/* Extraction (analyzer/extract*.c): what facts_extract finds in one file,
+/* Extraction (analyzer/extract/): what facts_extract finds in one file,
  * parsed from memory (the path need not exist: every snapshot file is an
  * unsaved file to libclang). The fixtures check the rules end to end; these
  * check the facts they rest on, one construct at a time. */
@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "extract/extract.h"
 #include "facts/facts.h"
 #include "util/xalloc.h"
 
@@ -25,7 +26,7 @@ static file_facts *extract_in(const char *root, const char *name, const char *te
                      strlen(text));
     snapshot_add(&snap, &f);
     char *error = NULL;
-    file_facts *facts = facts_extract(&snap, 0, NULL, NULL, &error);
+    file_facts *facts = facts_extract(&snap, 0, NULL, &error);
     assert_non_null(facts);
     snapshot_free(&snap);
     return facts;

@@ -31,15 +31,16 @@ static void add_file(snapshot *snap, const char *path, const char *text)
     snapshot_add(snap, &f);
 }
 
-/* Run the rule; returns the sink (sorted). */
-static diag_sink *run(const snapshot *snap, const gl_config *cfg)
+/* Run the rule; returns its findings (sorted). */
+static diag_list run(const snapshot *snap, const gl_config *cfg)
 {
     struct file_facts *facts[8] = {0};   /* the pattern rule reads no facts */
     analysis a = {.snap = snap, .facts = facts, .cfg = cfg};
     diag_sink *sink = diag_sink_new();
     rule_pattern.check(&a, sink);
-    diag_sort_unique(sink);
-    return sink;
+    diag_list found = diag_sink_take(sink);
+    diag_sink_free(sink);
+    return found;
 }
 
 static void matches_code_only_by_default(void **state)
@@ -50,9 +51,9 @@ static void matches_code_only_by_default(void **state)
     gl_config cfg;
     config_init_defaults(&cfg);
     add_pattern(&cfg, "no-printf", "\\bprintf\\s*\\(");
-    diag_sink *sink = run(&snap, &cfg);
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
+    diag_list found = run(&snap, &cfg);
+    size_t n = found.n;
+    diag_finding *fs = found.items;
     assert_int_equal(n, 2);
     assert_string_equal(fs[0].rule, "pattern:no-printf");
     assert_string_equal(fs[0].message, "matched no-printf");
@@ -60,7 +61,7 @@ static void matches_code_only_by_default(void **state)
     assert_int_equal(fs[0].col, 3);
     assert_int_equal(fs[1].line, 3);
     assert_int_equal(fs[1].col, 14);
-    diag_sink_free(sink);
+    diag_list_free(&found);
     snapshot_free(&snap);
     config_free(&cfg);
 }
@@ -74,15 +75,15 @@ static void comments_and_strings_when_asked(void **state)
     config_init_defaults(&cfg);
     add_pattern(&cfg, "c", "TODO")->match_comments = true;
     add_pattern(&cfg, "s", "TODO")->match_strings = true;
-    diag_sink *sink = run(&snap, &cfg);
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
+    diag_list found = run(&snap, &cfg);
+    size_t n = found.n;
+    diag_finding *fs = found.items;
     assert_int_equal(n, 2);
     assert_string_equal(fs[0].rule, "pattern:s");
     assert_int_equal(fs[0].col, 4);
     assert_string_equal(fs[1].rule, "pattern:c");
     assert_int_equal(fs[1].col, 15);
-    diag_sink_free(sink);
+    diag_list_free(&found);
     snapshot_free(&snap);
     config_free(&cfg);
 }
@@ -98,16 +99,16 @@ static void path_globs_and_empty_matches(void **state)
     /* "^" matches the empty string at each line start: one finding per line,
      * and the scan must still end. */
     str_list_push(&add_pattern(&cfg, "line", "^")->include, "layer/**");
-    diag_sink *sink = run(&snap, &cfg);
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
+    diag_list found = run(&snap, &cfg);
+    size_t n = found.n;
+    diag_finding *fs = found.items;
     assert_int_equal(n, 2);   /* lines 1 and 2: no line starts after the final newline */
     for (size_t i = 0; i < n; i++) {
         assert_string_equal(fs[i].file, "layer/a.c");
         assert_int_equal(fs[i].line, i + 1);
         assert_int_equal(fs[i].col, 1);
     }
-    diag_sink_free(sink);
+    diag_list_free(&found);
     snapshot_free(&snap);
     config_free(&cfg);
 }

@@ -165,7 +165,7 @@ static void only_in_comments(void **state)
 }
 
 /* suppressions_apply over one file "k.cu" and the findings given. */
-static diag_sink *apply(const char *text, const char *const *rules, const unsigned *lines, size_t n)
+static diag_list apply(const char *text, const char *const *rules, const unsigned *lines, size_t n)
 {
     snapshot snap = {0};
     source_file f;
@@ -174,14 +174,15 @@ static diag_sink *apply(const char *text, const char *const *rules, const unsign
     diag_sink *sink = diag_sink_new();
     for (size_t i = 0; i < n; i++)
         diag_report(sink, rules[i], "k.cu", lines[i], 1, "finding %zu", i);
-    diag_sort_unique(sink);
+    diag_list found = diag_sink_take(sink);
+    diag_sink_free(sink);
     gl_config cfg;
     config_init_defaults(&cfg);
-    suppressions_apply(&snap, &cfg, sink);
-    diag_sort_unique(sink);
+    diag_list judged = suppressions_apply(&snap, &cfg, &found);
+    diag_list_free(&found);
     config_free(&cfg);
     snapshot_free(&snap);
-    return sink;
+    return judged;
 }
 
 static void apply_marks_reports_invalid_and_unused(void **state)
@@ -195,9 +196,9 @@ static void apply_marks_reports_invalid_and_unused(void **state)
                        "// gpulint: allow(no-such-rule) -- typo\n";                  /* 6 */
     const char *rules[] = {"no-via-pinned", "unchecked-status", "doc-params"};
     const unsigned lines[] = {2, 3, 5};
-    diag_sink *sink = apply(text, rules, lines, 3);
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
+    diag_list judged = apply(text, rules, lines, 3);
+    size_t n = judged.n;
+    diag_finding *fs = judged.items;
     assert_int_equal(n, 6);
     /* line 2: suppressed, with the reason kept */
     assert_string_equal(fs[0].rule, "no-via-pinned");
@@ -217,7 +218,7 @@ static void apply_marks_reports_invalid_and_unused(void **state)
     /* line 6: an unknown rule */
     assert_string_equal(fs[5].rule, "invalid-suppression");
     assert_non_null(strstr(fs[5].message, "unknown rule 'no-such-rule'"));
-    diag_sink_free(sink);
+    diag_list_free(&judged);
 }
 
 static void invalid_suppression_cannot_be_suppressed_inline(void **state)
@@ -228,9 +229,9 @@ static void invalid_suppression_cannot_be_suppressed_inline(void **state)
                        "f();\n";
     const char *rules[] = {"doc-params"};
     const unsigned lines[] = {3};
-    diag_sink *sink = apply(text, rules, lines, 1);
-    size_t n;
-    diag_finding *fs = diag_findings(sink, &n);
+    diag_list judged = apply(text, rules, lines, 1);
+    size_t n = judged.n;
+    diag_finding *fs = judged.items;
     assert_int_equal(n, 3);
     assert_string_equal(fs[0].rule, "invalid-suppression");
     assert_non_null(strstr(fs[0].message, "cannot be suppressed inline"));
@@ -239,7 +240,7 @@ static void invalid_suppression_cannot_be_suppressed_inline(void **state)
     assert_false(fs[1].suppressed);
     assert_string_equal(fs[2].rule, "doc-params");
     assert_false(fs[2].suppressed);
-    diag_sink_free(sink);
+    diag_list_free(&judged);
 }
 
 int main(void)

@@ -1,0 +1,36 @@
+/* A file's facts' lifetime: what each kind owns is read off its description
+ * (facts/fact_kinds.def), so a new field is freed without a line here. */
+#include <stdlib.h>
+
+#include "facts/facts.h"
+
+static void strs_free(fact_strs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->items[i]);
+    free(s->items);
+}
+
+/* What freeing a field of each codec takes (see facts/fact_kinds.def). */
+#define FREE_TEXT(field) free(field)
+#define FREE_TEXT_OR_NULL(field) free(field)
+#define FREE_TEXTS(field) strs_free(&(field))
+#define FREE_LOC(field)
+#define FREE_INT(field)
+#define FREE_BOOL(field)
+
+void facts_free(file_facts *f)
+{
+    if (!f)
+        return;
+#define FACT_KIND(type, array)                                                 \
+    for (size_t i = 0; i < f->n_##array; i++) {                                \
+        type *x = &f->array[i];                                                \
+        (void)x;
+#define FACT_FIELD(ctype, codec, name, key) FREE_##codec(x->name);
+#define FACT_KIND_END }
+#include "facts/fact_kinds.def"
+#define FACT_KIND(type, array) free(f->array);
+#include "facts/fact_kinds.def"
+    free(f);
+}
