@@ -82,3 +82,4 @@ cold=$(timed_commit "generated: $files files")
 echo "generated $files files (half .c, half .cu), first commit, every cache empty: ${cold} s"
 echo "generated $files files, one-file .c commit, warm: $(warm_commits src/f7.c | summary)"
 echo "generated $files files, one-file .cu commit, warm: $(warm_commits src/k7.cu | summary)"
+echo "bench-hooks: load at the end $(cut -d" " -f1-3 /proc/loadavg)"
