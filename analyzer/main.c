@@ -353,7 +353,7 @@ static void print_summary(const diag_finding *fs, size_t n, size_t files)
                 files == 1 ? "" : "s");
 }
 
-/* A baseline named in .gpulint.yaml applies in every mode (DESIGN.md,
+/* A baseline named in .gpulint.yaml applies in every mode (docs/gpulint.md,
  * "Baselines"), so the hooks, CI and a plain run agree. With --staged, one
  * inside the repository is the one the index records, like the
  * configuration itself: *name and *text (malloc'd) are set then; one

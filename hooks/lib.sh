@@ -5,8 +5,10 @@
 # resolved). Everything here reads; nothing writes to the repository being
 # committed to or pushed from.
 
-# This repository (the one holding hooks/), which may differ from the one the
-# commit is made in: its build/ is the last place gpulint is looked for.
+# Where these hooks live (a clone of gpulint's repository, or
+# <prefix>/share/gpulint once installed), which may differ from the
+# repository the commit is made in: the gpulint that comes with them is the
+# last one tried.
 tool_root=$(cd -P -- "$hooks_dir/.." && pwd)
 
 # Git commands gpulint runs must not refresh the index behind git's back:

@@ -5,7 +5,7 @@
 #      by a first commit);
 #   2. a generated repository of 2,000 files (half .c, half .cu): the first
 #      commit with every cache empty (cold), then one-file commits (warm).
-# Targets (issue 14; docs/hooks.md records the figures): 1. <= 0.2 s;
+# Targets (docs/hooks.md records them and the figures): 1. <= 0.2 s;
 # 2. <= 0.5 s warm, <= 60 s cold. Measured, never asserted: speed is not a
 # test. Usage: scripts/bench-hooks.sh [GPULINT] (default: build/gpulint).
 set -euo pipefail
