@@ -43,7 +43,8 @@
         }                                                                                \
     } while (0)
 
-/* TLOB.md's reference sizes (nh = 1 as in the published model's defaults). */
+/* The reference sizes docs/layer-results.md reports: the temporal and feature
+ * layers of TLOB on BTC and FI-2010 (nh = 1 as in the published model's defaults). */
 typedef struct {
     const char *name;
     int B, T, D, Dout;

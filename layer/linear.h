@@ -5,7 +5,7 @@
  *
  * cuBLAS is column-major: a row-major [rows, cols] matrix is a column-major
  * [cols, rows] one with leading dimension cols, so y = x W^T is
- * gemm(OP_T, OP_N, out, rows, in, W, in, x, in, y, out), as in llm.c. */
+ * gemm(OP_T, OP_N, out, rows, in, W, in, x, in, y, out). */
 #ifndef TLOB_LINEAR_H
 #define TLOB_LINEAR_H
 

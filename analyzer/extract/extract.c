@@ -122,7 +122,7 @@ static char *choose_cache_dir(void)
 
 #define MAX_BASE_ARGS 16
 
-/* The flags every parse of a language starts with (LIBCLANG.md: zero errors
+/* The flags every parse of a language starts with (docs/libclang.md: zero errors
  * on CUDA 13 with libclang 19). Its PCH is built with exactly these. */
 static size_t base_args(source_lang lang, const char **argv)
 {
