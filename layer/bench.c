@@ -62,7 +62,8 @@ static const bench_case cases[] = {
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
 /* The batch the CPU reference validates the layer on (samples are
- * independent, so a small batch exercises every code path). */
+ * independent, so a small batch exercises every code path; a case of one
+ * sample validates on one). */
 #define VALIDATE_BATCH 2
 
 static float *random_host(size_t n, unsigned *seed) {
@@ -304,8 +305,8 @@ typedef struct {
 } layer_result;
 
 static int validate_layer(tlob_layer *L, const bench_case *c, layer_result *r) {
-    const size_t nx = (size_t)VALIDATE_BATCH * c->T * c->D,
-                 ny = (size_t)VALIDATE_BATCH * c->T * c->Dout;
+    const int vb = c->B < VALIDATE_BATCH ? c->B : VALIDATE_BATCH;
+    const size_t nx = (size_t)vb * c->T * c->D, ny = (size_t)vb * c->T * c->Dout;
     unsigned seed = 11;
     float *hx = random_host(nx, &seed), *hdy = random_host(ny, &seed);
     if (!hx || !hdy) {
@@ -314,7 +315,7 @@ static int validate_layer(tlob_layer *L, const bench_case *c, layer_result *r) {
     }
     parity_result p;
     BENCH_CHECK_TLOB(tlob_zero_grads(L));
-    BENCH_CHECK_TLOB(parity_run(L, VALIDATE_BATCH, hx, hdy, &p));
+    BENCH_CHECK_TLOB(parity_run(L, vb, hx, hdy, &p));
     free(hx), free(hdy);
     r->err_y = p.y;
     r->err_att = p.att;
