@@ -9,7 +9,7 @@ set -u
 out=${OUT:-build/device-logs}
 mkdir -p "$out"
 jobs=$(nproc)
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -2; git log -1 --format=%H 2>/dev/null; } >"$out/env.txt" 2>&1
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -2; } >"$out/env.txt" 2>&1
 make -j"$jobs" layer build/tests/gpu/test_layer_gpu build/tests/gpu/test_streams \
   build/tests/layer/test_ref build/tests/layer/test_npy build/tests/layer/test_layout_api \
   build/tests/layer/test_cli >/tmp/tlob-build.log 2>&1 || { tail -30 /tmp/tlob-build.log; exit 1; }
