@@ -29,14 +29,25 @@ static int fused_allowed(const attention_shape *s, tlob_math math) {
     return s->path != ATTENTION_GENERAL && math == TLOB_MATH_TF32 && s->device;
 }
 
+/* AUTO takes the fused kernels only where they measured faster than the
+ * general path (H200, docs/layer-results.md, fifth pass): short sequences
+ * (T = 40: 1.5x forward and backward) and grids of at most one block per
+ * multiprocessor on the general path's side (B = 1: 2.75x forward; FI-2010,
+ * 32 samples: 1.14x forward). At T = 128 with 128 samples the fused kernels
+ * were 0.85x / 0.87x, so that case stays on cuBLAS. */
+static int fused_pays(const attention_shape *s) {
+    return s->path == ATTENTION_FUSED || s->T <= 64 ||
+           (long long)s->batch * s->nh <= s->device->multiprocessors;
+}
+
 int attention_forward_fused(const attention_shape *s, tlob_math math) {
-    return fused_allowed(s, math) &&
+    return fused_allowed(s, math) && fused_pays(s) &&
            tlob_attention_fused_fwd_smem(s->T, s->D, forward_qrows(s)) <=
                (size_t)s->device->smem_limit;
 }
 
 int attention_backward_fused(const attention_shape *s, tlob_math math) {
-    return fused_allowed(s, math) &&
+    return fused_allowed(s, math) && fused_pays(s) &&
            tlob_attention_fused_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
 }
 
