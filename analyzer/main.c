@@ -134,6 +134,38 @@ static int explain_rule(const gl_config *cfg, const char *id)
     return EXIT_CLEAN;
 }
 
+/* The version, and the git hooks that come with this gpulint: where the
+ * hooks look for it (hooks/lib.sh: <prefix>/share/gpulint/hooks beside
+ * <prefix>/bin/gpulint once installed, .githooks/ beside build/ in a
+ * clone), so that the one setup command can be printed. */
+static void print_version(void)
+{
+    printf("gpulint %s\n", GPULINT_VERSION);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    const char *const layouts[] = {"%s/../share/gpulint/hooks", "%s/../.githooks"};
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        char *dir = xasprintf(layouts[i], exe);
+        char *hook = xasprintf("%s/pre-commit", dir);
+        char real[PATH_MAX];
+        bool found = access(hook, X_OK) == 0 && realpath(dir, real);
+        free(hook);
+        free(dir);
+        if (found) {
+            printf("hooks: %s (set up a repository: git config core.hooksPath %s)\n", real,
+                   real);
+            return;
+        }
+    }
+}
+
 /* Returns -1 to go on, or the exit code of an option that ends the run. */
 static int parse_options(int argc, char **argv, options *opt)
 {
@@ -237,7 +269,7 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->explain = optarg;
             break;
         case OPT_VERSION:
-            printf("gpulint %s\n", GPULINT_VERSION);
+            print_version();
             return EXIT_CLEAN;
         case 'h':
             fputs(USAGE, stdout);
@@ -309,7 +341,7 @@ static int load_staged_config(gl_config *cfg, const char *root)
     char *path = xasprintf("%s/.gpulint.yaml", root);
     char *text = NULL, *error = NULL;
     size_t len = 0;
-    int found = inputs_read_staged(".gpulint.yaml", &text, &len, &error);
+    int found = inputs_read_staged(root, ".gpulint.yaml", &text, &len, &error);
     int rc = 0;
     if (found < 0) {
         fprintf(stderr, "gpulint: error: reading the staged .gpulint.yaml: %s\n", error);
@@ -400,6 +432,34 @@ static void print_summary(const report_input *in)
                 "gpulint: %zu error%s, %zu warning%s in %zu file%s analysed, %zu fully checked\n",
                 errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s",
                 in->files_analyzed, in->files_analyzed == 1 ? "" : "s", in->files_checked);
+}
+
+/* A baseline named in .gpulint.yaml applies in every mode (docs/gpulint.md,
+ * "Baselines"), so the hooks, CI and a plain run agree. With --staged, one
+ * inside the repository is the one the index records, like the
+ * configuration itself: *name and *text (malloc'd) are set then; one
+ * outside the repository is read from disk later (*text stays NULL).
+ * Returns 0, or -1 after saying why (not staged, git failed). */
+static int read_staged_baseline(const char *path, const char *root, char **name, char **text,
+                                size_t *len)
+{
+    size_t rl = root ? strlen(root) : 0;
+    if (!root || strncmp(path, root, rl) != 0 || path[rl] != '/')
+        return 0;
+    const char *rel = path + rl + 1;
+    char *error = NULL;
+    int found = inputs_read_staged(root, rel, text, len, &error);
+    if (found == 1) {
+        *name = xasprintf("%s (staged)", rel);
+        return 0;
+    }
+    if (found == 0)
+        error = xasprintf("the baseline '%s' named in .gpulint.yaml is not staged "
+                          "(git add it; CI reads the committed one)", rel);
+    fprintf(stderr, "gpulint: error: %s\n", error);
+    free(error);
+    *text = NULL;
+    return -1;
 }
 
 /* The report on stdout. Returns 0, or -1 when stdout could not be written. */
@@ -516,9 +576,25 @@ int main(int argc, char **argv)
     pipeline_options run = {
         .jobs = opt.jobs,
         .show_progress = !opt.quiet && isatty(STDERR_FILENO),
-        .baseline = opt.baseline,
+        .baseline = opt.baseline ? opt.baseline : cfg.baseline,
         .write_baseline = opt.write_baseline,
     };
+    char *staged_baseline = NULL, *staged_baseline_name = NULL;
+    if (!opt.baseline && cfg.baseline && opt.staged &&
+        read_staged_baseline(cfg.baseline, root, &staged_baseline_name, &staged_baseline,
+                             &run.baseline_len) != 0) {
+        for (size_t i = 0; i < npaths; i++)
+            free(paths[i]);
+        free(paths);
+        snapshot_free(&snap);
+        config_free(&cfg);
+        free(root);
+        return EXIT_USAGE;
+    }
+    if (staged_baseline) {
+        run.baseline = staged_baseline_name;
+        run.baseline_text = staged_baseline;
+    }
     pipeline_result result;
     int exit_code = pipeline_run(&snap, &cfg, &run, &result);
 
@@ -534,7 +610,7 @@ int main(int argc, char **argv)
             .color = use_color(opt.color),
             .exit_code = exit_code,
             .failures = &result.failures,
-            .baseline_active = opt.baseline != NULL,
+            .baseline_active = run.baseline != NULL,
             .sarif_full = opt.sarif_full,
             .fixed = result.fixed,
             .nfixed = result.nfixed,
@@ -547,6 +623,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < npaths; i++)
         free(paths[i]);
     free(paths);
+    free(staged_baseline);
+    free(staged_baseline_name);
     snapshot_free(&snap);
     config_free(&cfg);
     free(root);

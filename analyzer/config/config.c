@@ -35,7 +35,7 @@ static void str_list_free(str_list *list)
 void config_init_defaults(gl_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    /* The names DESIGN.md bans; `banned-names:` adds to them. */
+    /* The names docs/rules.md bans (no-via-pinned); `banned-names:` adds to them. */
     str_list_push(&cfg->banned_names, "upload_f32_via_pinned");
     str_list_push(&cfg->banned_names, "clone_to_device_*_via_pinned");
 }
@@ -64,6 +64,7 @@ void config_free(gl_config *cfg)
     str_list_free(&cfg->include_dirs);
     str_list_free(&cfg->defines);
     str_list_free(&cfg->exclude);
+    free(cfg->baseline);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -403,6 +404,16 @@ static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vct
         return parse_string_list(ld, value, "defines", &cfg->defines);
     if (strcmp(k, "exclude") == 0)
         return parse_string_list(ld, value, "exclude", &cfg->exclude);
+    if (strcmp(k, "baseline") == 0) {
+        const char *s = NULL;
+        if (expect_string(ld, value, "baseline", &s) != 0)
+            return -1;
+        if (!*s)
+            return fail_at(ld, &value->start_mark, "baseline must be a file name");
+        free(cfg->baseline);
+        cfg->baseline = s[0] == '/' ? xstrdup(s) : xasprintf("%s/%s", ld->base_dir, s);
+        return 0;
+    }
     return fail_at(ld, &key->start_mark, "unknown key '%s' at the top level", k);
 }
 

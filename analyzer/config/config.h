@@ -64,6 +64,7 @@ typedef struct {
     str_list include_dirs;   /* absolute after loading */
     str_list defines;
     str_list exclude;
+    char *baseline;          /* `baseline:`, absolute, or NULL: applies in every mode */
 } gl_config;
 
 /* --enable/--disable RULE: the rule's `enabled`, over what the file says
@@ -76,7 +77,7 @@ bool config_rule_applies(const gl_config *cfg, const char *rule, const char *pat
 /* --- Loading (config/config.c) --- */
 
 /* The defaults: every rule enabled at its registry severity, the banned names
- * of DESIGN.md, nothing excluded. */
+ * of docs/rules.md (no-via-pinned), nothing excluded. */
 void config_init_defaults(gl_config *cfg);
 
 /* Load a .gpulint.yaml over the defaults. `shown_path` is how the file is

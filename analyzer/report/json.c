@@ -1,4 +1,4 @@
-/* JSON, DESIGN.md's schema, written with jansson, versioned and described by
+/* JSON, the schema docs/gpulint.md documents, written with jansson, versioned and described by
  * docs/gpulint-output.schema.json (tests/integrations/json-schema.bats checks
  * real output against it):
  * {"schema_version","tool","version","files_analyzed","files_checked",
@@ -33,7 +33,7 @@ int report_json(FILE *out, const report_input *in)
                              "files_analyzed", (json_int_t)in->files_analyzed, "files_checked",
                              (json_int_t)in->files_checked, "findings", findings);
     if (in->baseline_active) {
-        /* Only with --baseline: the DESIGN.md schema stays as it is without. */
+        /* Only with --baseline: the documented schema stays as it is without. */
         size_t known = 0;
         for (size_t i = 0; i < in->nfindings; i++)
             known += in->findings[i].in_baseline && !in->findings[i].suppressed;
