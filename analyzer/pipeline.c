@@ -1,63 +1,16 @@
 #include "pipeline.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/contain.h"
 #include "extract/extract.h"
 #include "findings/suppress.h"
 #include "rules/rule.h"
 #include "util/exit_codes.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
-
-typedef struct {
-    const snapshot *snap;
-    const gl_config *cfg;
-    file_facts **facts;
-    char **errors;          /* errors[i]: why file i has no facts */
-    size_t next;            /* the next file to extract, under lock */
-    pthread_mutex_t lock;
-    progress *progress;     /* NULL: no progress line */
-} extraction;
-
-static void *extract_worker(void *arg)
-{
-    extraction *ex = arg;
-    for (;;) {
-        pthread_mutex_lock(&ex->lock);
-        size_t i = ex->next++;
-        pthread_mutex_unlock(&ex->lock);
-        if (i >= ex->snap->nfiles)
-            return NULL;
-        char *error = NULL;
-        ex->facts[i] = facts_extract(ex->snap, i, ex->cfg, &error);
-        if (!ex->facts[i])
-            ex->errors[i] = error ? error : xstrdup("libclang could not parse it");
-        else
-            free(error);
-        progress_step(ex->progress);
-    }
-}
-
-static void run_extraction(extraction *ex, int jobs)
-{
-    if (jobs < 1)
-        jobs = 1;
-    if ((size_t)jobs > ex->snap->nfiles)
-        jobs = ex->snap->nfiles ? (int)ex->snap->nfiles : 1;
-    pthread_t *threads = xcalloc((size_t)jobs, sizeof *threads);
-    int started = 0;
-    /* The calling thread is a worker too: -j 1 starts no thread at all. */
-    for (int t = 1; t < jobs; t++)
-        if (pthread_create(&threads[started], NULL, extract_worker, ex) == 0)
-            started++;
-    extract_worker(ex);
-    for (int t = 0; t < started; t++)
-        pthread_join(threads[t], NULL);
-    free(threads);
-}
 
 static void fail(str_list *failures, const char *message)
 {
@@ -72,17 +25,16 @@ static bool find(snapshot *snap, const gl_config *cfg, const pipeline_options *o
                  str_list *failures, diag_list *found)
 {
     bool all_analysed = true;
-    extraction ex = {
-        .snap = snap,
-        .cfg = cfg,
+    struct {
+        file_facts **facts;
+        char **errors;   /* errors[i]: why file i has no facts */
+    } ex = {
         .facts = xcalloc(snap->nfiles, sizeof(file_facts *)),
         .errors = xcalloc(snap->nfiles, sizeof(char *)),
     };
-    pthread_mutex_init(&ex.lock, NULL);
-    ex.progress = progress_start(snap->nfiles, opt->show_progress);
-    run_extraction(&ex, opt->jobs);
-    progress_finish(ex.progress);
-    pthread_mutex_destroy(&ex.lock);
+    progress *shown = progress_start(snap->nfiles, opt->show_progress);
+    facts_extract_all(snap, cfg, opt->jobs, shown, ex.facts, ex.errors);
+    progress_finish(shown);
 
     /* Rules need facts for every file: drop the files that have none. */
     size_t kept = 0, n = snap->nfiles;

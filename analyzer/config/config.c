@@ -35,6 +35,12 @@ static void str_list_free(str_list *list)
 void config_init_defaults(gl_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
+    cfg->limits = (gl_limits){
+        .file_bytes = GL_DEFAULT_FILE_BYTES,
+        .file_seconds = GL_DEFAULT_FILE_SECONDS,
+        .regex_match_limit = GL_DEFAULT_REGEX_MATCH_LIMIT,
+        .regex_depth_limit = GL_DEFAULT_REGEX_DEPTH_LIMIT,
+    };
     /* The names DESIGN.md bans; `banned-names:` adds to them. */
     str_list_push(&cfg->banned_names, "upload_f32_via_pinned");
     str_list_push(&cfg->banned_names, "clone_to_device_*_via_pinned");
@@ -355,6 +361,49 @@ static int parse_patterns(loader *ld, yaml_node_t *n, gl_config *cfg)
     return 0;
 }
 
+/* A whole number from 1 to max, in decimal. */
+static int parse_count(loader *ld, yaml_node_t *n, const char *what, unsigned long max,
+                       unsigned long *out)
+{
+    const char *s = n->type == YAML_SCALAR_NODE ? scalar(n) : "";
+    char *end = NULL;
+    errno = 0;
+    unsigned long v = *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : 0;
+    if (!end || *end || errno || v < 1 || v > max)
+        return fail_at(ld, &n->start_mark, "%s must be a whole number from 1 to %lu", what, max);
+    *out = v;
+    return 0;
+}
+
+static int limit_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
+{
+    gl_limits *lim = vctx;
+    const char *k = scalar(key);
+    unsigned long v;
+    if (strcmp(k, "file-bytes") == 0) {
+        if (parse_count(ld, value, "limits.file-bytes", 1ul << 32, &v) != 0)
+            return -1;
+        lim->file_bytes = v;
+        return 0;
+    }
+    struct { const char *key; unsigned *field; unsigned long max; } fields[] = {
+        {"file-seconds", &lim->file_seconds, 86400},
+        {"regex-match-limit", &lim->regex_match_limit, 4000000000ul},
+        {"regex-depth-limit", &lim->regex_depth_limit, 4000000000ul},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (strcmp(k, fields[i].key) != 0)
+            continue;
+        char *what = xasprintf("limits.%s", k);
+        int r = parse_count(ld, value, what, fields[i].max, &v);
+        free(what);
+        if (r == 0)
+            *fields[i].field = (unsigned)v;
+        return r;
+    }
+    return fail_at(ld, &key->start_mark, "unknown key '%s' in limits", k);
+}
+
 /* include-dirs are handed to libclang as -I: make them absolute now. */
 static void absolutise(str_list *dirs, const char *base_dir)
 {
@@ -389,6 +438,8 @@ static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vct
         return parse_string_list(ld, value, "defines", &cfg->defines);
     if (strcmp(k, "exclude") == 0)
         return parse_string_list(ld, value, "exclude", &cfg->exclude);
+    if (strcmp(k, "limits") == 0)
+        return for_each_pair(ld, value, "limits", limit_entry, &cfg->limits);
     return fail_at(ld, &key->start_mark, "unknown key '%s' at the top level", k);
 }
 

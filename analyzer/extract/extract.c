@@ -584,6 +584,16 @@ static const char *cx_error_text(enum CXErrorCode rc)
     }
 }
 
+file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    if (!g.facts_dir)
+        return NULL;
+    char *cache_key = facts_cache_key(g.identity, snap, &snap->files[index], cfg);
+    file_facts *cached = facts_cache_load(g.facts_dir, cache_key, snap);
+    free(cache_key);
+    return cached;
+}
+
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
                           char **error)
 {
