@@ -5,6 +5,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <pcre2.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "util/xalloc.h"
@@ -451,45 +454,187 @@ static int load_document(loader *ld, gl_config *cfg)
     return for_each_pair(ld, root, "the top level", top_entry, cfg);
 }
 
-/* Parse the YAML the parser is set up to read into cfg. */
-static int load_from_parser(gl_config *cfg, yaml_parser_t *parser, loader *ld, char **error)
+/* ---- bounds, before the document is built ---- */
+
+typedef struct {
+    char *name;      /* an anchor */
+    size_t nodes;    /* what an alias of it expands to; 0 while it is open */
+} anchor_size;
+
+typedef struct {
+    anchor_size *anchors;
+    size_t n;
+} anchor_table;
+
+static size_t anchor_nodes(const anchor_table *t, const char *name)
 {
-    yaml_document_t doc;
-    if (!yaml_parser_load(parser, &doc)) {
-        const yaml_mark_t *mark = &parser->problem_mark;
-        *error = xasprintf("%s:%zu:%zu: error: invalid YAML: %s%s%s", ld->shown_path,
-                           mark->line + 1, mark->column + 1,
-                           parser->problem ? parser->problem : "parse error",
-                           parser->context ? " " : "", parser->context ? parser->context : "");
+    for (size_t i = t->n; i-- > 0;)   /* a later anchor of the same name wins */
+        if (strcmp(t->anchors[i].name, name) == 0)
+            return t->anchors[i].nodes ? t->anchors[i].nodes : 1;
+    return 1;
+}
+
+static size_t anchor_open(anchor_table *t, const yaml_char_t *name)
+{
+    t->anchors = xrealloc(t->anchors, (t->n + 1) * sizeof *t->anchors);
+    t->anchors[t->n] = (anchor_size){xstrdup((const char *)name), 0};
+    return t->n++;
+}
+
+/* The config's nesting depth, its size with every alias expanded (the
+ * "billion laughs": ten aliases of ten aliases of ... are small to write and
+ * huge to expand) and NUL characters (a "\0" escape would cut a key, a regex
+ * or a rule id short without a word) are checked on libyaml's events, before
+ * any document is built. Syntax errors are left to the loader, which names
+ * them. */
+static int check_bounds(const char *text, size_t len, const char *shown_path, char **error)
+{
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    anchor_table anchors = {0};
+    struct frame { size_t anchor, nodes_before; } stack[GL_CONFIG_MAX_DEPTH + 1];
+    size_t depth = 0, nodes = 0;
+    const char *problem = NULL;
+    bool nul = false;
+    char bounds[96];
+    snprintf(bounds, sizeof bounds, " (at most %u levels of nesting and %u nodes, aliases expanded)",
+             GL_CONFIG_MAX_DEPTH, GL_CONFIG_MAX_NODES);
+    yaml_mark_t where = {0};
+    for (bool done = false; !done && !problem;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev))
+            break;
+        where = ev.start_mark;
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT: {
+            const yaml_char_t *anchor = ev.type == YAML_SEQUENCE_START_EVENT
+                                            ? ev.data.sequence_start.anchor
+                                            : ev.data.mapping_start.anchor;
+            if (depth == GL_CONFIG_MAX_DEPTH) {
+                problem = "is nested more deeply than gpulint reads";
+                break;
+            }
+            stack[depth++] = (struct frame){anchor ? anchor_open(&anchors, anchor) : SIZE_MAX,
+                                            nodes};
+            nodes++;
+            break;
+        }
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            if (depth > 0) {
+                struct frame f = stack[--depth];
+                if (f.anchor != SIZE_MAX)
+                    anchors.anchors[f.anchor].nodes = nodes - f.nodes_before;
+            }
+            break;
+        case YAML_SCALAR_EVENT:
+            nodes++;
+            if (ev.data.scalar.anchor)
+                anchors.anchors[anchor_open(&anchors, ev.data.scalar.anchor)].nodes = 1;
+            if (memchr(ev.data.scalar.value, '\0', ev.data.scalar.length))
+                problem = "has a NUL character in a key or value (it would cut the text short)";
+            nul = problem != NULL;
+            break;
+        case YAML_ALIAS_EVENT:
+            nodes += anchor_nodes(&anchors, (const char *)ev.data.alias.anchor);
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            break;
+        }
+        if (!problem && nodes > GL_CONFIG_MAX_NODES)
+            problem = "is too large once its aliases are expanded";
+        yaml_event_delete(&ev);
+    }
+    if (problem)
+        *error = xasprintf("%s:%zu:%zu: error: the config %s%s", shown_path, where.line + 1,
+                           where.column + 1, problem, nul ? "" : bounds);
+    for (size_t i = 0; i < anchors.n; i++)
+        free(anchors.anchors[i].name);
+    free(anchors.anchors);
+    yaml_parser_delete(&parser);
+    return problem ? -1 : 0;
+}
+
+/* Parse the YAML text into cfg. */
+static int load_from_text(gl_config *cfg, const char *text, size_t len, loader *ld, char **error)
+{
+    if (len > GL_CONFIG_MAX_BYTES) {
+        *error = xasprintf("%s: error: the config is %zu bytes; gpulint reads at most %u",
+                           ld->shown_path, len, GL_CONFIG_MAX_BYTES);
         return -1;
     }
-    ld->doc = &doc;
-    int r = load_document(ld, cfg);
-    if (r != 0)
-        *error = ld->error;
-    yaml_document_delete(&doc);
+    if (check_bounds(text, len, ld->shown_path, error) != 0)
+        return -1;
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    yaml_document_t doc;
+    int r;
+    if (!yaml_parser_load(&parser, &doc)) {
+        const yaml_mark_t *mark = &parser.problem_mark;
+        *error = xasprintf("%s:%zu:%zu: error: invalid YAML: %s%s%s", ld->shown_path,
+                           mark->line + 1, mark->column + 1,
+                           parser.problem ? parser.problem : "parse error",
+                           parser.context ? " " : "", parser.context ? parser.context : "");
+        r = -1;
+    } else {
+        ld->doc = &doc;
+        r = load_document(ld, cfg);
+        if (r != 0)
+            *error = ld->error;
+        yaml_document_delete(&doc);
+    }
+    yaml_parser_delete(&parser);
     return r;
 }
 
 int config_load(gl_config *cfg, const char *path, const char *shown_path, char **error)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    /* O_NONBLOCK: a FIFO named as the config must not block the open. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         *error = xasprintf("%s: error: cannot read the config file: %s", shown_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
+    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)GL_CONFIG_MAX_BYTES) {
+        *error = S_ISREG(st.st_mode)
+                     ? xasprintf("%s: error: the config is %lld bytes; gpulint reads at most %u",
+                                 shown_path, (long long)st.st_size, GL_CONFIG_MAX_BYTES)
+                     : xasprintf("%s: error: the config is not a regular file", shown_path);
+        close(fd);
+        return -1;
+    }
+    char *text = xmalloc((size_t)st.st_size + 1);
+    size_t len = 0;
+    for (ssize_t n; len < (size_t)st.st_size &&
+                    (n = read(fd, text + len, (size_t)st.st_size - len)) != 0;) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *error = xasprintf("%s: error: cannot read the config file: %s", shown_path,
+                               strerror(errno));
+            free(text);
+            close(fd);
+            return -1;
+        }
+        len += (size_t)n;
+    }
+    close(fd);
     char resolved[PATH_MAX];
     char *dir_copy = xstrdup(realpath(path, resolved) ? resolved : path);
     loader ld = {.shown_path = shown_path, .base_dir = dirname(dir_copy)};
     cfg->path = xstrdup(path);
     cfg->shown_path = xstrdup(shown_path);
-
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, fp);
-    int r = load_from_parser(cfg, &parser, &ld, error);
-    yaml_parser_delete(&parser);
-    fclose(fp);
+    int r = load_from_text(cfg, text, len, &ld, error);
+    free(text);
     free(dir_copy);
     return r;
 }
@@ -500,10 +645,5 @@ int config_load_text(gl_config *cfg, const char *text, size_t len, const char *s
     loader ld = {.shown_path = shown_path, .base_dir = base_dir};
     cfg->path = xstrdup(shown_path);
     cfg->shown_path = xstrdup(shown_path);
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    int r = load_from_parser(cfg, &parser, &ld, error);
-    yaml_parser_delete(&parser);
-    return r;
+    return load_from_text(cfg, text, len, &ld, error);
 }

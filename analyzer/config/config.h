@@ -65,7 +65,7 @@ typedef struct {
 /* Bounds on the config itself, which the config cannot raise. */
 #define GL_CONFIG_MAX_BYTES (1u << 20)
 #define GL_CONFIG_MAX_DEPTH 64u
-#define GL_CONFIG_MAX_NODES 100000u
+#define GL_CONFIG_MAX_NODES 10000u   /* aliases counted expanded */
 
 typedef struct {
     unsigned long file_bytes;
