@@ -279,7 +279,12 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, pro
         for (int k = 0; k < jobs && next < snap->nfiles; k++) {
             if (workers[k].busy)
                 continue;
-            while (next < snap->nfiles && (facts[next] = facts_extract_cached(snap, next, cfg))) {
+            while (next < snap->nfiles &&
+                   (snap->files[next].not_checked ||
+                    (facts[next] = facts_extract_cached(snap, next, cfg)))) {
+                if (snap->files[next].not_checked)
+                    errors[next] = xasprintf("%s: not checked: %s", snap->files[next].path,
+                                             snap->files[next].not_checked);
                 next++;
                 progress_step(progress);
             }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extract/includes.h"
 #include "extract/internal.h"
 #include "util/paths.h"
 
@@ -603,6 +604,17 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     if (cached) {
         free(cache_key);
         return cached;
+    }
+    arg_list scanned = { 0 };
+    build_args(&scanned, snap, src, cfg, false);
+    char *hazard = include_hazard(snap, index, scanned.argv, scanned.n,
+                                  cfg ? cfg->limits.file_bytes : GL_DEFAULT_FILE_BYTES);
+    arg_list_free(&scanned);
+    if (hazard) {
+        *error = xasprintf("%s: not checked: %s", src->path, hazard);
+        free(hazard);
+        free(cache_key);
+        return NULL;
     }
     struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
     for (size_t i = 0; i < snap->nfiles; i++) {

@@ -61,6 +61,7 @@ static void source_file_free(source_file *f)
     free(f->text);
     free(f->masked);
     free(f->line_starts);
+    free(f->not_checked);
     for (size_t i = 0; i < f->nargs; i++)
         free(f->args[i]);
     free(f->args);
