@@ -108,7 +108,7 @@ severity config_severity(const gl_config *cfg, const char *rule, severity fallba
 static bool any_glob_matches(const str_list *globs, const char *path)
 {
     for (size_t i = 0; i < globs->n; i++)
-        if (glob_match(globs->items[i], path))
+        if (path_glob_match(globs->items[i], path))
             return true;
     return false;
 }
@@ -213,6 +213,30 @@ static int parse_string_list(loader *ld, yaml_node_t *n, const char *what, str_l
     return 0;
 }
 
+/* A list of globs (util/glob.h), each checked: an unsupported one is an
+ * error at its own column. */
+static int parse_glob_list(loader *ld, yaml_node_t *n, const char *what, bool is_path,
+                           str_list *out)
+{
+    size_t first = out->n;
+    if (parse_string_list(ld, n, what, out) != 0)
+        return -1;
+    yaml_node_item_t *it = n->data.sequence.items.start;
+    for (size_t i = first; i < out->n; i++, it++) {
+        size_t offset;
+        const char *problem = glob_problem(out->items[i], is_path, &offset);
+        if (!problem)
+            continue;
+        yaml_node_t *item = node_at(ld, *it);
+        yaml_mark_t at = item->start_mark;
+        bool quoted = item->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                      item->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+        at.column += offset + quoted;
+        return fail_at(ld, &at, "%s: unsupported glob '%s': %s", what, out->items[i], problem);
+    }
+    return 0;
+}
+
 /* Iterate a mapping's pairs, rejecting non-scalar and duplicate keys. */
 typedef int (*pair_fn)(loader *ld, yaml_node_t *key, yaml_node_t *value, void *ctx);
 
@@ -247,9 +271,9 @@ static int rule_setting(loader *ld, yaml_node_t *key, yaml_node_t *value, void *
     if (strcmp(k, "severity") == 0)
         return parse_severity(ld, value, "severity", &ctx->rule->sev);
     if (strcmp(k, "include") == 0)
-        return parse_string_list(ld, value, "include", &ctx->rule->include);
+        return parse_glob_list(ld, value, "include", true, &ctx->rule->include);
     if (strcmp(k, "exclude") == 0)
-        return parse_string_list(ld, value, "exclude", &ctx->rule->exclude);
+        return parse_glob_list(ld, value, "exclude", true, &ctx->rule->exclude);
     return fail_at(ld, &key->start_mark, "unknown key '%s' in %s", k, ctx->where);
 }
 
@@ -326,9 +350,9 @@ static int pattern_setting(loader *ld, yaml_node_t *key, yaml_node_t *value, voi
     if (strcmp(k, "severity") == 0)
         return parse_severity(ld, value, "severity", &p->sev);
     if (strcmp(k, "include") == 0)
-        return parse_string_list(ld, value, "include", &p->include);
+        return parse_glob_list(ld, value, "include", true, &p->include);
     if (strcmp(k, "exclude") == 0)
-        return parse_string_list(ld, value, "exclude", &p->exclude);
+        return parse_glob_list(ld, value, "exclude", true, &p->exclude);
     if (strcmp(k, "match-comments") == 0)
         return parse_bool(ld, value, "match-comments", &p->match_comments);
     if (strcmp(k, "match-strings") == 0)
@@ -428,9 +452,9 @@ static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vct
     if (strcmp(k, "patterns") == 0)
         return parse_patterns(ld, value, cfg);
     if (strcmp(k, "hot") == 0)
-        return parse_string_list(ld, value, "hot", &cfg->hot);
+        return parse_glob_list(ld, value, "hot", false, &cfg->hot);
     if (strcmp(k, "banned-names") == 0)
-        return parse_string_list(ld, value, "banned-names", &cfg->banned_names);
+        return parse_glob_list(ld, value, "banned-names", false, &cfg->banned_names);
     if (strcmp(k, "include-dirs") == 0) {
         if (parse_string_list(ld, value, "include-dirs", &cfg->include_dirs) != 0)
             return -1;
@@ -440,7 +464,7 @@ static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vct
     if (strcmp(k, "defines") == 0)
         return parse_string_list(ld, value, "defines", &cfg->defines);
     if (strcmp(k, "exclude") == 0)
-        return parse_string_list(ld, value, "exclude", &cfg->exclude);
+        return parse_glob_list(ld, value, "exclude", true, &cfg->exclude);
     if (strcmp(k, "limits") == 0)
         return for_each_pair(ld, value, "limits", limit_entry, &cfg->limits);
     return fail_at(ld, &key->start_mark, "unknown key '%s' at the top level", k);
@@ -564,8 +588,8 @@ static int check_bounds(const char *text, size_t len, const char *shown_path, ch
 static int load_from_text(gl_config *cfg, const char *text, size_t len, loader *ld, char **error)
 {
     if (len > GL_CONFIG_MAX_BYTES) {
-        *error = xasprintf("%s: error: the config is %zu bytes; gpulint reads at most %u",
-                           ld->shown_path, len, GL_CONFIG_MAX_BYTES);
+        *error = xasprintf("%s: error: the config is more than %u bytes, the most gpulint reads",
+                           ld->shown_path, GL_CONFIG_MAX_BYTES);
         return -1;
     }
     if (check_bounds(text, len, ld->shown_path, error) != 0)
@@ -604,18 +628,25 @@ int config_load(gl_config *cfg, const char *path, const char *shown_path, char *
             close(fd);
         return -1;
     }
-    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)GL_CONFIG_MAX_BYTES) {
-        *error = S_ISREG(st.st_mode)
-                     ? xasprintf("%s: error: the config is %lld bytes; gpulint reads at most %u",
-                                 shown_path, (long long)st.st_size, GL_CONFIG_MAX_BYTES)
-                     : xasprintf("%s: error: the config is not a regular file", shown_path);
+    /* A character device reads as a file does (--config /dev/null: no
+     * settings), bounded like one (/dev/zero is too large); a FIFO or a
+     * socket would wait for a writer. */
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+        *error = xasprintf("%s: error: the config is not a regular file", shown_path);
         close(fd);
         return -1;
     }
-    char *text = xmalloc((size_t)st.st_size + 1);
+    if (S_ISREG(st.st_mode) && st.st_size > (off_t)GL_CONFIG_MAX_BYTES) {
+        *error = xasprintf("%s: error: the config is %lld bytes; gpulint reads at most %u",
+                           shown_path, (long long)st.st_size, GL_CONFIG_MAX_BYTES);
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    char *text = xmalloc((size_t)GL_CONFIG_MAX_BYTES + 2);
     size_t len = 0;
-    for (ssize_t n; len < (size_t)st.st_size &&
-                    (n = read(fd, text + len, (size_t)st.st_size - len)) != 0;) {
+    for (ssize_t n; len <= (size_t)GL_CONFIG_MAX_BYTES &&
+                    (n = read(fd, text + len, (size_t)GL_CONFIG_MAX_BYTES + 1 - len)) != 0;) {
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {

@@ -35,9 +35,32 @@ char *inputs_repo_root(void)
 static bool excluded(const gl_config *cfg, const char *path)
 {
     for (size_t i = 0; i < cfg->exclude.n; i++)
-        if (glob_match(cfg->exclude.items[i], path))
+        if (path_glob_match(cfg->exclude.items[i], path))
             return true;
     return false;
+}
+
+/* Only one .gpulint.yaml applies to a run (the root's, or --config): one
+ * in a subdirectory would look as if it configured that directory, so it is
+ * said to be ignored rather than ignored silently, unless it is excluded or
+ * --config named a file of another name. */
+static void note_nested_config(const gl_config *cfg, const char *reported, const char *abs_path)
+{
+    const char *slash = strrchr(reported, '/');
+    if (!slash || strcmp(slash + 1, ".gpulint.yaml") != 0)
+        return;
+    /* --config naming a file of another name: the choice is made, and said. */
+    const char *cfg_name = cfg->path ? strrchr(cfg->path, '/') : NULL;
+    cfg_name = cfg_name ? cfg_name + 1 : cfg->path;
+    if (cfg_name && strcmp(cfg_name, ".gpulint.yaml") != 0)
+        return;
+    char used[PATH_MAX], this_one[PATH_MAX];
+    if (cfg->path && realpath(cfg->path, used) && realpath(abs_path, this_one) &&
+        strcmp(used, this_one) == 0)
+        return;
+    fprintf(stderr, "gpulint: note: '%s' is not read: only one .gpulint.yaml applies to a run "
+                    "(the repository root's, or --config FILE); move its settings there, with "
+                    "include/exclude globs for its directory\n", reported);
 }
 
 /* A file in the snapshot whose content is not analysed, and why: it stays
@@ -182,6 +205,8 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
             /* not analysed, and neither is anything below it */
         } else if (S_ISDIR(st.st_mode)) {
             rc = walk_directory(snap, req, cfg, abs_path, given, error);
+        } else if (S_ISREG(st.st_mode) && strcmp(e->d_name, ".gpulint.yaml") == 0) {
+            note_nested_config(cfg, reported, abs_path);
         } else if (S_ISREG(st.st_mode) && source_is_analysable(abs_path)) {
             rc = add_disk_file(snap, cfg, req->root, abs_path, given);
         }
@@ -366,6 +391,11 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             *error = xasprintf("unexpected line from git ls-files: %s", listing.data + off);
             rc = EXIT_INTERNAL;
             break;
+        }
+        if (is_regular_blob(e.mode) && e.stage == 0 && req->npaths == 0 && !excluded(cfg, e.path)) {
+            char *abs_path = xasprintf("%s/%s", req->root, e.path);
+            note_nested_config(cfg, e.path, abs_path);
+            free(abs_path);
         }
         if (!is_regular_blob(e.mode) || !source_is_analysable(e.path) ||
             (excluded(cfg, e.path) && !named_explicitly(req, e.path)))
