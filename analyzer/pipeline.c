@@ -19,34 +19,32 @@ static void fail(str_list *failures, const char *message)
 }
 
 /* Extraction (after facts_global_init), then every rule: *found is what the
- * rules reported (sorted). Returns false when a file could not be analysed
- * (said in *failures). */
-static bool find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
-                 str_list *failures, diag_list *found)
+ * rules reported (sorted). Files not checked in full are counted out of
+ * *files_checked; those libclang made no translation unit of are named in
+ * *unbuilt (their not-checked findings exit 3). */
+static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                 diag_list *found, size_t *files_checked, str_list *unbuilt)
 {
-    bool all_analysed = true;
     struct {
         file_facts **facts;
-        char **errors;   /* errors[i]: why file i has no facts */
     } ex = {
         .facts = xcalloc(snap->nfiles, sizeof(file_facts *)),
-        .errors = xcalloc(snap->nfiles, sizeof(char *)),
     };
     progress *shown = progress_start(snap->nfiles, opt->show_progress);
-    facts_extract_all(snap, cfg, opt->jobs, shown, ex.facts, ex.errors);
+    facts_extract_all(snap, cfg, opt->jobs, shown, ex.facts);
     progress_finish(shown);
 
-    /* Rules need facts for every file: drop the files that have none. */
-    size_t kept = 0, n = snap->nfiles;
-    for (size_t i = 0; i < n; i++) {
-        if (ex.facts[i]) {
-            ex.facts[kept++] = ex.facts[i];
-            continue;
+    *files_checked = 0;
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        const file_facts *facts = ex.facts[i];
+        *files_checked += facts->n_not_checked == 0;
+        for (size_t k = 0; k < facts->n_not_checked; k++) {
+            fact_unchecked_cause cause = facts->not_checked[k].cause;
+            if (cause == UNCHECKED_NO_TU || cause == UNCHECKED_CRASH) {
+                str_list_push(unbuilt, snap->files[i].path);
+                break;
+            }
         }
-        fail(failures, ex.errors[i]);
-        free(ex.errors[i]);
-        snapshot_remove(snap, kept);
-        all_analysed = false;
     }
 
     diag_sink *sink = diag_sink_new();
@@ -60,9 +58,15 @@ static bool find(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     for (size_t i = 0; i < snap->nfiles; i++)
         facts_free(ex.facts[i]);
     free(ex.facts);
-    free(ex.errors);
     facts_global_cleanup();
-    return all_analysed;
+}
+
+static bool names(const str_list *list, const char *path)
+{
+    for (size_t i = 0; i < list->n; i++)
+        if (strcmp(list->items[i], path) == 0)
+            return true;
+    return false;
 }
 
 /* The config stage: the findings of rules the config applies to their file. */
@@ -126,7 +130,7 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
         free(error);
         failed = true;
     } else {
-        failed = !find(snap, cfg, opt, &out->failures, list);
+        find(snap, cfg, opt, list, &out->files_checked, &out->unbuilt);
         advance(list, applicable(list, cfg));
         advance(list, suppressions_apply(snap, cfg, list));
         assign_severities(list, cfg);
@@ -151,10 +155,19 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     if (!baseline_ok)
         return EXIT_USAGE;
     /* Writing a baseline accepts what it recorded: only failures fail it. */
-    for (size_t i = 0; i < list->n && !opt->write_baseline; i++)
-        if (finding_is_reported(&list->items[i]) && list->items[i].sev == SEV_ERROR)
-            return EXIT_FINDINGS;
-    return EXIT_CLEAN;
+    int rc = EXIT_CLEAN;
+    for (size_t i = 0; i < list->n && !opt->write_baseline; i++) {
+        const diag_finding *f = &list->items[i];
+        if (!finding_is_reported(f) || f->sev != SEV_ERROR)
+            continue;
+        /* DESIGN.md: a file libclang could not turn into a translation
+         * unit is exit 3, unless its not-checked finding was accepted
+         * (downgraded, suppressed or in the baseline). */
+        if (strcmp(f->rule, "not-checked") == 0 && names(&out->unbuilt, f->file))
+            return EXIT_INTERNAL;
+        rc = EXIT_FINDINGS;
+    }
+    return rc;
 }
 
 void pipeline_result_free(pipeline_result *result)
@@ -164,5 +177,8 @@ void pipeline_result_free(pipeline_result *result)
     for (size_t i = 0; i < result->failures.n; i++)
         free(result->failures.items[i]);
     free(result->failures.items);
+    for (size_t i = 0; i < result->unbuilt.n; i++)
+        free(result->unbuilt.items[i]);
+    free(result->unbuilt.items);
     *result = (pipeline_result){0};
 }

@@ -44,7 +44,7 @@ void config_init_defaults(gl_config *cfg)
         .regex_match_limit = GL_DEFAULT_REGEX_MATCH_LIMIT,
         .regex_depth_limit = GL_DEFAULT_REGEX_DEPTH_LIMIT,
     };
-    /* The names DESIGN.md bans; `banned-names:` adds to them. */
+    /* The names docs/rules.md bans (no-via-pinned); `banned-names:` adds to them. */
     str_list_push(&cfg->banned_names, "upload_f32_via_pinned");
     str_list_push(&cfg->banned_names, "clone_to_device_*_via_pinned");
 }

@@ -114,13 +114,11 @@ static void *worker_loop(void *arg)
     worker_job *job = arg;
     uint64_t index;
     while (read_all(job->to, &index, sizeof index)) {
-        char *error = NULL;
-        file_facts *facts = facts_extract(job->snap, (size_t)index, job->cfg, &error);
-        char *text = facts ? facts_save(facts) : error;
-        bool sent = answer(job->from, facts ? 'F' : 'E', text);
-        free(text);   /* the facts' text, or the error */
-        if (facts)
-            facts_free(facts);
+        file_facts *facts = facts_extract(job->snap, (size_t)index, job->cfg);
+        char *text = facts_save(facts);
+        bool sent = answer(job->from, 'F', text);
+        free(text);
+        facts_free(facts);
         if (!sent)
             break;
     }
@@ -201,29 +199,22 @@ static int end_worker(worker *w)
     return status;
 }
 
-/* Why a busy worker's file has no facts, from how the worker ended. */
-static char *death_message(const char *path, int status, bool timed_out, unsigned budget)
+/* The facts of a busy worker's file when the worker ended without them. */
+static file_facts *death_facts(int status, bool timed_out, unsigned budget)
 {
     if (timed_out)
-        return xasprintf("%s: not checked: its parse took longer than the budget of %u s per "
-                         "file (limits: file-seconds in .gpulint.yaml raises it)", path, budget);
-    if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        return xasprintf("%s: not checked: its parse crashed (signal %d, %s)%s", path, sig,
-                         strsignal(sig),
-                         sig == SIGSEGV || sig == SIGBUS
-                             ? "; code nested this deeply overflows libclang's stack: split "
-                               "the expression or the if-else chain"
-                             : "");
-    }
-    return xasprintf("%s: not checked: its parse ended without a result (exit status %d)", path,
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return facts_not_checked(UNCHECKED_BUDGET, xasprintf("%u", budget));
+    if (WIFSIGNALED(status))
+        return facts_not_checked(UNCHECKED_CRASH, xasprintf("signal %d, %s", WTERMSIG(status),
+                                                            strsignal(WTERMSIG(status))));
+    return facts_not_checked(UNCHECKED_CRASH,
+                             xasprintf("its worker ended without a result, exit status %d",
+                                       WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 }
 
 /* Read what the worker has written; true once its answer is complete (then
- * facts[index] or errors[index] is set and the worker is idle again). */
-static bool read_answer(worker *w, const snapshot *snap, file_facts **facts, char **errors,
-                        bool *gone)
+ * facts[index] is set and the worker is idle again). */
+static bool read_answer(worker *w, file_facts **facts, bool *gone)
 {
     if (w->cap - w->len < 65536) {
         w->cap = w->cap ? 2 * w->cap : 131072;
@@ -245,24 +236,20 @@ static bool read_answer(worker *w, const snapshot *snap, file_facts **facts, cha
         return false;
     char *text = w->buf + FRAME_HEADER;
     text[size] = '\0';
-    const char *path = snap->files[w->index].path;
-    if (w->buf[0] == 'F') {
-        char *load_error = NULL;
-        facts[w->index] = facts_load(text, &load_error);
-        if (!facts[w->index])
-            errors[w->index] = xasprintf("%s: not checked: its facts did not survive the trip "
-                                         "from the parse: %s", path, load_error);
-        free(load_error);
-    } else {
-        errors[w->index] = xstrdup(text);
-    }
+    char *load_error = NULL;
+    facts[w->index] = facts_load(text, &load_error);
+    if (!facts[w->index])
+        facts[w->index] = facts_not_checked(
+            UNCHECKED_CRASH, xasprintf("its facts did not survive the trip from its worker: %s",
+                                       load_error));
+    free(load_error);
     w->busy = false;
     w->len = 0;
     return true;
 }
 
 void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, progress *progress,
-                       file_facts **facts, char **errors)
+                       file_facts **facts)
 {
     unsigned budget = cfg && cfg->limits.file_seconds ? cfg->limits.file_seconds
                                                        : GL_DEFAULT_FILE_SECONDS;
@@ -283,8 +270,8 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, pro
                    (snap->files[next].not_checked ||
                     (facts[next] = facts_extract_cached(snap, next, cfg)))) {
                 if (snap->files[next].not_checked)
-                    errors[next] = xasprintf("%s: not checked: %s", snap->files[next].path,
-                                             snap->files[next].not_checked);
+                    facts[next] = facts_not_checked(UNCHECKED_INPUT,
+                                                    xstrdup(snap->files[next].not_checked));
                 next++;
                 progress_step(progress);
             }
@@ -296,7 +283,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, pro
                 for (int o = 0; o < jobs; o++)
                     others |= workers[o].pid != 0;
                 if (!others) {
-                    errors[next] = xasprintf("%s: not checked: %s", snap->files[next].path, error);
+                    facts[next] = facts_not_checked(UNCHECKED_NO_TU, xstrdup(error));
                     next++;
                     progress_step(progress);
                 }
@@ -333,7 +320,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, pro
                 continue;
             bool gone = false, done = false;
             if (fds[f++].revents)
-                done = read_answer(w, snap, facts, errors, &gone);
+                done = read_answer(w, facts, &gone);
             if (done) {
                 progress_step(progress);
                 continue;
@@ -345,7 +332,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, pro
                 kill(w->pid, SIGKILL);
             size_t index = w->index;
             int status = end_worker(w);
-            errors[index] = death_message(snap->files[index].path, status, timed_out, budget);
+            facts[index] = death_facts(status, timed_out, budget);
             progress_step(progress);
         }
     }

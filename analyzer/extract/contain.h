@@ -12,11 +12,11 @@
 #include "input/source.h"
 #include "util/progress.h"
 
-/* Fill facts[i] for every file i of the snapshot, or leave it NULL with
- * errors[i] (malloc'd) saying why the file was not checked: it could not be
- * parsed, its parse crashed (the signal), or it ran past
- * cfg->limits.file_seconds. At most `jobs` parses run at once. */
+/* Fill facts[i] for every file i of the snapshot. A file that was not
+ * checked has a not-checked fact saying why (facts/facts.h): its content was
+ * not read (source_file.not_checked), its parse crashed (the signal) or ran
+ * past cfg->limits.file_seconds. At most `jobs` parses run at once. */
 void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, progress *progress,
-                       file_facts **facts, char **errors);
+                       file_facts **facts);
 
 #endif

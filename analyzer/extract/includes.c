@@ -25,6 +25,8 @@ typedef struct {
     bool *seen;          /* per snapshot file: scanned already */
     char **seen_disk;    /* headers read from disk and scanned already */
     size_t nseen_disk;
+    const char *main_path;   /* the file being checked */
+    unsigned main_line;      /* the line of its #include being followed */
 } scan;
 
 /* What scan_text reads of a file: its name in messages, where it lives (for
@@ -121,15 +123,21 @@ static char *check_file(scan *s, const char *path, const char *spelled, bool quo
         return NULL;
     *found = true;
     char open_c = quoted ? '"' : '<', close_c = quoted ? '"' : '>';
+    char *where = from->path == s->main_path ? xstrdup("")
+                                             : xasprintf(" (in %s:%u)", from->path, line);
+    char *hazard = NULL;
     if (!S_ISREG(st.st_mode))
-        return xasprintf("%s:%u: #include %c%s%c names %s, not a regular file", from->path, line,
-                         open_c, spelled, close_c,
-                         S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
-                         : S_ISBLK(st.st_mode) ? "a block device" : "a special file");
-    if ((unsigned long long)st.st_size > s->max_bytes)
-        return xasprintf("%s:%u: #include %c%s%c is %lld bytes, more than limits.file-bytes "
-                         "(%lu) allows", from->path, line, open_c, spelled, close_c,
-                         (long long)st.st_size, s->max_bytes);
+        hazard = xasprintf("#include %c%s%c%s names %s, not a regular file", open_c, spelled,
+                           close_c, where,
+                           S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                           : S_ISBLK(st.st_mode) ? "a block device" : "a special file");
+    else if ((unsigned long long)st.st_size > s->max_bytes)
+        hazard = xasprintf("#include %c%s%c%s is %lld bytes, more than limits.file-bytes (%lu) "
+                           "allows", open_c, spelled, close_c, where, (long long)st.st_size,
+                           s->max_bytes);
+    free(where);
+    if (hazard)
+        return hazard;
     return depth < MAX_SCAN_DEPTH ? scan_disk_header(s, path, depth + 1) : NULL;
 }
 
@@ -176,6 +184,8 @@ static char *scan_text(scan *s, const scanned_text *f, unsigned depth)
                 char close_c = open_c == '"' ? '"' : open_c == '<' ? '>' : 0;
                 const char *q = close_c ? memchr(f->text + p + 1, close_c, end - p - 1) : NULL;
                 if (q && q > f->text + p + 1) {
+                    if (f->path == s->main_path)
+                        s->main_line = line;
                     char *name = xstrndup(f->text + p + 1, (size_t)(q - f->text - p - 1));
                     hazard = resolve(s, f, name, open_c == '"', line, depth);
                     free(name);
@@ -188,14 +198,15 @@ static char *scan_text(scan *s, const scanned_text *f, unsigned depth)
 }
 
 char *include_hazard(const snapshot *snap, size_t index, const char *const *argv, size_t argc,
-                     unsigned long max_bytes)
+                     unsigned long max_bytes, unsigned *line)
 {
     scan s = {snap, argv, argc, max_bytes, xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(bool)),
-              NULL, 0};
+              NULL, 0, snap->files[index].path, 1};
     char *hazard = scan_file(&s, index, 0);
     for (size_t i = 0; i < s.nseen_disk; i++)
         free(s.seen_disk[i]);
     free(s.seen_disk);
     free(s.seen);
+    *line = s.main_line;
     return hazard;
 }
