@@ -555,8 +555,11 @@ static int check_bounds(const char *text, size_t len, const char *shown_path, ch
             break;
         case YAML_SCALAR_EVENT:
             nodes++;
-            if (ev.data.scalar.anchor)
-                anchors.anchors[anchor_open(&anchors, ev.data.scalar.anchor)].nodes = 1;
+            if (ev.data.scalar.anchor) {
+                /* Opened first: anchor_open moves the table. */
+                size_t k = anchor_open(&anchors, ev.data.scalar.anchor);
+                anchors.anchors[k].nodes = 1;
+            }
             if (memchr(ev.data.scalar.value, '\0', ev.data.scalar.length))
                 problem = "has a NUL character in a key or value (it would cut the text short)";
             nul = problem != NULL;
