@@ -100,7 +100,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:protect_shadow_gap=0 \
 
 check-sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize CC=clang-19 CFLAGS='$(SAN_CFLAGS)' \
-	    layer analyzer tests
+	    $(BUILD)/sanitize/libtlob.a $(BUILD)/sanitize/tlob analyzer tests
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize sanitize-suites
 
 .PHONY: check-sanitize sanitize-suites
