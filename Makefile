@@ -36,6 +36,7 @@ INSTALL_SUITES := tests/install/run
 
 include layer/layer.mk
 include analyzer/analyzer.mk
+include tests/fuzz/fuzz.mk
 
 .PHONY: FORCE all layer analyzer tests check test-layer test-gpu test-analyzer \
         test-hooks analyze bench bench-hooks install uninstall install-hooks clean deps help
@@ -52,6 +53,8 @@ help:
 	@echo "make test-layer | test-gpu | test-analyzer | test-hooks"
 	@echo "make bench      hook latency, then the layer benchmarks (need a GPU)"
 	@echo "make bench-hooks   hook latency only (scripts/bench-hooks.sh)"
+	@echo "make fuzz [FUZZ_SECONDS=60]   every libFuzzer harness of tests/fuzz/ for that long"
+	@echo "make check-sanitize   ASan+UBSan build of gpulint and the CPU tests, and their suites"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   |  make uninstall"
 	@echo "make install-hooks   point this clone's core.hooksPath at .githooks/"
 	@echo "  (any repository, after make install: git config core.hooksPath PREFIX/share/gpulint/hooks)"
@@ -65,8 +68,9 @@ deps:
 tests: $(TEST_BINS)
 
 check: deps
-	@$(MAKE) --no-print-directory layer analyzer tests
-	@tests/harness $(LAYER_SUITES) $(GPU_SUITES) $(ANALYZER_SUITES) $(HOOKS_SUITES) $(INSTALL_SUITES)
+	@$(MAKE) --no-print-directory layer analyzer tests fuzzers
+	@tests/harness $(LAYER_SUITES) $(GPU_SUITES) $(ANALYZER_SUITES) $(HOOKS_SUITES) $(INSTALL_SUITES) \
+	    $(FUZZ_SUITES)
 
 test-layer: $(filter $(BUILD)/tests/layer/%,$(TEST_BINS))
 	@tests/harness $(LAYER_SUITES)
@@ -92,6 +96,28 @@ bench: bench-hooks
 bench-hooks: deps
 	@$(MAKE) --no-print-directory analyzer
 	@scripts/bench-hooks.sh $(BUILD)/gpulint
+
+# ASan+UBSan: gpulint, the layer library and every CPU test built with
+# clang-19 under $(BUILD)/sanitize, then the analyzer, hooks and layer CPU
+# suites run against those binaries; any sanitizer report (a leak included)
+# fails its suite. The GPU suites are left out: the CUDA runtime and ASan's
+# shadow memory do not mix, and CI has no GPU. Warnings are gcc's to fail
+# (make check); clang's extra ones do not stop this build.
+SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:protect_shadow_gap=0 \
+           UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+check-sanitize: deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize CC=clang-19 CFLAGS='$(SAN_CFLAGS)' \
+	    WARN_C='-std=c11 -Wall -Wextra' \
+	    $(BUILD)/sanitize/libtlob.a $(BUILD)/sanitize/tlob analyzer tests
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize sanitize-suites
+
+.PHONY: check-sanitize sanitize-suites
+sanitize-suites:
+	@$(SAN_ENV) GPULINT=$(abspath $(BUILD))/gpulint HOOK_TEST_GPULINT=$(abspath $(BUILD))/gpulint \
+	    tests/harness $(filter-out tests/layer/test_python.sh,$(LAYER_SUITES)) $(ANALYZER_SUITES) \
+	    $(HOOKS_SUITES)
 
 install-hooks:
 	git config core.hooksPath .githooks

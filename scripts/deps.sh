@@ -7,6 +7,7 @@ set -euo pipefail
 
 packages=(
   libclang-19-dev   # gpulint's parser (C API); 19 parses CUDA 13 headers, see docs/dependencies.md
+  clang-19 libclang-rt-19-dev   # libFuzzer, ASan and UBSan: tests/fuzz/ and make check-sanitize
   libpcre2-dev      # pattern rules and pre-filters (JIT)
   libjansson-dev    # JSON and SARIF output
   libyaml-dev       # .gpulint.yaml, with line/column marks for errors

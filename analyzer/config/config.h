@@ -20,6 +20,11 @@
 //   include-dirs: ["layer"]    # -I for every file (relative to the config file)
 //   defines: ["TLOB_X=1"]      # -D for every file
 //   exclude: ["tests/analyzer/fixtures/**"]   # paths not analysed at all
+//   limits:                    # resource bounds (docs/gpulint.md, "Limits")
+//     file-bytes: 8388608      # larger source files are not checked
+//     file-seconds: 120        # parse budget per file; over it: not checked
+//     regex-match-limit: 10000000   # PCRE2 match limit of pattern rules
+//     regex-depth-limit: 100000     # PCRE2 depth limit of pattern rules
 //
 // Unknown keys and bad values are errors with the config file's line and
 // column (exit 2). Globs: '*' within a path segment, '**' across segments.
@@ -52,6 +57,22 @@ typedef struct {
     bool match_comments, match_strings;
 } pattern_rule;
 
+/* Resource bounds; the defaults are docs/gpulint.md's ("Limits"). */
+#define GL_DEFAULT_FILE_BYTES (8u << 20)
+#define GL_DEFAULT_FILE_SECONDS 120u
+#define GL_DEFAULT_REGEX_MATCH_LIMIT 10000000u
+#define GL_DEFAULT_REGEX_DEPTH_LIMIT 100000u
+/* Bounds on the config itself, which the config cannot raise. */
+#define GL_CONFIG_MAX_BYTES (1u << 20)
+#define GL_CONFIG_MAX_DEPTH 64u
+#define GL_CONFIG_MAX_NODES 10000u   /* aliases counted expanded */
+
+typedef struct {
+    unsigned long file_bytes;
+    unsigned file_seconds;
+    unsigned regex_match_limit, regex_depth_limit;
+} gl_limits;
+
 typedef struct {
     char *path;          /* the config file, or NULL for defaults */
     char *shown_path;    /* how errors name it */
@@ -65,6 +86,7 @@ typedef struct {
     str_list defines;
     str_list exclude;
     char *baseline;          /* `baseline:`, absolute, or NULL: applies in every mode */
+    gl_limits limits;
 } gl_config;
 
 /* --enable/--disable RULE: the rule's `enabled`, over what the file says

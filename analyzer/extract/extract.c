@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extract/includes.h"
 #include "extract/internal.h"
 #include "input/inputs.h"
 #include "util/hash.h"
@@ -737,16 +738,21 @@ static const char *cx_error_text(enum CXErrorCode rc)
     }
 }
 
+file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    if (!g.facts_dir)
+        return NULL;
+    char *cache_key = facts_cache_key(g.identity, snap, &snap->files[index], cfg);
+    file_facts *cached = facts_cache_load(g.facts_dir, cache_key, snap);
+    free(cache_key);
+    return cached;
+}
+
 /* Facts of a file libclang made no translation unit of: only why. */
 static file_facts *unbuilt_facts(enum CXErrorCode rc)
 {
-    file_facts *facts = xcalloc(1, sizeof *facts);
-    fact_not_checked *u = FACT_PUSH(facts->not_checked, facts->n_not_checked);
-    u->cause = rc == CXError_Crashed ? UNCHECKED_CRASH : UNCHECKED_NO_TU;
-    u->detail = xstrdup(cx_error_text(rc));
-    u->loc.line = 1;
-    u->loc.col = 1;
-    return facts;
+    return facts_not_checked(rc == CXError_Crashed ? UNCHECKED_CRASH : UNCHECKED_NO_TU,
+                             xstrdup(cx_error_text(rc)));
 }
 
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
@@ -757,6 +763,19 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     if (cached) {
         free(cache_key);
         return cached;
+    }
+    arg_list scanned = { 0 };
+    build_args(&scanned, snap, src, cfg, false);
+    unsigned hazard_line;
+    char *hazard = include_hazard(snap, index, scanned.argv, scanned.n,
+                                  cfg ? cfg->limits.file_bytes : GL_DEFAULT_FILE_BYTES,
+                                  &hazard_line);
+    arg_list_free(&scanned);
+    if (hazard) {
+        free(cache_key);
+        file_facts *facts = facts_not_checked(UNCHECKED_INCLUDE_HAZARD, hazard);
+        facts->not_checked[0].loc.line = hazard_line;
+        return facts;
     }
     size_t nunsaved = snap->nfiles + snap->ncontext;
     struct CXUnsavedFile *unsaved = xcalloc(nunsaved ? nunsaved : 1, sizeof *unsaved);

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ char *inputs_repo_root(void)
 static bool excluded(const gl_config *cfg, const char *path)
 {
     for (size_t i = 0; i < cfg->exclude.n; i++)
-        if (glob_match(cfg->exclude.items[i], path))
+        if (path_glob_match(cfg->exclude.items[i], path))
             return true;
     return false;
 }
@@ -47,8 +48,54 @@ static void add_context(snapshot *snap, char *path, char *abs_path, char *text, 
     snapshot_add_context(snap, &f);
 }
 
-static void add_content(snapshot *snap, char *path, char *abs_path, char *text, size_t len)
+/* Only one .gpulint.yaml applies to a run (the root's, or --config): one
+ * in a subdirectory would look as if it configured that directory, so it is
+ * said to be ignored rather than ignored silently, unless it is excluded or
+ * --config named a file of another name. */
+static void note_nested_config(const gl_config *cfg, const char *reported, const char *abs_path)
 {
+    const char *slash = strrchr(reported, '/');
+    if (!slash || strcmp(slash + 1, ".gpulint.yaml") != 0)
+        return;
+    /* --config naming a file of another name: the choice is made, and said. */
+    const char *cfg_name = cfg->path ? strrchr(cfg->path, '/') : NULL;
+    cfg_name = cfg_name ? cfg_name + 1 : cfg->path;
+    if (cfg_name && strcmp(cfg_name, ".gpulint.yaml") != 0)
+        return;
+    char used[PATH_MAX], this_one[PATH_MAX];
+    if (cfg->path && realpath(cfg->path, used) && realpath(abs_path, this_one) &&
+        strcmp(used, this_one) == 0)
+        return;
+    fprintf(stderr, "gpulint: note: '%s' is not read: only one .gpulint.yaml applies to a run "
+                    "(the repository root's, or --config FILE); move its settings there, with "
+                    "include/exclude globs for its directory\n", reported);
+}
+
+/* A file in the snapshot whose content is not analysed, and why: it stays
+ * there so that extraction reports it as not checked. */
+static void add_not_checked(snapshot *snap, char *path, char *abs_path, char *why)
+{
+    source_file f;
+    source_file_init(&f, path, abs_path, xstrdup(""), 0);
+    f.not_checked = why;
+    snapshot_add(snap, &f);
+}
+
+static char *too_large(unsigned long long size, const gl_config *cfg)
+{
+    return xasprintf("it is %llu bytes, more than limits.file-bytes (%lu) in .gpulint.yaml allows",
+                     size, cfg->limits.file_bytes);
+}
+
+/* Add a file whose content is in memory; binary content is not analysed. */
+static void add_content(snapshot *snap, const gl_config *cfg, char *path, char *abs_path,
+                        char *text, size_t len)
+{
+    if (len > cfg->limits.file_bytes) {
+        free(text);
+        add_not_checked(snap, path, abs_path, too_large(len, cfg));
+        return;
+    }
     if (memchr(text, '\0', len)) {
         free(path);
         free(abs_path);
@@ -60,9 +107,28 @@ static void add_content(snapshot *snap, char *path, char *abs_path, char *text, 
     snapshot_add(snap, &f);
 }
 
+/* Only regular files: a FIFO would block the open or the read, a device
+ * such as /dev/zero never ends (EINVAL then). */
+static FILE *open_regular(const char *abs_path, struct stat *st)
+{
+    int fd = open(abs_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp)
+        close(fd);
+    return fp;
+}
+
 int inputs_read_file(const char *abs_path, char **text, size_t *len)
 {
-    FILE *fp = fopen(abs_path, "rb");
+    struct stat st;
+    FILE *fp = open_regular(abs_path, &st);
     if (!fp)
         return -1;
     byte_buf b = {0};
@@ -96,16 +162,27 @@ static char *reported_path(const char *root, const char *abs_path, const char *g
     return xstrdup(given);
 }
 
-static int add_disk_file(snapshot *snap, const char *root, const char *abs_path,
-                         const char *given, char **error)
+/* A file of the working tree: over the size bound, it is not read at all. */
+static void add_tree_file(snapshot *snap, const gl_config *cfg, char *path, char *abs_path)
 {
+    struct stat st;
     char *text;
     size_t len;
-    if (inputs_read_file(abs_path, &text, &len) != 0) {
-        *error = xasprintf("cannot read '%s': %s", given, strerror(errno));
-        return EXIT_USAGE;
-    }
-    add_content(snap, reported_path(root, abs_path, given), xstrdup(abs_path), text, len);
+    if (stat(abs_path, &st) == 0 && S_ISREG(st.st_mode) &&
+        (unsigned long long)st.st_size > cfg->limits.file_bytes)
+        add_not_checked(snap, path, abs_path, too_large((unsigned long long)st.st_size, cfg));
+    else if (inputs_read_file(abs_path, &text, &len) == 0)
+        add_content(snap, cfg, path, abs_path, text, len);
+    else
+        add_not_checked(snap, path, abs_path,
+                        errno == EINVAL ? xstrdup("it is not a regular file")
+                                        : xasprintf("it cannot be read: %s", strerror(errno)));
+}
+
+static int add_disk_file(snapshot *snap, const gl_config *cfg, const char *root,
+                         const char *abs_path, const char *given)
+{
+    add_tree_file(snap, cfg, reported_path(root, abs_path, given), xstrdup(abs_path));
     return 0;
 }
 
@@ -136,8 +213,10 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
             /* not analysed, and neither is anything below it */
         } else if (S_ISDIR(st.st_mode)) {
             rc = walk_directory(snap, req, cfg, abs_path, given, error);
+        } else if (S_ISREG(st.st_mode) && strcmp(e->d_name, ".gpulint.yaml") == 0) {
+            note_nested_config(cfg, reported, abs_path);
         } else if (S_ISREG(st.st_mode) && source_is_analysable(abs_path)) {
-            rc = add_disk_file(snap, req->root, abs_path, given, error);
+            rc = add_disk_file(snap, cfg, req->root, abs_path, given);
         }
         free(reported);
         free(given);
@@ -190,7 +269,7 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
             /* Named explicitly: analysed even when the config excludes it,
              * and reported under the name given, not a symlink's target. */
             char *file_abs = absolute_without_resolving_name(given);
-            rc = add_disk_file(snap, req->root, file_abs ? file_abs : abs_path, given, error);
+            rc = add_disk_file(snap, cfg, req->root, file_abs ? file_abs : abs_path, given);
             free(file_abs);
         } else {
             /* Said, so that naming a .cpp file does not read as a clean result. */
@@ -450,6 +529,11 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             rc = EXIT_INTERNAL;
             break;
         }
+        if (is_regular_blob(e.mode) && e.stage == 0 && req->npaths == 0 && !excluded(cfg, e.path)) {
+            char *abs_path = xasprintf("%s/%s", req->root, e.path);
+            note_nested_config(cfg, e.path, abs_path);
+            free(abs_path);
+        }
         if (!is_regular_blob(e.mode))
             continue;
         bool analysed = source_is_analysable(e.path) &&
@@ -471,12 +555,11 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         }
         char *abs_path = xasprintf("%s/%s", req->root, e.path);
         if (!req->staged) {
-            char *text;
-            size_t len;
-            if (inputs_read_file(abs_path, &text, &len) == 0)
-                add_content(snap, xstrdup(e.path), abs_path, text, len);
-            else
+            struct stat st;
+            if (lstat(abs_path, &st) != 0 && errno == ENOENT)
                 free(abs_path);   /* deleted from the working tree, not yet staged */
+            else
+                add_tree_file(snap, cfg, xstrdup(e.path), abs_path);
             continue;
         }
         if (!reader_open) {
@@ -515,7 +598,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         if (context)
             add_context(snap, xstrdup(e.path), abs, text, len);
         else
-            add_content(snap, xstrdup(e.path), abs, text, len);
+            add_content(snap, cfg, xstrdup(e.path), abs, text, len);
     }
     if (nmissing > 20)
         fprintf(stderr, "gpulint: note: ... and %zu more files not checked, not in this partial "

@@ -81,6 +81,7 @@ static void source_file_free(source_file *f)
     free(f->text);
     free(f->masked);
     free(f->line_starts);
+    free(f->not_checked);
     for (size_t i = 0; i < f->nargs; i++)
         free(f->args[i]);
     free(f->args);
@@ -97,7 +98,8 @@ void snapshot_sort(snapshot *snap)
 {
     if (snap->nfiles == 0)
         return;
-    qsort(snap->files, snap->nfiles, sizeof *snap->files, compare_paths);
+    if (snap->nfiles)   /* qsort's array may not be NULL, even empty (UBSan) */
+        qsort(snap->files, snap->nfiles, sizeof *snap->files, compare_paths);
     size_t out = 1;
     for (size_t i = 1; i < snap->nfiles; i++) {
         if (strcmp(snap->files[out - 1].path, snap->files[i].path) == 0)

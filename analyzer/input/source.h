@@ -31,6 +31,9 @@ typedef struct {
     size_t *line_starts;  /* offset of each line's first byte: line l (1-based)
                              starts at line_starts[l - 1] */
     size_t nlines;
+    char *not_checked;    /* why its content cannot be analysed (over limits.file-bytes,
+                             not a regular file, unreadable: text is then empty), or
+                             NULL; extraction reports it as not checked */
 } source_file;
 
 typedef struct {
