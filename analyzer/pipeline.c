@@ -1,57 +1,16 @@
 #include "pipeline.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/contain.h"
 #include "extract/extract.h"
 #include "findings/suppress.h"
 #include "rules/rule.h"
 #include "util/exit_codes.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
-
-typedef struct {
-    const snapshot *snap;
-    const gl_config *cfg;
-    file_facts **facts;
-    size_t next;            /* the next file to extract, under lock */
-    pthread_mutex_t lock;
-    progress *progress;     /* NULL: no progress line */
-} extraction;
-
-static void *extract_worker(void *arg)
-{
-    extraction *ex = arg;
-    for (;;) {
-        pthread_mutex_lock(&ex->lock);
-        size_t i = ex->next++;
-        pthread_mutex_unlock(&ex->lock);
-        if (i >= ex->snap->nfiles)
-            return NULL;
-        ex->facts[i] = facts_extract(ex->snap, i, ex->cfg);
-        progress_step(ex->progress);
-    }
-}
-
-static void run_extraction(extraction *ex, int jobs)
-{
-    if (jobs < 1)
-        jobs = 1;
-    if ((size_t)jobs > ex->snap->nfiles)
-        jobs = ex->snap->nfiles ? (int)ex->snap->nfiles : 1;
-    pthread_t *threads = xcalloc((size_t)jobs, sizeof *threads);
-    int started = 0;
-    /* The calling thread is a worker too: -j 1 starts no thread at all. */
-    for (int t = 1; t < jobs; t++)
-        if (pthread_create(&threads[started], NULL, extract_worker, ex) == 0)
-            started++;
-    extract_worker(ex);
-    for (int t = 0; t < started; t++)
-        pthread_join(threads[t], NULL);
-    free(threads);
-}
 
 static void fail(str_list *failures, const char *message)
 {
@@ -66,16 +25,14 @@ static void fail(str_list *failures, const char *message)
 static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
                  diag_list *found, size_t *files_checked, str_list *unbuilt)
 {
-    extraction ex = {
-        .snap = snap,
-        .cfg = cfg,
+    struct {
+        file_facts **facts;
+    } ex = {
         .facts = xcalloc(snap->nfiles, sizeof(file_facts *)),
     };
-    pthread_mutex_init(&ex.lock, NULL);
-    ex.progress = progress_start(snap->nfiles, opt->show_progress);
-    run_extraction(&ex, opt->jobs);
-    progress_finish(ex.progress);
-    pthread_mutex_destroy(&ex.lock);
+    progress *shown = progress_start(snap->nfiles, opt->show_progress);
+    facts_extract_all(snap, cfg, opt->jobs, shown, ex.facts);
+    progress_finish(shown);
 
     *files_checked = 0;
     for (size_t i = 0; i < snap->nfiles; i++) {
@@ -183,8 +140,13 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     if (opt->baseline) {
         diag_list marked;
         error = NULL;
-        if (baseline_apply(opt->baseline, snap, list, &marked, &out->fixed, &out->nfixed,
-                           &error) == 0) {
+        int rc = opt->baseline_text
+                     ? baseline_apply_text(opt->baseline, opt->baseline_text, opt->baseline_len,
+                                           snap, list, &marked, &out->fixed, &out->nfixed,
+                                           &error)
+                     : baseline_apply(opt->baseline, snap, list, &marked, &out->fixed,
+                                      &out->nfixed, &error);
+        if (rc == 0) {
             advance(list, marked);
         } else {
             fprintf(stderr, "gpulint: error: %s\n", error);

@@ -1,7 +1,11 @@
 /* Minimal .npy reader/writer for float32 C-order arrays. The header is a
  * Python dict literal; we accept exactly the keys numpy writes ('descr',
  * 'fortran_order', 'shape') and reject what we cannot represent faithfully. */
+#define _GNU_SOURCE
 #include <ctype.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +14,11 @@
 
 #include "npy.h"
 #include "status.h"
+
+static long long st_size_of(FILE *f) {
+    struct stat st;
+    return fstat(fileno(f), &st) == 0 ? (long long)st.st_size : 0;
+}
 
 static const char npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
@@ -53,9 +62,36 @@ static tlob_status parse_header(const char *path, const char *header, npy_array 
 
     const char *fortran = header_value(header, "fortran_order");
     if (!fortran) return TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header has no 'fortran_order'", path);
-    if (strncmp(fortran, "False", 5) != 0)
+    /* The whole word: 'Falsehood' is not False. */
+    if (strncmp(fortran, "True", 4) == 0 && !isalnum((unsigned char)fortran[4]))
         return TLOB_FAIL(TLOB_ERR_FORMAT, "%s: array is in Fortran order; C order is required",
                          path);
+    if (strncmp(fortran, "False", 5) != 0 || isalnum((unsigned char)fortran[5]) ||
+        fortran[5] == '_')
+        return TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header 'fortran_order' is neither True nor False",
+                         path);
+    /* Exactly numpy's three keys: another one means a format we would
+     * misread. Every key is a quoted string followed by ':'. */
+    int keys = 0;
+    for (const char *q = strchr(header, '{') + 1; (q = strchr(q, '\'')) != NULL; ) {
+        const char *close = strchr(q + 1, '\'');
+        if (!close) break;
+        const char *after = close + 1;
+        while (isspace((unsigned char)*after)) after++;
+        if (*after == ':') {
+            size_t n = (size_t)(close - q - 1);
+            if (!((n == 5 && strncmp(q + 1, "descr", 5) == 0) ||
+                  (n == 13 && strncmp(q + 1, "fortran_order", 13) == 0) ||
+                  (n == 5 && strncmp(q + 1, "shape", 5) == 0)))
+                return TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header has the unknown key '%.*s'",
+                                 path, (int)(n < 32 ? n : 32), q + 1);
+            keys++;
+        }
+        q = close + 1;
+    }
+    if (keys != 3)
+        return TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header must have exactly 'descr', "
+                         "'fortran_order' and 'shape'", path);
 
     const char *shape = header_value(header, "shape");
     if (!shape || *shape != '(')
@@ -91,8 +127,20 @@ static tlob_status parse_header(const char *path, const char *header, npy_array 
 tlob_status npy_read_f32(const char *path, npy_array *out) {
     if (!path || !out) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null argument");
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    /* Only a regular file: a FIFO would block, a directory reads as "bad
+     * magic". O_NONBLOCK keeps the open of a FIFO from waiting. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat file_stat;
+    if (fd < 0) return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &file_stat) != 0 || !S_ISREG(file_stat.st_mode)) {
+        close(fd);
+        return TLOB_FAIL(TLOB_ERR_IO, "%s: not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
 
     tlob_status st = TLOB_OK;
     char *header = NULL;
@@ -131,6 +179,15 @@ tlob_status npy_read_f32(const char *path, npy_array *out) {
     }
     st = parse_header(path, header, out);
     if (st != TLOB_OK) goto done;
+    /* The data the shape claims must be in the file before any of it is
+     * allocated: a header of (10**12,) on a 100-byte file is an error, not
+     * a 4 TB allocation. */
+    const long data_at = ftell(f);
+    if (data_at < 0 || (unsigned long long)(st_size_of(f) - data_at) / sizeof(float) < out->numel) {
+        st = TLOB_FAIL(TLOB_ERR_FORMAT, "%s: the header's shape needs %zu floats, the file holds %lld",
+                       path, out->numel, (long long)((st_size_of(f) - data_at) / 4));
+        goto done;
+    }
 
     out->data = malloc(out->numel ? out->numel * sizeof(float) : 1);
     if (!out->data) {

@@ -7,17 +7,19 @@ set -euo pipefail
 
 packages=(
   libclang-19-dev   # gpulint's parser (C API); 19 parses CUDA 13 headers, see docs/dependencies.md
+  clang-19 libclang-rt-19-dev   # libFuzzer, ASan and UBSan: tests/fuzz/ and make check-sanitize
   libpcre2-dev      # pattern rules and pre-filters (JIT)
   libjansson-dev    # JSON and SARIF output
   libyaml-dev       # .gpulint.yaml, with line/column marks for errors
   libcmocka-dev     # C unit tests
   libssl-dev        # SHA-256 content hash of each file (OpenSSL's libcrypto)
   bats bats-assert bats-support   # hook, CLI and integration tests
+  pre-commit        # the hook tests run .pre-commit-hooks.yaml through Debian's framework (3.0.4), offline
   pkgconf           # the install test links a program through tlob.pc
-  cmake g++         # ... and a C++ program through find_package(tlob)
+  cmake g++         # ... and a C++ program through find_package(tlob); the generated CMake CUDA project of tests/integrations
   python3-numpy     # the Python package's tests (python/tlob needs numpy)
   groff-base        # the install test renders the man page
-  cmake g++         # the integration test that analyses a generated CMake CUDA project
+  python3-jsonschema   # the JSON output checked against docs/gpulint-output.schema.json
   gcc make          # the build itself
 )
 

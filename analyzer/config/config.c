@@ -5,6 +5,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <pcre2.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "util/xalloc.h"
@@ -35,6 +38,12 @@ static void str_list_free(str_list *list)
 void config_init_defaults(gl_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
+    cfg->limits = (gl_limits){
+        .file_bytes = GL_DEFAULT_FILE_BYTES,
+        .file_seconds = GL_DEFAULT_FILE_SECONDS,
+        .regex_match_limit = GL_DEFAULT_REGEX_MATCH_LIMIT,
+        .regex_depth_limit = GL_DEFAULT_REGEX_DEPTH_LIMIT,
+    };
     /* The names docs/rules.md bans (no-via-pinned); `banned-names:` adds to them. */
     str_list_push(&cfg->banned_names, "upload_f32_via_pinned");
     str_list_push(&cfg->banned_names, "clone_to_device_*_via_pinned");
@@ -69,6 +78,7 @@ void config_free(gl_config *cfg)
         free(cfg->languages.items[i].kind);
     }
     free(cfg->languages.items);
+    free(cfg->baseline);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -104,7 +114,7 @@ severity config_severity(const gl_config *cfg, const char *rule, severity fallba
 static bool any_glob_matches(const str_list *globs, const char *path)
 {
     for (size_t i = 0; i < globs->n; i++)
-        if (glob_match(globs->items[i], path))
+        if (path_glob_match(globs->items[i], path))
             return true;
     return false;
 }
@@ -114,6 +124,20 @@ static bool globs_admit(const str_list *include, const str_list *exclude, const 
     if (include->n && !any_glob_matches(include, path))
         return false;
     return !any_glob_matches(exclude, path);
+}
+
+void config_set_enabled(gl_config *cfg, const char *id, bool enabled)
+{
+    for (size_t i = 0; i < cfg->nrules; i++)
+        if (strcmp(cfg->rules[i].id, id) == 0) {
+            cfg->rules[i].enabled = enabled;
+            return;
+        }
+    cfg->rules = xrealloc(cfg->rules, (cfg->nrules + 1) * sizeof *cfg->rules);
+    rule_config *rc = &cfg->rules[cfg->nrules++];
+    memset(rc, 0, sizeof *rc);
+    rc->id = xstrdup(id);
+    rc->enabled = enabled;
 }
 
 bool config_rule_applies(const gl_config *cfg, const char *rule, const char *path)
@@ -209,6 +233,30 @@ static int parse_string_list(loader *ld, yaml_node_t *n, const char *what, str_l
     return 0;
 }
 
+/* A list of globs (util/glob.h), each checked: an unsupported one is an
+ * error at its own column. */
+static int parse_glob_list(loader *ld, yaml_node_t *n, const char *what, bool is_path,
+                           str_list *out)
+{
+    size_t first = out->n;
+    if (parse_string_list(ld, n, what, out) != 0)
+        return -1;
+    yaml_node_item_t *it = n->data.sequence.items.start;
+    for (size_t i = first; i < out->n; i++, it++) {
+        size_t offset;
+        const char *problem = glob_problem(out->items[i], is_path, &offset);
+        if (!problem)
+            continue;
+        yaml_node_t *item = node_at(ld, *it);
+        yaml_mark_t at = item->start_mark;
+        bool quoted = item->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                      item->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+        at.column += offset + quoted;
+        return fail_at(ld, &at, "%s: unsupported glob '%s': %s", what, out->items[i], problem);
+    }
+    return 0;
+}
+
 /* Iterate a mapping's pairs, rejecting non-scalar and duplicate keys. */
 typedef int (*pair_fn)(loader *ld, yaml_node_t *key, yaml_node_t *value, void *ctx);
 
@@ -243,9 +291,9 @@ static int rule_setting(loader *ld, yaml_node_t *key, yaml_node_t *value, void *
     if (strcmp(k, "severity") == 0)
         return parse_severity(ld, value, "severity", &ctx->rule->sev);
     if (strcmp(k, "include") == 0)
-        return parse_string_list(ld, value, "include", &ctx->rule->include);
+        return parse_glob_list(ld, value, "include", true, &ctx->rule->include);
     if (strcmp(k, "exclude") == 0)
-        return parse_string_list(ld, value, "exclude", &ctx->rule->exclude);
+        return parse_glob_list(ld, value, "exclude", true, &ctx->rule->exclude);
     return fail_at(ld, &key->start_mark, "unknown key '%s' in %s", k, ctx->where);
 }
 
@@ -322,9 +370,9 @@ static int pattern_setting(loader *ld, yaml_node_t *key, yaml_node_t *value, voi
     if (strcmp(k, "severity") == 0)
         return parse_severity(ld, value, "severity", &p->sev);
     if (strcmp(k, "include") == 0)
-        return parse_string_list(ld, value, "include", &p->include);
+        return parse_glob_list(ld, value, "include", true, &p->include);
     if (strcmp(k, "exclude") == 0)
-        return parse_string_list(ld, value, "exclude", &p->exclude);
+        return parse_glob_list(ld, value, "exclude", true, &p->exclude);
     if (strcmp(k, "match-comments") == 0)
         return parse_bool(ld, value, "match-comments", &p->match_comments);
     if (strcmp(k, "match-strings") == 0)
@@ -358,6 +406,49 @@ static int parse_patterns(loader *ld, yaml_node_t *n, gl_config *cfg)
             return -1;
     }
     return 0;
+}
+
+/* A whole number from 1 to max, in decimal. */
+static int parse_count(loader *ld, yaml_node_t *n, const char *what, unsigned long max,
+                       unsigned long *out)
+{
+    const char *s = n->type == YAML_SCALAR_NODE ? scalar(n) : "";
+    char *end = NULL;
+    errno = 0;
+    unsigned long v = *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : 0;
+    if (!end || *end || errno || v < 1 || v > max)
+        return fail_at(ld, &n->start_mark, "%s must be a whole number from 1 to %lu", what, max);
+    *out = v;
+    return 0;
+}
+
+static int limit_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
+{
+    gl_limits *lim = vctx;
+    const char *k = scalar(key);
+    unsigned long v;
+    if (strcmp(k, "file-bytes") == 0) {
+        if (parse_count(ld, value, "limits.file-bytes", 1ul << 32, &v) != 0)
+            return -1;
+        lim->file_bytes = v;
+        return 0;
+    }
+    struct { const char *key; unsigned *field; unsigned long max; } fields[] = {
+        {"file-seconds", &lim->file_seconds, 86400},
+        {"regex-match-limit", &lim->regex_match_limit, 4000000000ul},
+        {"regex-depth-limit", &lim->regex_depth_limit, 4000000000ul},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (strcmp(k, fields[i].key) != 0)
+            continue;
+        char *what = xasprintf("limits.%s", k);
+        int r = parse_count(ld, value, what, fields[i].max, &v);
+        free(what);
+        if (r == 0)
+            *fields[i].field = (unsigned)v;
+        return r;
+    }
+    return fail_at(ld, &key->start_mark, "unknown key '%s' in limits", k);
 }
 
 /* include-dirs are handed to libclang as -I: make them absolute now. */
@@ -405,9 +496,9 @@ static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vct
     if (strcmp(k, "patterns") == 0)
         return parse_patterns(ld, value, cfg);
     if (strcmp(k, "hot") == 0)
-        return parse_string_list(ld, value, "hot", &cfg->hot);
+        return parse_glob_list(ld, value, "hot", false, &cfg->hot);
     if (strcmp(k, "banned-names") == 0)
-        return parse_string_list(ld, value, "banned-names", &cfg->banned_names);
+        return parse_glob_list(ld, value, "banned-names", false, &cfg->banned_names);
     if (strcmp(k, "include-dirs") == 0) {
         if (parse_string_list(ld, value, "include-dirs", &cfg->include_dirs) != 0)
             return -1;
@@ -417,7 +508,19 @@ static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vct
     if (strcmp(k, "defines") == 0)
         return parse_string_list(ld, value, "defines", &cfg->defines);
     if (strcmp(k, "exclude") == 0)
-        return parse_string_list(ld, value, "exclude", &cfg->exclude);
+        return parse_glob_list(ld, value, "exclude", true, &cfg->exclude);
+    if (strcmp(k, "limits") == 0)
+        return for_each_pair(ld, value, "limits", limit_entry, &cfg->limits);
+    if (strcmp(k, "baseline") == 0) {
+        const char *s = NULL;
+        if (expect_string(ld, value, "baseline", &s) != 0)
+            return -1;
+        if (!*s)
+            return fail_at(ld, &value->start_mark, "baseline must be a file name");
+        free(cfg->baseline);
+        cfg->baseline = s[0] == '/' ? xstrdup(s) : xasprintf("%s/%s", ld->base_dir, s);
+        return 0;
+    }
     if (strcmp(k, "languages") == 0)
         return for_each_pair(ld, value, "languages", language_entry, &cfg->languages);
     return fail_at(ld, &key->start_mark, "unknown key '%s' at the top level", k);
@@ -431,45 +534,197 @@ static int load_document(loader *ld, gl_config *cfg)
     return for_each_pair(ld, root, "the top level", top_entry, cfg);
 }
 
-/* Parse the YAML the parser is set up to read into cfg. */
-static int load_from_parser(gl_config *cfg, yaml_parser_t *parser, loader *ld, char **error)
+/* ---- bounds, before the document is built ---- */
+
+typedef struct {
+    char *name;      /* an anchor */
+    size_t nodes;    /* what an alias of it expands to; 0 while it is open */
+} anchor_size;
+
+typedef struct {
+    anchor_size *anchors;
+    size_t n;
+} anchor_table;
+
+static size_t anchor_nodes(const anchor_table *t, const char *name)
 {
-    yaml_document_t doc;
-    if (!yaml_parser_load(parser, &doc)) {
-        const yaml_mark_t *mark = &parser->problem_mark;
-        *error = xasprintf("%s:%zu:%zu: error: invalid YAML: %s%s%s", ld->shown_path,
-                           mark->line + 1, mark->column + 1,
-                           parser->problem ? parser->problem : "parse error",
-                           parser->context ? " " : "", parser->context ? parser->context : "");
+    for (size_t i = t->n; i-- > 0;)   /* a later anchor of the same name wins */
+        if (strcmp(t->anchors[i].name, name) == 0)
+            return t->anchors[i].nodes ? t->anchors[i].nodes : 1;
+    return 1;
+}
+
+static size_t anchor_open(anchor_table *t, const yaml_char_t *name)
+{
+    t->anchors = xrealloc(t->anchors, (t->n + 1) * sizeof *t->anchors);
+    t->anchors[t->n] = (anchor_size){xstrdup((const char *)name), 0};
+    return t->n++;
+}
+
+/* The config's nesting depth, its size with every alias expanded (the
+ * "billion laughs": ten aliases of ten aliases of ... are small to write and
+ * huge to expand) and NUL characters (a "\0" escape would cut a key, a regex
+ * or a rule id short without a word) are checked on libyaml's events, before
+ * any document is built. Syntax errors are left to the loader, which names
+ * them. */
+static int check_bounds(const char *text, size_t len, const char *shown_path, char **error)
+{
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    anchor_table anchors = {0};
+    struct frame { size_t anchor, nodes_before; } stack[GL_CONFIG_MAX_DEPTH + 1];
+    size_t depth = 0, nodes = 0;
+    const char *problem = NULL;
+    bool nul = false;
+    char bounds[96];
+    snprintf(bounds, sizeof bounds, " (at most %u levels of nesting and %u nodes, aliases expanded)",
+             GL_CONFIG_MAX_DEPTH, GL_CONFIG_MAX_NODES);
+    yaml_mark_t where = {0};
+    for (bool done = false; !done && !problem;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev))
+            break;
+        where = ev.start_mark;
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT: {
+            const yaml_char_t *anchor = ev.type == YAML_SEQUENCE_START_EVENT
+                                            ? ev.data.sequence_start.anchor
+                                            : ev.data.mapping_start.anchor;
+            if (depth == GL_CONFIG_MAX_DEPTH) {
+                problem = "is nested more deeply than gpulint reads";
+                break;
+            }
+            stack[depth++] = (struct frame){anchor ? anchor_open(&anchors, anchor) : SIZE_MAX,
+                                            nodes};
+            nodes++;
+            break;
+        }
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            if (depth > 0) {
+                struct frame f = stack[--depth];
+                if (f.anchor != SIZE_MAX)
+                    anchors.anchors[f.anchor].nodes = nodes - f.nodes_before;
+            }
+            break;
+        case YAML_SCALAR_EVENT:
+            nodes++;
+            if (ev.data.scalar.anchor) {
+                /* Opened first: anchor_open moves the table. */
+                size_t k = anchor_open(&anchors, ev.data.scalar.anchor);
+                anchors.anchors[k].nodes = 1;
+            }
+            if (memchr(ev.data.scalar.value, '\0', ev.data.scalar.length))
+                problem = "has a NUL character in a key or value (it would cut the text short)";
+            nul = problem != NULL;
+            break;
+        case YAML_ALIAS_EVENT:
+            nodes += anchor_nodes(&anchors, (const char *)ev.data.alias.anchor);
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            break;
+        }
+        if (!problem && nodes > GL_CONFIG_MAX_NODES)
+            problem = "is too large once its aliases are expanded";
+        yaml_event_delete(&ev);
+    }
+    if (problem)
+        *error = xasprintf("%s:%zu:%zu: error: the config %s%s", shown_path, where.line + 1,
+                           where.column + 1, problem, nul ? "" : bounds);
+    for (size_t i = 0; i < anchors.n; i++)
+        free(anchors.anchors[i].name);
+    free(anchors.anchors);
+    yaml_parser_delete(&parser);
+    return problem ? -1 : 0;
+}
+
+/* Parse the YAML text into cfg. */
+static int load_from_text(gl_config *cfg, const char *text, size_t len, loader *ld, char **error)
+{
+    if (len > GL_CONFIG_MAX_BYTES) {
+        *error = xasprintf("%s: error: the config is more than %u bytes, the most gpulint reads",
+                           ld->shown_path, GL_CONFIG_MAX_BYTES);
         return -1;
     }
-    ld->doc = &doc;
-    int r = load_document(ld, cfg);
-    if (r != 0)
-        *error = ld->error;
-    yaml_document_delete(&doc);
+    if (check_bounds(text, len, ld->shown_path, error) != 0)
+        return -1;
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    yaml_document_t doc;
+    int r;
+    if (!yaml_parser_load(&parser, &doc)) {
+        const yaml_mark_t *mark = &parser.problem_mark;
+        *error = xasprintf("%s:%zu:%zu: error: invalid YAML: %s%s%s", ld->shown_path,
+                           mark->line + 1, mark->column + 1,
+                           parser.problem ? parser.problem : "parse error",
+                           parser.context ? " " : "", parser.context ? parser.context : "");
+        r = -1;
+    } else {
+        ld->doc = &doc;
+        r = load_document(ld, cfg);
+        if (r != 0)
+            *error = ld->error;
+        yaml_document_delete(&doc);
+    }
+    yaml_parser_delete(&parser);
     return r;
 }
 
 int config_load(gl_config *cfg, const char *path, const char *shown_path, char **error)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    /* O_NONBLOCK: a FIFO named as the config must not block the open. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         *error = xasprintf("%s: error: cannot read the config file: %s", shown_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
+    /* A character device reads as a file does (--config /dev/null: no
+     * settings), bounded like one (/dev/zero is too large); a FIFO or a
+     * socket would wait for a writer. */
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+        *error = xasprintf("%s: error: the config is not a regular file", shown_path);
+        close(fd);
+        return -1;
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > (off_t)GL_CONFIG_MAX_BYTES) {
+        *error = xasprintf("%s: error: the config is %lld bytes; gpulint reads at most %u",
+                           shown_path, (long long)st.st_size, GL_CONFIG_MAX_BYTES);
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    char *text = xmalloc((size_t)GL_CONFIG_MAX_BYTES + 2);
+    size_t len = 0;
+    for (ssize_t n; len <= (size_t)GL_CONFIG_MAX_BYTES &&
+                    (n = read(fd, text + len, (size_t)GL_CONFIG_MAX_BYTES + 1 - len)) != 0;) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *error = xasprintf("%s: error: cannot read the config file: %s", shown_path,
+                               strerror(errno));
+            free(text);
+            close(fd);
+            return -1;
+        }
+        len += (size_t)n;
+    }
+    close(fd);
     char resolved[PATH_MAX];
     char *dir_copy = xstrdup(realpath(path, resolved) ? resolved : path);
     loader ld = {.shown_path = shown_path, .base_dir = dirname(dir_copy)};
     cfg->path = xstrdup(path);
     cfg->shown_path = xstrdup(shown_path);
-
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, fp);
-    int r = load_from_parser(cfg, &parser, &ld, error);
-    yaml_parser_delete(&parser);
-    fclose(fp);
+    int r = load_from_text(cfg, text, len, &ld, error);
+    free(text);
     free(dir_copy);
     return r;
 }
@@ -480,10 +735,5 @@ int config_load_text(gl_config *cfg, const char *text, size_t len, const char *s
     loader ld = {.shown_path = shown_path, .base_dir = base_dir};
     cfg->path = xstrdup(shown_path);
     cfg->shown_path = xstrdup(shown_path);
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    int r = load_from_parser(cfg, &parser, &ld, error);
-    yaml_parser_delete(&parser);
-    return r;
+    return load_from_text(cfg, text, len, &ld, error);
 }

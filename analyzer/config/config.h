@@ -23,6 +23,11 @@
 //   languages:                 # extension -> how its files are parsed, over
 //     .cuinc: cuda-header      # the built-in mapping (input/source.c):
 //     .h: c++-header           # c, c++, cuda, c-header, c++-header, cuda-header
+//   limits:                    # resource bounds (docs/gpulint.md, "Limits")
+//     file-bytes: 8388608      # larger source files are not checked
+//     file-seconds: 120        # parse budget per file; over it: not checked
+//     regex-match-limit: 10000000   # PCRE2 match limit of pattern rules
+//     regex-depth-limit: 100000     # PCRE2 depth limit of pattern rules
 //
 // Unknown keys and bad values are errors with the config file's line and
 // column (exit 2). Globs: '*' within a path segment, '**' across segments.
@@ -69,6 +74,21 @@ typedef struct {
 
 /* The kinds a `languages:` entry may name, NULL-terminated. */
 extern const char *const config_language_kinds[];
+/* Resource bounds; the defaults are docs/gpulint.md's ("Limits"). */
+#define GL_DEFAULT_FILE_BYTES (8u << 20)
+#define GL_DEFAULT_FILE_SECONDS 120u
+#define GL_DEFAULT_REGEX_MATCH_LIMIT 10000000u
+#define GL_DEFAULT_REGEX_DEPTH_LIMIT 100000u
+/* Bounds on the config itself, which the config cannot raise. */
+#define GL_CONFIG_MAX_BYTES (1u << 20)
+#define GL_CONFIG_MAX_DEPTH 64u
+#define GL_CONFIG_MAX_NODES 10000u   /* aliases counted expanded */
+
+typedef struct {
+    unsigned long file_bytes;
+    unsigned file_seconds;
+    unsigned regex_match_limit, regex_depth_limit;
+} gl_limits;
 
 typedef struct {
     char *path;          /* the config file, or NULL for defaults */
@@ -83,7 +103,13 @@ typedef struct {
     str_list defines;
     str_list exclude;
     language_map languages;
+    char *baseline;          /* `baseline:`, absolute, or NULL: applies in every mode */
+    gl_limits limits;
 } gl_config;
+
+/* --enable/--disable RULE: the rule's `enabled`, over what the file says
+ * (its other settings kept; an entry added when the file has none). */
+void config_set_enabled(gl_config *cfg, const char *id, bool enabled);
 
 /* true when the rule is enabled for this path (enabled + include/exclude). */
 bool config_rule_applies(const gl_config *cfg, const char *rule, const char *path);

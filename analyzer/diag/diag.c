@@ -106,7 +106,8 @@ diag_list diag_sink_take(diag_sink *sink)
     sink->n = sink->cap = 0;
     if (list.n == 0)
         return list;
-    qsort(list.items, list.n, sizeof *list.items, compare_findings);
+    if (list.n)   /* qsort's array may not be NULL, even empty (UBSan) */
+        qsort(list.items, list.n, sizeof *list.items, compare_findings);
     size_t out = 1;
     for (size_t i = 1; i < list.n; i++) {
         if (compare_findings(&list.items[out - 1], &list.items[i]) == 0)

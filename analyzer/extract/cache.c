@@ -74,6 +74,9 @@ static const source_file *snapshot_file_at(const snapshot *snap, const char *abs
     for (size_t i = 0; i < snap->nfiles; i++)
         if (strcmp(snap->files[i].abs_path, abs_path) == 0)
             return &snap->files[i];
+    for (size_t i = 0; i < snap->ncontext; i++)
+        if (strcmp(snap->context[i].abs_path, abs_path) == 0)
+            return &snap->context[i];
     return NULL;
 }
 

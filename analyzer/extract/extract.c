@@ -14,7 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extract/includes.h"
 #include "extract/internal.h"
+#include "input/inputs.h"
+#include "util/hash.h"
 #include "util/paths.h"
 
 /* CUDA 13 dropped texture_fetch_functions.h, clang 19's CUDA wrapper still
@@ -75,6 +78,7 @@ static struct {
     char *pch_path[LANG_COUNT];   /* by source_lang; NULL when it could not be built */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
+    bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
 } g;
 
 static int mkdir_p(const char *path)
@@ -314,25 +318,44 @@ static void prepare_pch(source_lang lang)
 }
 
 /* Everything extraction's output depends on that is not the file or its
- * arguments: gpulint's own binary (a new build may extract differently),
+ * arguments: gpulint's own code (a new build may extract differently),
  * libclang, each language's flags and the CUDA headers (the PCH keys cover
- * these). NULL when the binary cannot be identified: no facts cache then. */
+ * these). The code counts by content, the SHA-256 of the running binary,
+ * not by its inode or mtime: a rebuild or reinstall of the same source
+ * links the same bytes and keeps every cached fact. NULL when the binary
+ * cannot be read: no facts cache then. */
 static char *facts_identity(void)
 {
-    struct stat st;
-    if (stat("/proc/self/exe", &st) != 0)
+    char *exe = NULL;
+    size_t exe_len = 0;
+    if (inputs_read_file("/proc/self/exe", &exe, &exe_len) != 0)
         return NULL;
+    char exe_hash[65];
+    sha256_hex(exe, exe_len, exe_hash);
+    free(exe);
     unsigned long long keys[LANG_COUNT];
     for (int lang = 0; lang < LANG_COUNT; lang++) {
         const char *argv[MAX_BASE_ARGS];
         size_t argc = base_args((source_lang)lang, argv);
         keys[lang] = pch_key(pch_prelude[lang], argv, argc);
     }
-    return xasprintf("exe %lld %lld.%09ld dev %llu ino %llu; keys %016llx %016llx %016llx",
-                     (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-                     st.st_mtim.tv_nsec, (unsigned long long)st.st_dev,
-                     (unsigned long long)st.st_ino, keys[LANG_C], keys[LANG_CUDA],
-                     keys[LANG_CXX]);
+    return xasprintf("exe sha256 %s; keys %016llx %016llx %016llx", exe_hash, keys[LANG_C],
+                     keys[LANG_CUDA], keys[LANG_CXX]);
+}
+
+/* The CUDA shim headers in <dir>/shim; sets g.shim_dir and g.host_math.
+ * false (errno set) when they cannot be written. */
+static bool write_shim(const char *dir)
+{
+    free(g.shim_dir);
+    free(g.host_math);
+    g.shim_dir = xasprintf("%s/shim", dir);
+    g.host_math = xasprintf("%s/" HOST_MATH_HEADER, g.shim_dir);
+    char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
+    bool ok = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
+              ensure_file(g.host_math, host_math_text) == 0;
+    free(shim);
+    return ok;
 }
 
 int facts_global_init(const gl_config *cfg, char **error)
@@ -356,18 +379,29 @@ int facts_global_init(const gl_config *cfg, char **error)
                            strerror(errno));
         return -1;
     }
-    g.shim_dir = xasprintf("%s/shim", g.cache_dir);
-    g.host_math = xasprintf("%s/" HOST_MATH_HEADER, g.shim_dir);
-    char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
-    int rc = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
-                     ensure_file(g.host_math, host_math_text) == 0
-                 ? 0 : -1;
-    if (rc != 0)
-        *error = xasprintf("cannot write the CUDA shim headers in %s: %s", g.shim_dir,
-                           strerror(errno));
-    free(shim);
-    if (rc != 0)
-        return -1;
+    bool cached = write_shim(g.cache_dir);
+    if (!cached) {
+        /* A cache that cannot be written (a full disk, a read-only home)
+         * costs speed only: the shim goes to a directory of this run's own,
+         * removed at exit, and nothing is cached. */
+        const char *tmp = getenv("TMPDIR");
+        char *private_dir = xasprintf("%s/gpulint-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        char *why = xstrdup(strerror(errno));
+        if (!mkdtemp(private_dir) || !write_shim(private_dir)) {
+            *error = xasprintf("cannot write the CUDA shim headers in %s (%s), nor in %s: %s",
+                               g.cache_dir, why, private_dir, strerror(errno));
+            free(why);
+            free(private_dir);
+            return -1;
+        }
+        fprintf(stderr, "gpulint: note: cannot write its cache in %s (%s); running without "
+                        "it, which is slower\n", g.cache_dir, why);
+        free(why);
+        free(g.cache_dir);
+        g.cache_dir = private_dir;
+        g.private_cache = true;
+        return 0;
+    }
     /* GPULINT_NO_PCH: parse everything in full (measurements, debugging). */
     if (!getenv("GPULINT_NO_PCH")) {
         prepare_pch(LANG_CUDA);
@@ -383,6 +417,14 @@ int facts_global_init(const gl_config *cfg, char **error)
 
 void facts_global_cleanup(void)
 {
+    if (g.private_cache) {
+        char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
+        unlink(shim);
+        unlink(g.host_math);
+        rmdir(g.shim_dir);
+        rmdir(g.cache_dir);
+        free(shim);
+    }
     free(g.cuda_path);
     free(g.cuda_include);
     free(g.cuda_path_flag);
@@ -697,7 +739,7 @@ static enum CXErrorCode parse(CXIndex index, const snapshot *snap,
     build_args(&args, snap, src, cfg, with_pch);
     enum CXErrorCode rc = clang_parseTranslationUnit2(
         index, src->abs_path, args.argv, (int)args.n, unsaved,
-        (unsigned)snap->nfiles, CXTranslationUnit_KeepGoing, tu);
+        (unsigned)(snap->nfiles + snap->ncontext), CXTranslationUnit_KeepGoing, tu);
     arg_list_free(&args);
     return rc;
 }
@@ -717,11 +759,14 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap,
                                    const source_file *tu_src, const gl_config *cfg,
                                    CXTranslationUnit *tu)
 {
-    struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
-    for (size_t i = 0; i < snap->nfiles; i++) {
-        unsaved[i].Filename = snap->files[i].abs_path;
-        unsaved[i].Contents = snap->files[i].text;
-        unsaved[i].Length = snap->files[i].len;
+    size_t nunsaved = snap->nfiles + snap->ncontext;
+    struct CXUnsavedFile *unsaved = xcalloc(nunsaved ? nunsaved : 1, sizeof *unsaved);
+    for (size_t i = 0; i < nunsaved; i++) {
+        const source_file *f =
+            i < snap->nfiles ? &snap->files[i] : &snap->context[i - snap->nfiles];
+        unsaved[i].Filename = f->abs_path;
+        unsaved[i].Contents = f->text;
+        unsaved[i].Length = f->len;
     }
     bool with_pch = can_use_pch(tu_src, cfg);
     enum CXErrorCode rc = parse(cx_index, snap, tu_src, cfg, unsaved, with_pch, tu);
@@ -734,16 +779,21 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap,
     return rc;
 }
 
+file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    if (!g.facts_dir)
+        return NULL;
+    char *cache_key = facts_cache_key(g.identity, snap, &snap->files[index], cfg);
+    file_facts *cached = facts_cache_load(g.facts_dir, cache_key, snap);
+    free(cache_key);
+    return cached;
+}
+
 /* Facts of a file libclang made no translation unit of: only why. */
 static file_facts *unbuilt_facts(enum CXErrorCode rc)
 {
-    file_facts *facts = xcalloc(1, sizeof *facts);
-    fact_not_checked *u = FACT_PUSH(facts->not_checked, facts->n_not_checked);
-    u->cause = rc == CXError_Crashed ? UNCHECKED_CRASH : UNCHECKED_NO_TU;
-    u->detail = xstrdup(cx_error_text(rc));
-    u->loc.line = 1;
-    u->loc.col = 1;
-    return facts;
+    return facts_not_checked(rc == CXError_Crashed ? UNCHECKED_CRASH : UNCHECKED_NO_TU,
+                             xstrdup(cx_error_text(rc)));
 }
 
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
@@ -754,6 +804,19 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     if (cached) {
         free(cache_key);
         return cached;
+    }
+    arg_list scanned = { 0 };
+    build_args(&scanned, snap, src, cfg, false);
+    unsigned hazard_line;
+    char *hazard = include_hazard(snap, index, scanned.argv, scanned.n,
+                                  cfg ? cfg->limits.file_bytes : GL_DEFAULT_FILE_BYTES,
+                                  &hazard_line);
+    arg_list_free(&scanned);
+    if (hazard) {
+        free(cache_key);
+        file_facts *facts = facts_not_checked(UNCHECKED_INCLUDE_HAZARD, hazard);
+        facts->not_checked[0].loc.line = hazard_line;
+        return facts;
     }
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
     CXIndex cx_index = clang_createIndex(1, 0);

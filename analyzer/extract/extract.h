@@ -18,6 +18,11 @@
  * Thread-safe: each call uses its own CXIndex. */
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg);
 
+/* The file's facts from the facts cache, or NULL when they are not there
+ * (no libclang involved: extract/contain.c calls it before deciding to
+ * start a parse). */
+file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg);
+
 /* One-time setup (CUDA shim dir, precompiled headers); call before the
  * worker threads start. Returns 0, or -1 with *error set. */
 int facts_global_init(const gl_config *cfg, char **error);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "facts/facts.h"
+#include "util/xalloc.h"
 
 static void strs_free(fact_strs *s)
 {
@@ -33,4 +34,14 @@ void facts_free(file_facts *f)
 #define FACT_KIND(type, array) free(f->array);
 #include "facts/fact_kinds.def"
     free(f);
+}
+
+file_facts *facts_not_checked(fact_unchecked_cause cause, char *detail)
+{
+    file_facts *facts = xcalloc(1, sizeof *facts);
+    facts->not_checked = xcalloc(1, sizeof *facts->not_checked);
+    facts->n_not_checked = 1;
+    facts->not_checked[0] = (fact_not_checked){.cause = cause, .detail = detail,
+                                               .loc = {.line = 1, .col = 1}};
+    return facts;
 }

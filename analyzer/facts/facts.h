@@ -62,7 +62,15 @@ typedef enum {
                                     CUDA_PATH says: detail is that path */
     UNCHECKED_NO_TU,             /* libclang built no translation unit:
                                     detail is libclang's error */
-    UNCHECKED_CRASH              /* libclang crashed parsing it: likewise */
+    UNCHECKED_CRASH,             /* libclang crashed parsing it: likewise, or
+                                    the signal that ended its worker */
+    UNCHECKED_INPUT,             /* its content was not read (over
+                                    limits.file-bytes, not a regular file):
+                                    detail says which */
+    UNCHECKED_INCLUDE_HAZARD,    /* an #include naming a FIFO, a device or
+                                    an oversized file: detail says which */
+    UNCHECKED_BUDGET             /* its parse ran past limits.file-seconds:
+                                    detail is the budget in seconds */
 } fact_unchecked_cause;
 
 /* The kinds' structs, from their description: typedef struct fact_function
@@ -80,6 +88,10 @@ struct file_facts {
 };
 
 void facts_free(file_facts *facts);
+
+/* Facts of a file that was not checked: one not-checked fact at 1:1 of this
+ * cause, with `detail` (taken). */
+file_facts *facts_not_checked(fact_unchecked_cause cause, char *detail);
 
 /* Facts as text (JSON, malloc'd) and back; facts_load returns NULL with
  * *error set for text that is not facts of this gpulint's format. Extraction

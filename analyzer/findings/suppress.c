@@ -343,7 +343,8 @@ diag_list suppressions_apply(const snapshot *snap, const gl_config *cfg, const d
         size_t first = j;
         while (j < found->n && strcmp(found->items[j].file, f->path) == 0)
             j++;
-        judge_file(f, cfg, found->items + first, j - first, out);
+        /* No findings at all: items is NULL, and NULL + 0 is undefined (UBSan). */
+        judge_file(f, cfg, found->n ? found->items + first : NULL, j - first, out);
     }
     while (j < found->n)
         diag_add_copy(out, &found->items[j++]);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/paths.h"
+#include "util/files.h"
 #include "util/xalloc.h"
 
 typedef struct {
@@ -277,13 +278,10 @@ static char *real_or_normalised(const char *dir, const char *file)
 
 compile_db *compile_db_load(const char *path, char **error)
 {
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
-    if (!doc) {
-        *error = jerr.line > 0 ? xasprintf("%s:%d:%d: error: %s", path, jerr.line, jerr.column, jerr.text)
-                               : xasprintf("cannot read the compilation database '%s': %s", path, jerr.text);
+    *error = NULL;
+    json_t *doc = files_load_json(path, "compilation database", (size_t)1 << 30, error);
+    if (!doc)
         return NULL;
-    }
     if (!json_is_array(doc)) {
         *error = xasprintf("%s: error: a compilation database is a JSON array of entries", path);
         json_decref(doc);
@@ -310,13 +308,18 @@ compile_db *compile_db_load(const char *path, char **error)
                     ok = false;
             }
         } else if (ok && command) {
-            ok = shell_split(command, &argv) == 0;
+            if (shell_split(command, &argv) != 0) {
+                *error = xasprintf("%s: error: entry %zu: its \"command\" has an unterminated "
+                                   "quote", path, i);
+                ok = false;
+            }
         } else {
             ok = false;
         }
-        if (!ok) {
+        if (!ok && !*error)
             *error = xasprintf("%s: error: entry %zu needs \"directory\", \"file\" and \"command\" "
                                "or \"arguments\" (strings)", path, i);
+        if (!ok) {
             for (size_t k = 0; k < argv.n; k++)
                 free(argv.items[k]);
             free(argv.items);

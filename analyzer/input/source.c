@@ -62,6 +62,17 @@ bool source_is_analysable(const char *path, const gl_config *cfg)
     return source_classify(path, cfg, &lang, &header);
 }
 
+bool source_is_includable(const char *path)
+{
+    static const char *const exts[] = {".inc", ".def", ".inl", ".ipp", ".hpp", ".hh",
+                                       ".hxx", ".tcc", ".tpp"};
+    const char *ext = extension(path);
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (strcmp(ext, exts[i]) == 0)
+            return true;
+    return false;
+}
+
 void source_file_init(source_file *f, char *path, char *abs_path, char *text, size_t len,
                       const gl_config *cfg)
 {
@@ -104,6 +115,15 @@ void snapshot_add(snapshot *snap, source_file *f)
     memset(f, 0, sizeof *f);
 }
 
+void snapshot_add_context(snapshot *snap, source_file *f)
+{
+    size_t n = snap->ncontext;
+    if ((n & (n - 1)) == 0)
+        snap->context = xrealloc(snap->context, (n ? 2 * n : 1) * sizeof *snap->context);
+    snap->context[snap->ncontext++] = *f;
+    memset(f, 0, sizeof *f);
+}
+
 static void source_file_free(source_file *f)
 {
     free(f->path);
@@ -111,6 +131,7 @@ static void source_file_free(source_file *f)
     free(f->text);
     free(f->masked);
     free(f->line_starts);
+    free(f->not_checked);
     for (size_t i = 0; i < f->nargs; i++)
         free(f->args[i]);
     free(f->args);
@@ -127,7 +148,8 @@ void snapshot_sort(snapshot *snap)
 {
     if (snap->nfiles == 0)
         return;
-    qsort(snap->files, snap->nfiles, sizeof *snap->files, compare_paths);
+    if (snap->nfiles)   /* qsort's array may not be NULL, even empty (UBSan) */
+        qsort(snap->files, snap->nfiles, sizeof *snap->files, compare_paths);
     size_t out = 1;
     for (size_t i = 1; i < snap->nfiles; i++) {
         if (strcmp(snap->files[out - 1].path, snap->files[i].path) == 0)
@@ -145,6 +167,11 @@ void snapshot_free(snapshot *snap)
     free(snap->files);
     snap->files = NULL;
     snap->nfiles = 0;
+    for (size_t i = 0; i < snap->ncontext; i++)
+        source_file_free(&snap->context[i]);
+    free(snap->context);
+    snap->context = NULL;
+    snap->ncontext = 0;
 }
 
 long snapshot_find(const snapshot *snap, const char *path)

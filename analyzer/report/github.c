@@ -2,7 +2,8 @@
  *   ::error file=F,line=L,col=C,title=RULE::MESSAGE
  * GitHub turns them into annotations on the changed lines of a pull request.
  * In the message %, CR and LF are escaped; in property values also : and ,
- * (they separate the properties). */
+ * (they separate the properties); other control characters are shown as
+ * \xNN. */
 #include "report/report.h"
 
 static void put_escaped(FILE *out, const char *s, bool property)
@@ -14,7 +15,13 @@ static void put_escaped(FILE *out, const char *s, bool property)
         case '\n': fputs("%0A", out); break;
         case ':': property ? fputs("%3A", out) : fputc(':', out); break;
         case ',': property ? fputs("%2C", out) : fputc(',', out); break;
-        default: fputc(*s, out);
+        default:
+            /* Other control characters would reach the log as they are:
+             * shown instead, as the text format shows them. */
+            if ((unsigned char)*s < 0x20 || *s == 0x7f)
+                fprintf(out, "\\x%02x", (unsigned char)*s);
+            else
+                fputc(*s, out);
         }
     }
 }

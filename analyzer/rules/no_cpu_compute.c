@@ -96,7 +96,8 @@ static void build_graph(const analysis *a, call_graph *g)
             g->calls[g->ncalls++] = (call_site){ &facts->calls[k], fi };
         }
     }
-    qsort(g->calls, g->ncalls, sizeof *g->calls, call_cmp);
+    if (g->ncalls)   /* qsort's array may not be NULL, even empty (UBSan) */
+        qsort(g->calls, g->ncalls, sizeof *g->calls, call_cmp);
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         const file_facts *facts = a->facts[fi];
         for (size_t k = 0; k < facts->n_float_loops; k++) {

@@ -58,8 +58,26 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
         break;
     case UNCHECKED_CRASH:
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
-                    "libclang crashed parsing it: " NOT_CHECKED "; this is a gpulint or "
-                    "libclang bug, please report it with the file");
+                    "libclang crashed parsing it (%s): " NOT_CHECKED "; code nested very "
+                    "deeply (long chains of operators or else-if) can overflow even the "
+                    "parse's 1 GiB stack: split it; otherwise this is a gpulint or libclang "
+                    "bug, please report it with the file", u->detail);
+        break;
+    case UNCHECKED_INPUT:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "%s: " NOT_CHECKED "; raise limits: file-bytes: in .gpulint.yaml for a "
+                    "large file, or exclude: it", u->detail);
+        break;
+    case UNCHECKED_INCLUDE_HAZARD:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "%s: " NOT_CHECKED " (the parse would wait or read forever); include "
+                    "regular files only", u->detail);
+        break;
+    case UNCHECKED_BUDGET:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "its parse took longer than the budget of %s s per file: " NOT_CHECKED
+                    "; raise limits: file-seconds: in .gpulint.yaml, or simplify the macros "
+                    "that expand without end", u->detail);
         break;
     }
     free(via);
@@ -76,13 +94,14 @@ const rule_def rule_not_checked = {
     .id = "not-checked",
     .default_severity = SEV_ERROR,
     .summary = "a file gpulint could not check in full (header not found, no CUDA toolkit, "
-               "no translation unit)",
+               "no translation unit, a crash, a bound of docs/gpulint.md's Limits)",
     .explain =
         "Reports a file that gpulint could not check in full: an #include that\n"
         "cannot be found, another fatal compiler error, a CUDA file with no CUDA\n"
         "toolkit where CUDA_PATH says, or a file libclang could not turn into a\n"
-        "translation unit at all (gpulint then exits 3). The message names the\n"
-        "cause and the fix.\n"
+        "translation unit at all or whose parse crashed (gpulint then exits 3), a\n"
+        "file over a bound (limits: file-bytes, file-seconds) and a file with an\n"
+        "#include of a FIFO or a device. The message names the cause and the fix.\n"
         "\n"
         "Why: clang skips what it cannot read, so the rules see only part of the\n"
         "file and their silence means nothing. A CI job without the CUDA headers\n"

@@ -22,17 +22,40 @@ static char *text_for(const source_file *f, const pattern_rule *p)
     return out;
 }
 
+/* A match that hits PCRE2's match or depth limit is neither a match nor a
+ * no-match: the rest of the file is unknown to this rule, and the finding
+ * says so where the search stopped, naming the limit to raise. */
+static void report_limit(const source_file *f, const pattern_rule *p, const char *rule_id,
+                         int rc, PCRE2_SIZE start, const gl_limits *lim, diag_sink *sink)
+{
+    unsigned line, col;
+    source_line_col(f, start, &line, &col);
+    bool depth = rc == PCRE2_ERROR_DEPTHLIMIT;
+    PCRE2_UCHAR why[128];
+    pcre2_get_error_message(rc, why, sizeof why);
+    diag_report(sink, rule_id, f->path, line, col,
+                "not checked by pattern '%s' from here on: %s (limits: %s: %u in "
+                ".gpulint.yaml raises it, or make the regex cheaper)",
+                p->id, (char *)why, depth ? "regex-depth-limit" : "regex-match-limit",
+                depth ? lim->regex_depth_limit : lim->regex_match_limit);
+}
+
 static void match_file(const source_file *f, const pattern_rule *p, const char *rule_id,
-                       pcre2_code *re, pcre2_match_data *md, diag_sink *sink)
+                       pcre2_code *re, pcre2_match_data *md, pcre2_match_context *mc,
+                       const gl_limits *lim, diag_sink *sink)
 {
     char *text = text_for(f, p);
     PCRE2_SIZE start = 0;
     unsigned line = 1;
     size_t line_start = 0, scanned = 0;
     while (start <= f->len) {
-        int rc = pcre2_match(re, (PCRE2_SPTR)text, f->len, start, 0, md, NULL);
-        if (rc < 0)
-            break;   /* PCRE2_ERROR_NOMATCH, or a match limit: no further findings */
+        int rc = pcre2_match(re, (PCRE2_SPTR)text, f->len, start, 0, md, mc);
+        if (rc == PCRE2_ERROR_NOMATCH)
+            break;
+        if (rc < 0) {
+            report_limit(f, p, rule_id, rc, start, lim, sink);
+            break;
+        }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         for (; scanned < ov[0]; scanned++)
             if (f->text[scanned] == '\n') {
@@ -64,11 +87,15 @@ static void check_patterns(const analysis *a, diag_sink *sink)
         }
         pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);   /* falls back to the interpreter */
         pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+        pcre2_match_context *mc = pcre2_match_context_create(NULL);
+        pcre2_set_match_limit(mc, a->cfg->limits.regex_match_limit);
+        pcre2_set_depth_limit(mc, a->cfg->limits.regex_depth_limit);
         for (size_t i = 0; i < a->snap->nfiles; i++) {
             const source_file *f = &a->snap->files[i];
             if (config_rule_applies(a->cfg, rule_id, f->path))
-                match_file(f, p, rule_id, re, md, sink);
+                match_file(f, p, rule_id, re, md, mc, &a->cfg->limits, sink);
         }
+        pcre2_match_context_free(mc);
         pcre2_match_data_free(md);
         pcre2_code_free(re);
         free(rule_id);

@@ -35,7 +35,8 @@ void symbol_index_build(symbol_index *idx, const analysis *a,
             idx->defs[idx->n++] = (symbol_def){ .fn = f, .file = fi, .order = order++ };
         }
     }
-    qsort(idx->defs, idx->n, sizeof *idx->defs, by_usr);
+    if (idx->n)   /* qsort's array may not be NULL, even empty (UBSan) */
+        qsort(idx->defs, idx->n, sizeof *idx->defs, by_usr);
     idx->by_name = xmalloc((idx->n ? idx->n : 1) * sizeof *idx->by_name);
     for (size_t i = 0; i < idx->n; i++)
         idx->by_name[i] = &idx->defs[i];

@@ -2,6 +2,7 @@
  * with an error that names the file. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -105,7 +106,18 @@ int main(void) {
     write_raw("fortran.npy", V1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", body, 24);
     expect_error("fortran.npy", TLOB_ERR_FORMAT, "Fortran");
     write_raw("short.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }\n", body, 12);
-    expect_error("short.npy", TLOB_ERR_FORMAT, "truncated");
+    expect_error("short.npy", TLOB_ERR_FORMAT, "needs 4 floats, the file holds 3");
+    /* A shape larger than the file (or memory) is refused before any allocation. */
+    write_raw("huge.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }\n", body, 8);
+    expect_error("huge.npy", TLOB_ERR_FORMAT, "needs 1099511627776 floats, the file holds 2");
+    write_raw("falsehood.npy", V1, "{'descr': '<f4', 'fortran_order': Falsehood, 'shape': (2,), }\n", body, 8);
+    expect_error("falsehood.npy", TLOB_ERR_FORMAT, "neither True nor False");
+    write_raw("extra.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1, }\n", body, 8);
+    expect_error("extra.npy", TLOB_ERR_FORMAT, "unknown key 'x'");
+    CHECK(mkdir(path_of("dir.npy"), 0755) == 0, "mkdir dir.npy");
+    expect_error("dir.npy", TLOB_ERR_IO, "not a regular file");
+    CHECK(mkfifo(path_of("fifo.npy"), 0644) == 0, "mkfifo fifo.npy");
+    expect_error("fifo.npy", TLOB_ERR_IO, "not a regular file");
     write_raw("long.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", body, 12);
     expect_error("long.npy", TLOB_ERR_FORMAT, "longer");
     write_raw("noshape.npy", V1, "{'descr': '<f4', 'fortran_order': False, }\n", body, 12);

@@ -113,9 +113,33 @@ static void path_globs_and_empty_matches(void **state)
     config_free(&cfg);
 }
 
+/* A regex that backtracks past the match limit: an error-free "no match"
+ * would lose the finding, so the rule says where it stopped and why. */
+static void match_limit_is_a_finding_not_a_silent_no_match(void **state)
+{
+    (void)state;
+    snapshot snap = {0};
+    add_file(&snap, "slow.c", "int x;\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n");
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    cfg.limits.regex_match_limit = 1000;
+    add_pattern(&cfg, "slow", "^(a|aa)+$");
+    diag_list found = run(&snap, &cfg);
+    assert_int_equal(found.n, 1);
+    assert_string_equal(found.items[0].rule, "pattern:slow");
+    assert_string_equal(found.items[0].file, "slow.c");
+    assert_non_null(strstr(found.items[0].message, "not checked by pattern 'slow' from here on"));
+    assert_non_null(strstr(found.items[0].message, "match limit"));
+    assert_non_null(strstr(found.items[0].message, "regex-match-limit: 1000"));
+    diag_list_free(&found);
+    config_free(&cfg);
+    snapshot_free(&snap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(match_limit_is_a_finding_not_a_silent_no_match),
         cmocka_unit_test(matches_code_only_by_default),
         cmocka_unit_test(comments_and_strings_when_asked),
         cmocka_unit_test(path_globs_and_empty_matches),

@@ -1,0 +1,212 @@
+/* include_hazard (extract/includes.h): a scan of #include lines, resolved
+ * the way clang's search order does for the directories given on the
+ * command line. System directories clang adds itself hold the system's and
+ * CUDA's headers and are not searched here. */
+#define _GNU_SOURCE
+#include "extract/includes.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "input/inputs.h"
+#include "input/mask.h"
+#include "util/xalloc.h"
+
+#define MAX_SCAN_DEPTH 64
+
+typedef struct {
+    const snapshot *snap;
+    const char *const *argv;
+    size_t argc;
+    unsigned long max_bytes;
+    bool *seen;          /* per snapshot file: scanned already */
+    char **seen_disk;    /* headers read from disk and scanned already */
+    size_t nseen_disk;
+    const char *main_path;   /* the file being checked */
+    unsigned main_line;      /* the line of its #include being followed */
+} scan;
+
+/* What scan_text reads of a file: its name in messages, where it lives (for
+ * "..." includes) and its text. */
+typedef struct {
+    const char *path, *abs_path, *text, *masked;
+    size_t len;
+} scanned_text;
+
+static const char *dir_flag_value(const char *const *argv, size_t argc, size_t *i, bool quoted)
+{
+    static const char *const flags[] = {"-iquote", "-I", "-isystem", "-idirafter"};
+    for (size_t f = quoted ? 0 : 1; f < sizeof flags / sizeof flags[0]; f++) {
+        size_t n = strlen(flags[f]);
+        if (strncmp(argv[*i], flags[f], n) != 0)
+            continue;
+        if (argv[*i][n])
+            return argv[*i] + n;
+        if (*i + 1 < argc)
+            return argv[++*i];
+    }
+    return NULL;
+}
+
+static char *check_file(scan *s, const char *path, const char *spelled, bool quoted,
+                        const scanned_text *from, unsigned line, unsigned depth, bool *found);
+
+/* The first existing candidate decides, as in clang. */
+static char *resolve(scan *s, const scanned_text *from, const char *name, bool quoted,
+                     unsigned line, unsigned depth)
+{
+    bool found = false;
+    char *hazard = NULL;
+    if (name[0] == '/')
+        return check_file(s, name, name, quoted, from, line, depth, &found);
+    if (quoted) {
+        const char *slash = strrchr(from->abs_path, '/');
+        char *candidate = xasprintf("%.*s/%s", slash ? (int)(slash - from->abs_path) : 1,
+                                    slash ? from->abs_path : ".", name);
+        hazard = check_file(s, candidate, name, quoted, from, line, depth, &found);
+        free(candidate);
+    }
+    for (size_t i = 0; !found && !hazard && i < s->argc; i++) {
+        const char *dir = dir_flag_value(s->argv, s->argc, &i, quoted);
+        if (!dir)
+            continue;
+        char *candidate = xasprintf("%s/%s", dir, name);
+        hazard = check_file(s, candidate, name, quoted, from, line, depth, &found);
+        free(candidate);
+    }
+    return hazard;
+}
+
+static char *scan_file(scan *s, size_t index, unsigned depth);
+static char *scan_text(scan *s, const scanned_text *f, unsigned depth);
+
+/* A header of the project that is not in the snapshot: read and scanned in
+ * turn, once, so that a .c including a header including /dev/zero is
+ * caught too. */
+static char *scan_disk_header(scan *s, const char *path, unsigned depth)
+{
+    for (size_t i = 0; i < s->nseen_disk; i++)
+        if (strcmp(s->seen_disk[i], path) == 0)
+            return NULL;
+    s->seen_disk = xrealloc(s->seen_disk, (s->nseen_disk + 1) * sizeof *s->seen_disk);
+    s->seen_disk[s->nseen_disk++] = xstrdup(path);
+    char *text;
+    size_t len;
+    if (inputs_read_file(path, &text, &len) != 0)
+        return NULL;   /* unreadable: clang says so in its own words */
+    char *masked = xmalloc(len + 1);
+    mask_text(text, len, MASK_COMMENTS | MASK_STRINGS, masked);
+    masked[len] = '\0';
+    scanned_text f = {path, path, text, masked, len};
+    char *hazard = scan_text(s, &f, depth);
+    free(masked);
+    free(text);
+    return hazard;
+}
+
+static char *check_file(scan *s, const char *path, const char *spelled, bool quoted,
+                        const scanned_text *from, unsigned line, unsigned depth, bool *found)
+{
+    long k = -1;
+    for (size_t i = 0; i < s->snap->nfiles && k < 0; i++)
+        if (strcmp(s->snap->files[i].abs_path, path) == 0)
+            k = (long)i;
+    if (k >= 0) {   /* its text is the snapshot's: scan that instead */
+        *found = true;
+        return depth < MAX_SCAN_DEPTH ? scan_file(s, (size_t)k, depth + 1) : NULL;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISDIR(st.st_mode))
+        return NULL;
+    *found = true;
+    char open_c = quoted ? '"' : '<', close_c = quoted ? '"' : '>';
+    char *where = from->path == s->main_path ? xstrdup("")
+                                             : xasprintf(" (in %s:%u)", from->path, line);
+    char *hazard = NULL;
+    if (!S_ISREG(st.st_mode))
+        hazard = xasprintf("#include %c%s%c%s names %s, not a regular file", open_c, spelled,
+                           close_c, where,
+                           S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                           : S_ISBLK(st.st_mode) ? "a block device" : "a special file");
+    else if ((unsigned long long)st.st_size > s->max_bytes)
+        hazard = xasprintf("#include %c%s%c%s is %lld bytes, more than limits.file-bytes (%lu) "
+                           "allows", open_c, spelled, close_c, where, (long long)st.st_size,
+                           s->max_bytes);
+    free(where);
+    if (hazard)
+        return hazard;
+    return depth < MAX_SCAN_DEPTH ? scan_disk_header(s, path, depth + 1) : NULL;
+}
+
+/* Directives only where the masked text still has them (not in a comment);
+ * the name is read from the text, since the masker blanks "...". */
+static char *scan_file(scan *s, size_t index, unsigned depth)
+{
+    if (s->seen[index])
+        return NULL;
+    s->seen[index] = true;
+    const source_file *src = &s->snap->files[index];
+    scanned_text f = {src->path, src->abs_path, src->text,
+                      src->masked ? src->masked : src->text, src->len};
+    return scan_text(s, &f, depth);
+}
+
+static char *scan_text(scan *s, const scanned_text *f, unsigned depth)
+{
+    const char *m = f->masked;
+    char *hazard = NULL;
+    unsigned line = 1;
+    for (size_t off = 0; off < f->len && !hazard; line++) {
+        const char *nl = memchr(m + off, '\n', f->len - off);
+        size_t end = nl ? (size_t)(nl - m) : f->len, p = off;
+        while (p < end && (m[p] == ' ' || m[p] == '\t'))
+            p++;
+        if (p < end && m[p] == '#') {
+            p++;
+            while (p < end && (m[p] == ' ' || m[p] == '\t'))
+                p++;
+            size_t word = 0;
+            while (p + word < end && m[p + word] >= 'a' && m[p + word] <= 'z')
+                word++;
+            bool include = (word == 7 && strncmp(m + p, "include", 7) == 0) ||
+                           (word == 6 && strncmp(m + p, "import", 6) == 0);
+            if (include) {
+                p += word;
+                if (p < end && m[p] == '_')   /* include_next */
+                    while (p < end && m[p] != ' ' && m[p] != '\t' && m[p] != '"' && m[p] != '<')
+                        p++;
+                while (p < end && (m[p] == ' ' || m[p] == '\t'))
+                    p++;
+                char open_c = p < end ? f->text[p] : 0;
+                char close_c = open_c == '"' ? '"' : open_c == '<' ? '>' : 0;
+                const char *q = close_c ? memchr(f->text + p + 1, close_c, end - p - 1) : NULL;
+                if (q && q > f->text + p + 1) {
+                    if (f->path == s->main_path)
+                        s->main_line = line;
+                    char *name = xstrndup(f->text + p + 1, (size_t)(q - f->text - p - 1));
+                    hazard = resolve(s, f, name, open_c == '"', line, depth);
+                    free(name);
+                }
+            }
+        }
+        off = end + 1;
+    }
+    return hazard;
+}
+
+char *include_hazard(const snapshot *snap, size_t index, const char *const *argv, size_t argc,
+                     unsigned long max_bytes, unsigned *line)
+{
+    scan s = {snap, argv, argc, max_bytes, xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(bool)),
+              NULL, 0, snap->files[index].path, 1};
+    char *hazard = scan_file(&s, index, 0);
+    for (size_t i = 0; i < s.nseen_disk; i++)
+        free(s.seen_disk[i]);
+    free(s.seen_disk);
+    free(s.seen);
+    *line = s.main_line;
+    return hazard;
+}
