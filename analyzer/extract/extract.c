@@ -556,7 +556,7 @@ static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned de
         return;   /* the main file: it is in the key */
     char *name = cx_take(clang_getFileName(included));
     fact_strs *files = data;
-    *FACT_PUSH(files->items, files->n) = path_normalise(name);
+    *FACT_PUSH(files->items, files->n) = path_canonical(name);
     free(name);
 }
 

@@ -588,6 +588,38 @@ findings_with() {
   assert_equal "$(findings_with plain.yaml)" ""
 }
 
+# "inode mtime path" of every facts cache entry, sorted by path.
+cache_entries() {
+  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.json' -printf '%i %T@ %P\n' | sort -k3
+}
+
+@test "one cold run over a .cu that includes <stdlib.h> and <cooperative_groups.h> stores an entry for every file, and the next run uses them" {
+  export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache
+  # libclang names these headers through ".." after a symbolic link on a
+  # merged-/usr system (/lib -> usr/lib): the dependency must still be found.
+  cat >kernel.cu <<'EOF2'
+#include <stdlib.h>
+#include <cooperative_groups.h>
+#include "scale.h"
+__global__ void scale(float *x) { x[threadIdx.x] *= SCALE; }
+EOF2
+  printf '#define SCALE 2.0f\n' >scale.h
+  run "$GL" --config "$EMPTY_CONFIG" kernel.cu scale.h
+  assert_equal "$status" 0
+  assert_equal "$(cache_entries | wc -l)" 2
+  # Entries aged, then a warm run: each is read (its mtime refreshed), none
+  # written again (a store replaces the file, a new inode).
+  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.json' -exec touch -d '2020-01-01' {} +
+  local before
+  before=$(cache_entries)
+  run "$GL" --config "$EMPTY_CONFIG" kernel.cu scale.h
+  assert_equal "$status" 0
+  local after
+  after=$(cache_entries)
+  assert_equal "$(awk '{print $1, $3}' <<<"$after")" "$(awk '{print $1, $3}' <<<"$before")"
+  assert_equal "$(awk '$2 < 1600000000' <<<"$after")" ""
+}
+
 # ---- inputs: directories, default paths -------------------------------------------
 
 @test "a directory is searched recursively for sources; other files are not analysed" {
