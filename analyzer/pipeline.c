@@ -166,7 +166,7 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     diag_list *list = &out->findings;
     bool failed = false;
     char *error = NULL;
-    if (facts_global_init(cfg, &error) != 0) {
+    if (facts_global_init(cfg, snap, &error) != 0) {
         /* Nothing was analysed: no findings to judge, only the baseline's. */
         char *message = xasprintf("internal error: %s", error ? error : "extraction setup failed");
         fail(&out->failures, message);

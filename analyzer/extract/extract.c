@@ -67,6 +67,7 @@ static struct {
     char *pch_path[2];    /* by source_lang; NULL when it could not be built */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
+    snapshot_reach *reach;   /* of the snapshot given to facts_global_init, or NULL */
 } g;
 
 static int mkdir_p(const char *path)
@@ -320,7 +321,7 @@ static char *facts_identity(void)
                      (unsigned long long)st.st_ino, keys[LANG_C], keys[LANG_CUDA]);
 }
 
-int facts_global_init(const gl_config *cfg, char **error)
+int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
 {
     (void)cfg;
     const char *cuda = getenv("CUDA_PATH");
@@ -359,6 +360,8 @@ int facts_global_init(const gl_config *cfg, char **error)
     g.identity = facts_identity();
     if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
         g.facts_dir = xasprintf("%s/facts", g.cache_dir);
+    if (snap)
+        g.reach = reach_build(snap);
     return 0;
 }
 
@@ -375,6 +378,7 @@ void facts_global_cleanup(void)
     free(g.pch_path[LANG_CUDA]);
     free(g.facts_dir);
     free(g.identity);
+    reach_free(g.reach);
     memset(&g, 0, sizeof g);
 }
 
@@ -562,14 +566,14 @@ static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned de
 
 static enum CXErrorCode parse(CXIndex index, const snapshot *snap,
                               const source_file *src, const gl_config *cfg,
-                              struct CXUnsavedFile *unsaved, bool with_pch,
+                              struct CXUnsavedFile *unsaved, size_t nunsaved, bool with_pch,
                               CXTranslationUnit *tu)
 {
     arg_list args = { 0 };
     build_args(&args, snap, src, cfg, with_pch);
     enum CXErrorCode rc = clang_parseTranslationUnit2(
         index, src->abs_path, args.argv, (int)args.n, unsaved,
-        (unsigned)snap->nfiles, CXTranslationUnit_KeepGoing, tu);
+        (unsigned)nunsaved, CXTranslationUnit_KeepGoing, tu);
     arg_list_free(&args);
     return rc;
 }
@@ -588,27 +592,33 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
                           char **error)
 {
     const source_file *src = &snap->files[index];
+    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
+    const snapshot_reach *reach = g.reach ? g.reach : own_reach;
     char *cache_key = g.facts_dir ? facts_cache_key(g.identity, snap, src, cfg) : NULL;
-    file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, snap) : NULL;
+    file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, reach) : NULL;
     if (cached) {
         free(cache_key);
+        reach_free(own_reach);
         return cached;
     }
-    struct CXUnsavedFile *unsaved = xcalloc(snap->nfiles, sizeof *unsaved);
-    for (size_t i = 0; i < snap->nfiles; i++) {
-        unsaved[i].Filename = snap->files[i].abs_path;
-        unsaved[i].Contents = snap->files[i].text;
-        unsaved[i].Length = snap->files[i].len;
+    size_t *reached;
+    size_t nunsaved = reach_files(reach, index, &reached);
+    struct CXUnsavedFile *unsaved = xcalloc(nunsaved, sizeof *unsaved);
+    for (size_t k = 0; k < nunsaved; k++) {
+        unsaved[k].Filename = snap->files[reached[k]].abs_path;
+        unsaved[k].Contents = snap->files[reached[k]].text;
+        unsaved[k].Length = snap->files[reached[k]].len;
     }
+    free(reached);
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
     CXIndex cx_index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
     bool with_pch = can_use_pch(src, cfg);
-    enum CXErrorCode rc = parse(cx_index, snap, src, cfg, unsaved, with_pch, &tu);
+    enum CXErrorCode rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, with_pch, &tu);
     if (rc != CXError_Success && with_pch) {
         /* A PCH the file's own flags are incompatible with (e.g. -D of a
          * macro the CUDA headers test): parse the slow, certain way. */
-        rc = parse(cx_index, snap, src, cfg, unsaved, false, &tu);
+        rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, false, &tu);
     }
     free(unsaved);
     if (rc != CXError_Success || !tu) {
@@ -616,6 +626,7 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
                            cx_error_text(rc));
         clang_disposeIndex(cx_index);
         free(cache_key);
+        reach_free(own_reach);
         return NULL;
     }
     file_facts *facts = xcalloc(1, sizeof *facts);
@@ -631,7 +642,7 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     if (cache_key) {
         fact_strs included = { 0 };
         clang_getInclusions(tu, note_inclusion, &included);
-        facts_cache_store(g.facts_dir, cache_key, facts, snap, &included);
+        facts_cache_store(g.facts_dir, cache_key, facts, reach, &included);
         for (size_t i = 0; i < included.n; i++)
             free(included.items[i]);
         free(included.items);
@@ -639,5 +650,6 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     }
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(cx_index);
+    reach_free(own_reach);
     return facts;
 }
