@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "extract/internal.h"
+#include "extract/preamble.h"
 #include "util/paths.h"
 
 /* CUDA 13 dropped texture_fetch_functions.h, clang 19's CUDA wrapper still
@@ -321,6 +322,8 @@ static char *facts_identity(void)
                      (unsigned long long)st.st_ino, keys[LANG_C], keys[LANG_CUDA]);
 }
 
+static void count_include_sets(const snapshot *snap, const gl_config *cfg);
+
 int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
 {
     (void)cfg;
@@ -360,8 +363,11 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     g.identity = facts_identity();
     if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
         g.facts_dir = xasprintf("%s/facts", g.cache_dir);
-    if (snap)
+    if (snap) {
         g.reach = reach_build(snap);
+        if (!getenv("GPULINT_NO_PCH"))
+            count_include_sets(snap, cfg);
+    }
     return 0;
 }
 
@@ -379,6 +385,7 @@ void facts_global_cleanup(void)
     free(g.facts_dir);
     free(g.identity);
     reach_free(g.reach);
+    preamble_cleanup();
     memset(&g, 0, sizeof g);
 }
 
@@ -492,16 +499,68 @@ static void arg_list_free(arg_list *a)
     free(a->argv);
 }
 
+/* A file's include set (extract/preamble.h): the base PCH's prelude and
+ * the system headers the file includes first, built with the base flags and
+ * the config's include dirs and defines (which every parse has too). */
+typedef struct {
+    char *prelude;      /* NULL: the file has no include set of its own */
+    arg_list args;
+    unsigned long long key;
+} include_set;
+
+static void include_set_of(const source_file *src, const gl_config *cfg,
+                           const snapshot_reach *reach, include_set *set)
+{
+    *set = (include_set){0};
+    char *leading = preamble_leading_includes(src, reach);
+    if (!*leading) {
+        free(leading);
+        return;
+    }
+    set->prelude = xasprintf("%s%s", pch_prelude[src->lang], leading);
+    free(leading);
+    const char *base[MAX_BASE_ARGS];
+    size_t nb = base_args(src->lang, base);
+    for (size_t i = 0; i < nb; i++)
+        arg_add(&set->args, base[i]);
+    for (size_t i = 0; cfg && i < cfg->include_dirs.n; i++)
+        arg_add_owned(&set->args, xasprintf("-I%s", cfg->include_dirs.items[i]));
+    for (size_t i = 0; cfg && i < cfg->defines.n; i++)
+        arg_add_owned(&set->args, xasprintf("-D%s", cfg->defines.items[i]));
+    set->key = pch_key(set->prelude, set->args.argv, set->args.n);
+}
+
+static void include_set_free(include_set *set)
+{
+    free(set->prelude);
+    arg_list_free(&set->args);
+}
+
+/* Which include sets the snapshot's files share (only shared ones get a PCH). */
+static void count_include_sets(const snapshot *snap, const gl_config *cfg)
+{
+    preamble_init(g.cache_dir);
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        if (!can_use_pch(&snap->files[i], cfg))
+            continue;
+        include_set set;
+        include_set_of(&snap->files[i], cfg, g.reach, &set);
+        if (set.prelude)
+            preamble_count(set.key);
+        include_set_free(&set);
+    }
+}
+
 static void build_args(arg_list *a, const snapshot *snap, const source_file *src,
-                       const gl_config *cfg, bool with_pch)
+                       const gl_config *cfg, const char *pch)
 {
     const char *base[MAX_BASE_ARGS];
     size_t nb = base_args(src->lang, base);
     for (size_t i = 0; i < nb; i++)
         arg_add(a, base[i]);
-    if (with_pch) {
+    if (pch) {
         arg_add(a, "-include-pch");
-        arg_add(a, g.pch_path[src->lang]);
+        arg_add(a, pch);
     }
     const char *slash = strrchr(src->abs_path, '/');
     if (slash)
@@ -566,11 +625,11 @@ static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned de
 
 static enum CXErrorCode parse(CXIndex index, const snapshot *snap,
                               const source_file *src, const gl_config *cfg,
-                              struct CXUnsavedFile *unsaved, size_t nunsaved, bool with_pch,
+                              struct CXUnsavedFile *unsaved, size_t nunsaved, const char *pch,
                               CXTranslationUnit *tu)
 {
     arg_list args = { 0 };
-    build_args(&args, snap, src, cfg, with_pch);
+    build_args(&args, snap, src, cfg, pch);
     enum CXErrorCode rc = clang_parseTranslationUnit2(
         index, src->abs_path, args.argv, (int)args.n, unsaved,
         (unsigned)nunsaved, CXTranslationUnit_KeepGoing, tu);
@@ -614,11 +673,26 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     CXIndex cx_index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
     bool with_pch = can_use_pch(src, cfg);
-    enum CXErrorCode rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, with_pch, &tu);
-    if (rc != CXError_Success && with_pch) {
-        /* A PCH the file's own flags are incompatible with (e.g. -D of a
-         * macro the CUDA headers test): parse the slow, certain way. */
-        rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, false, &tu);
+    include_set set = {0};
+    const char *set_pch = NULL;
+    if (with_pch && g.reach) {
+        include_set_of(src, cfg, reach, &set);
+        if (set.prelude)
+            set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
+    }
+    enum CXErrorCode rc = CXError_Failure;
+    if (set_pch) {
+        rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, set_pch, &tu);
+        if (rc != CXError_Success)
+            preamble_discard(set.key);   /* refused: a header changed since */
+    }
+    include_set_free(&set);
+    if (rc != CXError_Success && with_pch)
+        rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, g.pch_path[src->lang], &tu);
+    if (rc != CXError_Success) {
+        /* No PCH, or one the file's own flags are incompatible with (e.g.
+         * -D of a macro the CUDA headers test): the slow, certain way. */
+        rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, NULL, &tu);
     }
     free(unsaved);
     if (rc != CXError_Success || !tu) {

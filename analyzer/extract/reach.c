@@ -46,9 +46,10 @@ static void push(size_t **arr, size_t *n, size_t v)
 
 /* Every file an include of `spelling` can open, whatever directory it is
  * searched from: those whose path ends with the spelling (after its leading
- * ".." parts, which point above any directory). A superset is harmless: a
- * parse is only told more files' contents. */
-static void add_candidates(snapshot_reach *r, size_t from, const char *spelling, size_t len)
+ * ".." parts, which point above any directory), each given to fn. A
+ * superset is harmless: a parse is only told more files' contents. */
+static void each_candidate(const snapshot_reach *r, const char *spelling, size_t len,
+                           void (*fn)(void *ctx, size_t file), void *ctx)
 {
     char *raw = xstrndup(spelling, len);
     char *norm = path_normalise(raw);
@@ -73,12 +74,61 @@ static void add_candidates(snapshot_reach *r, size_t from, const char *spelling,
         if (strcmp(base_name(path), name) != 0)
             break;
         size_t plen = strlen(path);
-        bool ends = plen >= tail_len && strcmp(path + plen - tail_len, tail) == 0 &&
-                    (plen == tail_len || tail[0] == '/' || path[plen - tail_len - 1] == '/');
-        if (ends && j != from)
-            push(&r->edges[from], &r->nedges[from], j);
+        if (plen >= tail_len && strcmp(path + plen - tail_len, tail) == 0 &&
+            (plen == tail_len || tail[0] == '/' || path[plen - tail_len - 1] == '/'))
+            fn(ctx, j);
     }
     free(norm);
+}
+
+typedef struct {
+    snapshot_reach *r;
+    size_t from;
+} edge_ctx;
+
+static void add_edge(void *ctx, size_t to)
+{
+    edge_ctx *e = ctx;
+    if (to != e->from)
+        push(&e->r->edges[e->from], &e->r->nedges[e->from], to);
+}
+
+static void add_candidates(snapshot_reach *r, size_t from, const char *spelling, size_t len)
+{
+    edge_ctx e = {r, from};
+    each_candidate(r, spelling, len, add_edge, &e);
+}
+
+static void note_found(void *ctx, size_t file)
+{
+    (void)file;
+    *(bool *)ctx = true;
+}
+
+bool reach_may_name(const snapshot_reach *r, const char *spelling, size_t len)
+{
+    bool found = false;
+    each_candidate(r, spelling, len, note_found, &found);
+    return found;
+}
+
+typedef struct {
+    size_t count, file;
+} only_ctx;
+
+static void note_only(void *ctx, size_t file)
+{
+    only_ctx *o = ctx;
+    o->count++;
+    o->file = file;
+}
+
+const source_file *reach_only_candidate(const snapshot_reach *r, const char *spelling,
+                                        size_t len)
+{
+    only_ctx o = {0, 0};
+    each_candidate(r, spelling, len, note_only, &o);
+    return o.count == 1 ? &r->snap->files[o.file] : NULL;
 }
 
 static const char *skip_blanks(const char *p, const char *end)

@@ -6,6 +6,7 @@
 #ifndef GPULINT_EXTRACT_REACH_H
 #define GPULINT_EXTRACT_REACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "input/source.h"
@@ -19,6 +20,14 @@ void reach_free(snapshot_reach *reach);
 
 /* The snapshot file with this absolute path, or NULL. */
 const source_file *reach_find(const snapshot_reach *reach, const char *abs_path);
+
+/* Whether an include of `spelling` (len bytes) may open a snapshot file. */
+bool reach_may_name(const snapshot_reach *reach, const char *spelling, size_t len);
+
+/* The one snapshot file an include of `spelling` can open, or NULL when
+ * there is none or more than one. */
+const source_file *reach_only_candidate(const snapshot_reach *reach, const char *spelling,
+                                        size_t len);
 
 /* The indices of the files a parse of file `index` may read: the file, and
  * every snapshot file that an include directive of a reached file (or an
