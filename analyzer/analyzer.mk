@@ -48,3 +48,4 @@ rules-doc: $(BUILD)/gpulint
 
 ANALYZER_SUITES += tests/analyzer/run-rules-doc
 ANALYZER_SUITES += tests/analyzer/run-layering
+ANALYZER_SUITES += tests/analyzer/run-shard

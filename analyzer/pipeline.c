@@ -20,6 +20,7 @@ typedef struct {
     size_t next;            /* the next file to extract, under lock */
     pthread_mutex_t lock;
     progress *progress;     /* NULL: no progress line */
+    const shard_spec *shard;   /* extract only its files, or NULL: all */
 } extraction;
 
 static void *extract_worker(void *arg)
@@ -31,6 +32,8 @@ static void *extract_worker(void *arg)
         pthread_mutex_unlock(&ex->lock);
         if (i >= ex->snap->nfiles)
             return NULL;
+        if (ex->shard && !shard_owns(ex->shard, ex->snap->files[i].path))
+            continue;
         char *error = NULL;
         ex->facts[i] = facts_extract(ex->snap, i, ex->cfg, &error);
         if (!ex->facts[i])
@@ -69,20 +72,49 @@ static void fail(str_list *failures, const char *message)
  * rules reported (sorted). Returns false when a file could not be analysed
  * (said in *failures). */
 static bool find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
-                 str_list *failures, diag_list *found)
+                 str_list *failures, diag_list *found, pipeline_result *out, int *status)
 {
     bool all_analysed = true;
     extraction ex = {
         .snap = snap,
         .cfg = cfg,
-        .facts = xcalloc(snap->nfiles, sizeof(file_facts *)),
-        .errors = xcalloc(snap->nfiles, sizeof(char *)),
+        .facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(file_facts *)),
+        .errors = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(char *)),
+        .shard = opt->shard,
     };
-    pthread_mutex_init(&ex.lock, NULL);
-    ex.progress = progress_start(snap->nfiles, opt->show_progress);
-    run_extraction(&ex, opt->jobs);
-    progress_finish(ex.progress);
-    pthread_mutex_destroy(&ex.lock);
+    char *error = NULL;
+    if (opt->merge_dir) {
+        if (shard_merge(opt->merge_dir, snap, ex.facts, ex.errors, &error) != 0) {
+            fail(failures, error);
+            free(error);
+            *status = EXIT_USAGE;
+        }
+    } else {
+        pthread_mutex_init(&ex.lock, NULL);
+        ex.progress = progress_start(snap->nfiles, opt->show_progress);
+        run_extraction(&ex, opt->jobs);
+        progress_finish(ex.progress);
+        pthread_mutex_destroy(&ex.lock);
+    }
+    if (opt->shard && shard_write(opt->shard_dir, opt->shard, snap, ex.facts, ex.errors,
+                                  &out->shard_files, &error) != 0) {
+        fail(failures, error);
+        free(error);
+        *status = EXIT_INTERNAL;
+    }
+    if (opt->shard || *status) {
+        /* A shard's files are judged by the merge; a merge without its
+         * shards judges nothing. */
+        for (size_t i = 0; i < snap->nfiles; i++) {
+            facts_free(ex.facts[i]);
+            free(ex.errors[i]);
+        }
+        free(ex.facts);
+        free(ex.errors);
+        facts_global_cleanup();
+        *found = (diag_list){0};
+        return *status == 0;
+    }
 
     /* Rules need facts for every file: drop the files that have none. */
     size_t kept = 0, n = snap->nfiles;
@@ -166,7 +198,7 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     diag_list *list = &out->findings;
     bool failed = false;
     char *error = NULL;
-    if (facts_global_init(cfg, snap, &error) != 0) {
+    if (!opt->merge_dir && facts_global_init(cfg, snap, &error) != 0) {
         /* Nothing was analysed: no findings to judge, only the baseline's. */
         char *message = xasprintf("internal error: %s", error ? error : "extraction setup failed");
         fail(&out->failures, message);
@@ -174,7 +206,10 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
         free(error);
         failed = true;
     } else {
-        failed = !find(snap, cfg, opt, &out->failures, list);
+        int status = 0;
+        failed = !find(snap, cfg, opt, &out->failures, list, out, &status);
+        if (status == EXIT_USAGE || opt->shard)
+            return status;
         advance(list, applicable(list, cfg));
         advance(list, suppressions_apply(snap, cfg, list));
         assign_severities(list, cfg);

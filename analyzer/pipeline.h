@@ -13,12 +13,16 @@
 #include "diag/diag.h"
 #include "findings/baseline.h"
 #include "input/source.h"
+#include "shard.h"
 
 typedef struct {
     int jobs;                     /* extraction threads */
     bool show_progress;           /* a progress line on stderr (util/progress.h) */
     const char *baseline;         /* --baseline FILE, or NULL */
     const char *write_baseline;   /* --write-baseline FILE, or NULL */
+    const shard_spec *shard;      /* --shard K/N: extract only its files, write their facts */
+    const char *shard_dir;        /* where --shard writes (shard.h) */
+    const char *merge_dir;        /* --merge DIR: the facts come from the shards there */
 } pipeline_options;
 
 typedef struct {
@@ -26,6 +30,7 @@ typedef struct {
     baseline_fixed *fixed;   /* --baseline: its entries no finding matched any more */
     size_t nfixed;
     str_list failures;       /* files not analysed and internal errors, one message each */
+    size_t shard_files;      /* --shard: the files whose facts it wrote */
 } pipeline_result;
 
 /* Analyse snap into *out. Files libclang cannot turn into a translation
@@ -36,7 +41,9 @@ typedef struct {
  * status (util/exit_codes.h): EXIT_INTERNAL when there was any failure, else
  * EXIT_USAGE when the baseline could not be read or written (said on
  * stderr), else EXIT_FINDINGS when a reported finding is an error, else
- * EXIT_CLEAN. */
+ * EXIT_CLEAN. With opt->shard, no rule runs: the shard file is written
+ * (EXIT_CLEAN, or EXIT_INTERNAL when it cannot be); with opt->merge_dir,
+ * shards that do not cover snap are EXIT_USAGE. */
 int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
                  pipeline_result *out);
 
