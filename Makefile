@@ -47,7 +47,7 @@ help:
 	@echo "make            build everything (installs missing Debian packages first)"
 	@echo "make check      build and run every test; ends with 'N passed, N failed'"
 	@echo "make analyze    run gpulint over this repository"
-	@echo "make layer      build build/libtlob.a and build/tlob (needs only CUDA)"
+	@echo "make layer      build build/libtlob.a, build/libtlob.so and build/tlob (needs only CUDA)"
 	@echo "make analyzer   build build/gpulint"
 	@echo "make test-layer | test-gpu | test-analyzer | test-hooks"
 	@echo "make bench      layer benchmarks (needs a GPU)"
@@ -92,28 +92,49 @@ install-hooks:
 	  echo "hooks: no gpulint yet: run 'make analyzer' (or set GPULINT), or every commit is blocked"
 
 # pkg-config metadata for the layer library; regenerated when PREFIX changes.
+# Libs links libtlob.so; `pkg-config --static` adds what libtlob.a needs.
 $(BUILD)/tlob.pc: FORCE
 	@mkdir -p $(BUILD)
 	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	  'Name: tlob' 'Description: TLOB transformer layer in CUDA C on cuBLAS, forward and backward' \
 	  'Version: $(VERSION)' 'Cflags: -I$${includedir} -I$(CUDA_PATH)/include' \
-	  'Libs: -L$${libdir} -ltlob -L$(CUDA_PATH)/lib64 -lcublas -lcudart -lstdc++ -lm' > $@.tmp
+	  'Libs: -L$${libdir} -ltlob' \
+	  'Libs.private: -L$(CUDA_PATH)/lib64 -lcublas -lcudart $(JANSSON_LIBS) -lstdc++ -lm' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+
+# CMake package config (cmake/*.cmake.in): find_package(tlob) -> tlob::tlob.
+TLOB_MAJOR := $(word 1,$(subst ., ,$(VERSION)))
+TLOB_MINOR := $(word 2,$(subst ., ,$(VERSION)))
+$(BUILD)/cmake/%.cmake: cmake/%.cmake.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SONAME@|$(LAYER_SONAME)|g' \
+	  -e 's|@MAJOR@|$(TLOB_MAJOR)|g' -e 's|@MINOR@|$(TLOB_MINOR)|g' \
+	  -e 's|@STATIC_EXTRA@|$(if $(JANSSON_LIBS),jansson;)stdc++;|g' $< > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+TLOB_CMAKE := $(BUILD)/cmake/tlobConfig.cmake $(BUILD)/cmake/tlobConfigVersion.cmake
 
 FORCE:
 
-install: all $(BUILD)/tlob.pc
+install: all $(BUILD)/tlob.pc $(TLOB_CMAKE)
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
+	    $(DESTDIR)$(PREFIX)/lib/cmake/tlob $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
 	$(INSTALL) -m 755 $(BUILD)/gpulint $(BUILD)/tlob $(DESTDIR)$(PREFIX)/bin/
 	$(INSTALL) -m 644 $(BUILD)/libtlob.a $(DESTDIR)$(PREFIX)/lib/
+	$(INSTALL) -m 755 $(BUILD)/libtlob.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libtlob.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(LAYER_SONAME)
+	ln -sf $(LAYER_SONAME) $(DESTDIR)$(PREFIX)/lib/libtlob.so
 	$(INSTALL) -m 644 $(BUILD)/tlob.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(INSTALL) -m 644 $(TLOB_CMAKE) $(DESTDIR)$(PREFIX)/lib/cmake/tlob/
 	$(INSTALL) -m 644 layer/tlob.h $(DESTDIR)$(PREFIX)/include/
 	$(INSTALL) -m 644 docs/gpulint.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpulint $(DESTDIR)$(PREFIX)/bin/tlob \
 	      $(DESTDIR)$(PREFIX)/lib/libtlob.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/tlob.pc \
+	      $(DESTDIR)$(PREFIX)/lib/libtlob.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(LAYER_SONAME) \
+	      $(DESTDIR)$(PREFIX)/lib/libtlob.so $(DESTDIR)$(PREFIX)/lib/cmake/tlob/tlobConfig.cmake \
+	      $(DESTDIR)$(PREFIX)/lib/cmake/tlob/tlobConfigVersion.cmake \
 	      $(DESTDIR)$(PREFIX)/include/tlob.h $(DESTDIR)$(PREFIX)/share/man/man1/gpulint.1
 
 clean:

@@ -340,16 +340,20 @@ static bool use_color(color_mode mode)
     return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
 }
 
-static void print_summary(const diag_finding *fs, size_t n, size_t files)
+/* Said whenever something was reported, and whenever some file was not
+ * checked in full (its not-checked finding suppressed or in the baseline):
+ * silence means everything was checked and passed. */
+static void print_summary(const report_input *in)
 {
     size_t errors = 0, warnings = 0;
-    for (size_t i = 0; i < n; i++)
-        if (finding_is_reported(&fs[i]))
-            *(fs[i].sev == SEV_ERROR ? &errors : &warnings) += 1;
-    if (errors || warnings)
-        fprintf(stderr, "gpulint: %zu error%s, %zu warning%s in %zu file%s analysed\n", errors,
-                errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", files,
-                files == 1 ? "" : "s");
+    for (size_t i = 0; i < in->nfindings; i++)
+        if (finding_is_reported(&in->findings[i]))
+            *(in->findings[i].sev == SEV_ERROR ? &errors : &warnings) += 1;
+    if (errors || warnings || in->files_checked < in->files_analyzed)
+        fprintf(stderr,
+                "gpulint: %zu error%s, %zu warning%s in %zu file%s analysed, %zu fully checked\n",
+                errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s",
+                in->files_analyzed, in->files_analyzed == 1 ? "" : "s", in->files_checked);
 }
 
 /* The report on stdout. Returns 0, or -1 when stdout could not be written. */
@@ -363,7 +367,7 @@ static int write_report(output_format format, const report_input *in)
     default: rc = report_text(stdout, in); break;
     }
     if (format == FORMAT_TEXT)
-        print_summary(in->findings, in->nfindings, in->files_analyzed);
+        print_summary(in);
     if (rc != 0 || fflush(stdout) != 0) {
         fputs("gpulint: error: cannot write the report to stdout\n", stderr);
         return -1;
@@ -467,6 +471,7 @@ int main(int argc, char **argv)
             .findings = result.findings.items,
             .nfindings = result.findings.n,
             .files_analyzed = snap.nfiles,
+            .files_checked = result.files_checked,
             .color = use_color(opt.color),
             .exit_code = exit_code,
             .failures = &result.failures,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "extract/extract.h"
+#include "shard.h"
 #include "findings/suppress.h"
 #include "rules/rule.h"
 #include "util/exit_codes.h"
@@ -16,7 +17,6 @@ typedef struct {
     const snapshot *snap;
     const gl_config *cfg;
     file_facts **facts;
-    char **errors;          /* errors[i]: why file i has no facts */
     size_t next;            /* the next file to extract, under lock */
     pthread_mutex_t lock;
     progress *progress;     /* NULL: no progress line */
@@ -34,12 +34,7 @@ static void *extract_worker(void *arg)
             return NULL;
         if (ex->shard && !shard_owns(ex->shard, ex->snap->files[i].path))
             continue;
-        char *error = NULL;
-        ex->facts[i] = facts_extract(ex->snap, i, ex->cfg, &error);
-        if (!ex->facts[i])
-            ex->errors[i] = error ? error : xstrdup("libclang could not parse it");
-        else
-            free(error);
+        ex->facts[i] = facts_extract(ex->snap, i, ex->cfg);
         progress_step(ex->progress);
     }
 }
@@ -68,69 +63,25 @@ static void fail(str_list *failures, const char *message)
     str_list_push(failures, message);
 }
 
-/* Extraction (after facts_global_init), then every rule: *found is what the
- * rules reported (sorted). Returns false when a file could not be analysed
- * (said in *failures). */
-static bool find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
-                 str_list *failures, diag_list *found, pipeline_result *out, int *status)
+/* Every rule over the facts of the whole snapshot (facts_of is freed). */
+static void judge(snapshot *snap, const gl_config *cfg, file_facts **facts_of,
+                  diag_list *found, size_t *files_checked, str_list *unbuilt)
 {
-    bool all_analysed = true;
-    extraction ex = {
-        .snap = snap,
-        .cfg = cfg,
-        .facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(file_facts *)),
-        .errors = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(char *)),
-        .shard = opt->shard,
-    };
-    char *error = NULL;
-    if (opt->merge_dir) {
-        if (shard_merge(opt->merge_dir, snap, ex.facts, ex.errors, &error) != 0) {
-            fail(failures, error);
-            free(error);
-            *status = EXIT_USAGE;
+    *files_checked = 0;
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        const file_facts *facts = facts_of[i];
+        *files_checked += facts->n_not_checked == 0;
+        for (size_t k = 0; k < facts->n_not_checked; k++) {
+            fact_unchecked_cause cause = facts->not_checked[k].cause;
+            if (cause == UNCHECKED_NO_TU || cause == UNCHECKED_CRASH) {
+                str_list_push(unbuilt, snap->files[i].path);
+                break;
+            }
         }
-    } else {
-        pthread_mutex_init(&ex.lock, NULL);
-        ex.progress = progress_start(snap->nfiles, opt->show_progress);
-        run_extraction(&ex, opt->jobs);
-        progress_finish(ex.progress);
-        pthread_mutex_destroy(&ex.lock);
-    }
-    if (opt->shard && shard_write(opt->shard_dir, opt->shard, snap, ex.facts, ex.errors,
-                                  &out->shard_files, &error) != 0) {
-        fail(failures, error);
-        free(error);
-        *status = EXIT_INTERNAL;
-    }
-    if (opt->shard || *status) {
-        /* A shard's files are judged by the merge; a merge without its
-         * shards judges nothing. */
-        for (size_t i = 0; i < snap->nfiles; i++) {
-            facts_free(ex.facts[i]);
-            free(ex.errors[i]);
-        }
-        free(ex.facts);
-        free(ex.errors);
-        facts_global_cleanup();
-        *found = (diag_list){0};
-        return *status == 0;
-    }
-
-    /* Rules need facts for every file: drop the files that have none. */
-    size_t kept = 0, n = snap->nfiles;
-    for (size_t i = 0; i < n; i++) {
-        if (ex.facts[i]) {
-            ex.facts[kept++] = ex.facts[i];
-            continue;
-        }
-        fail(failures, ex.errors[i]);
-        free(ex.errors[i]);
-        snapshot_remove(snap, kept);
-        all_analysed = false;
     }
 
     diag_sink *sink = diag_sink_new();
-    analysis a = {.snap = snap, .facts = ex.facts, .cfg = cfg};
+    analysis a = {.snap = snap, .facts = facts_of, .cfg = cfg};
     for (size_t r = 0; r < rule_registry_len; r++)
         if (rule_registry[r]->check)
             rule_registry[r]->check(&a, sink);
@@ -138,11 +89,86 @@ static bool find(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     diag_sink_free(sink);
 
     for (size_t i = 0; i < snap->nfiles; i++)
+        facts_free(facts_of[i]);
+    free(facts_of);
+}
+
+/* Extraction (after facts_global_init), then every rule: *found is what the
+ * rules reported (sorted). Files not checked in full are counted out of
+ * *files_checked; those libclang made no translation unit of are named in
+ * *unbuilt (their not-checked findings exit 3). */
+static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                 diag_list *found, size_t *files_checked, str_list *unbuilt)
+{
+    extraction ex = {
+        .snap = snap,
+        .cfg = cfg,
+        .facts = xcalloc(snap->nfiles, sizeof(file_facts *)),
+    };
+    pthread_mutex_init(&ex.lock, NULL);
+    ex.progress = progress_start(snap->nfiles, opt->show_progress);
+    run_extraction(&ex, opt->jobs);
+    progress_finish(ex.progress);
+    pthread_mutex_destroy(&ex.lock);
+    judge(snap, cfg, ex.facts, found, files_checked, unbuilt);
+    facts_global_cleanup();
+}
+
+/* --shard: extract the shard's files and write their facts. */
+static int extract_shard(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                         pipeline_result *out)
+{
+    extraction ex = {
+        .snap = snap,
+        .cfg = cfg,
+        .facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(file_facts *)),
+        .shard = opt->shard,
+    };
+    pthread_mutex_init(&ex.lock, NULL);
+    ex.progress = progress_start(snap->nfiles, opt->show_progress);
+    run_extraction(&ex, opt->jobs);
+    progress_finish(ex.progress);
+    pthread_mutex_destroy(&ex.lock);
+    char *error = NULL;
+    int rc = EXIT_CLEAN;
+    if (shard_write(opt->shard_dir, opt->shard, snap, ex.facts, &out->shard_files, &error) != 0) {
+        fail(&out->failures, error);
+        free(error);
+        rc = EXIT_INTERNAL;
+    }
+    for (size_t i = 0; i < snap->nfiles; i++)
         facts_free(ex.facts[i]);
     free(ex.facts);
-    free(ex.errors);
     facts_global_cleanup();
-    return all_analysed;
+    return rc;
+}
+
+/* --merge: the facts of every file from the shards, then the rules. False
+ * (said on stderr) when the shards do not cover the snapshot. */
+static bool merge_shards(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                         pipeline_result *out)
+{
+    file_facts **facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *facts);
+    char *error = NULL;
+    if (shard_merge(opt->merge_dir, snap, facts, &error) != 0) {
+        fprintf(stderr, "gpulint: error: %s\n", error);
+        free(error);
+        for (size_t i = 0; i < snap->nfiles; i++)
+            facts_free(facts[i]);
+        free(facts);
+        return false;
+    }
+    judge(snap, cfg, facts, &out->findings, &out->files_checked, &out->unbuilt);
+    return true;
+}
+
+
+static bool names(const str_list *list, const char *path)
+{
+    for (size_t i = 0; i < list->n; i++)
+        if (strcmp(list->items[i], path) == 0)
+            return true;
+    return false;
 }
 
 /* The config stage: the findings of rules the config applies to their file. */
@@ -198,7 +224,21 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     diag_list *list = &out->findings;
     bool failed = false;
     char *error = NULL;
-    if (!opt->merge_dir && facts_global_init(cfg, snap, &error) != 0) {
+    if (opt->shard || opt->merge_dir) {
+        if (opt->shard) {
+            if (facts_global_init(cfg, snap, &error) != 0) {
+                fprintf(stderr, "gpulint: error: internal error: %s\n", error);
+                free(error);
+                return EXIT_INTERNAL;
+            }
+            return extract_shard(snap, cfg, opt, out);
+        }
+        if (!merge_shards(snap, cfg, opt, out))
+            return EXIT_USAGE;
+        advance(list, applicable(list, cfg));
+        advance(list, suppressions_apply(snap, cfg, list));
+        assign_severities(list, cfg);
+    } else if (facts_global_init(cfg, snap, &error) != 0) {
         /* Nothing was analysed: no findings to judge, only the baseline's. */
         char *message = xasprintf("internal error: %s", error ? error : "extraction setup failed");
         fail(&out->failures, message);
@@ -206,10 +246,7 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
         free(error);
         failed = true;
     } else {
-        int status = 0;
-        failed = !find(snap, cfg, opt, &out->failures, list, out, &status);
-        if (status == EXIT_USAGE || opt->shard)
-            return status;
+        find(snap, cfg, opt, list, &out->files_checked, &out->unbuilt);
         advance(list, applicable(list, cfg));
         advance(list, suppressions_apply(snap, cfg, list));
         assign_severities(list, cfg);
@@ -234,10 +271,19 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     if (!baseline_ok)
         return EXIT_USAGE;
     /* Writing a baseline accepts what it recorded: only failures fail it. */
-    for (size_t i = 0; i < list->n && !opt->write_baseline; i++)
-        if (finding_is_reported(&list->items[i]) && list->items[i].sev == SEV_ERROR)
-            return EXIT_FINDINGS;
-    return EXIT_CLEAN;
+    int rc = EXIT_CLEAN;
+    for (size_t i = 0; i < list->n && !opt->write_baseline; i++) {
+        const diag_finding *f = &list->items[i];
+        if (!finding_is_reported(f) || f->sev != SEV_ERROR)
+            continue;
+        /* DESIGN.md: a file libclang could not turn into a translation
+         * unit is exit 3, unless its not-checked finding was accepted
+         * (downgraded, suppressed or in the baseline). */
+        if (strcmp(f->rule, "not-checked") == 0 && names(&out->unbuilt, f->file))
+            return EXIT_INTERNAL;
+        rc = EXIT_FINDINGS;
+    }
+    return rc;
 }
 
 void pipeline_result_free(pipeline_result *result)
@@ -247,5 +293,8 @@ void pipeline_result_free(pipeline_result *result)
     for (size_t i = 0; i < result->failures.n; i++)
         free(result->failures.items[i]);
     free(result->failures.items);
+    for (size_t i = 0; i < result->unbuilt.n; i++)
+        free(result->unbuilt.items[i]);
+    free(result->unbuilt.items);
     *result = (pipeline_result){0};
 }

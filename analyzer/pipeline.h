@@ -29,21 +29,27 @@ typedef struct {
     diag_list findings;      /* sorted, severities set, suppressed / in_baseline marked */
     baseline_fixed *fixed;   /* --baseline: its entries no finding matched any more */
     size_t nfixed;
-    str_list failures;       /* files not analysed and internal errors, one message each */
+    str_list failures;       /* internal errors, one message each */
+    size_t files_checked;    /* files of the snapshot checked in full (no not-checked fact) */
+    str_list unbuilt;        /* files libclang made no translation unit of */
     size_t shard_files;      /* --shard: the files whose facts it wrote */
 } pipeline_result;
 
-/* Analyse snap into *out. Files libclang cannot turn into a translation
- * unit, and internal errors, are described in out->failures (also printed
- * on stderr); such files are removed from snap and the rules see the rest.
+/* Analyse snap into *out. Internal errors are described in out->failures
+ * (also printed on stderr). A file not checked in full (rules/not_checked.c)
+ * stays in snap with a not-checked finding, and is not counted in
+ * out->files_checked.
  * With opt->write_baseline, the findings not suppressed are written there
  * (before --baseline marks any) and do not fail the run. Returns the exit
- * status (util/exit_codes.h): EXIT_INTERNAL when there was any failure, else
+ * status (util/exit_codes.h): EXIT_INTERNAL when there was any failure or a
+ * reported error-severity not-checked finding of a file libclang made no
+ * translation unit of, else
  * EXIT_USAGE when the baseline could not be read or written (said on
  * stderr), else EXIT_FINDINGS when a reported finding is an error, else
  * EXIT_CLEAN. With opt->shard, no rule runs: the shard file is written
- * (EXIT_CLEAN, or EXIT_INTERNAL when it cannot be); with opt->merge_dir,
- * shards that do not cover snap are EXIT_USAGE. */
+ * (EXIT_CLEAN, or EXIT_INTERNAL when it cannot be); with opt->merge_dir, the
+ * facts come from the shards, and shards that do not cover snap are
+ * EXIT_USAGE (said on stderr). */
 int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
                  pipeline_result *out);
 

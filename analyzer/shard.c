@@ -46,7 +46,7 @@ static char *shard_path(const char *dir, unsigned k, unsigned n)
 }
 
 int shard_write(const char *dir, const shard_spec *spec, const snapshot *snap,
-                file_facts *const *facts, char *const *errors, size_t *written, char **error)
+                file_facts *const *facts, size_t *written, char **error)
 {
     json_t *files = json_array();
     *written = 0;
@@ -55,14 +55,9 @@ int shard_write(const char *dir, const shard_spec *spec, const snapshot *snap,
             continue;
         json_t *entry = json_pack("{ss ss}", "path", snap->files[i].path, "hash",
                                   snap->files[i].hash);
-        if (facts[i]) {
-            char *text = facts_save(facts[i]);
-            json_object_set_new(entry, "facts", json_string(text));
-            free(text);
-        } else {
-            json_object_set_new(entry, "error",
-                                json_string(errors[i] ? errors[i] : "not analysed"));
-        }
+        char *text = facts_save(facts[i]);
+        json_object_set_new(entry, "facts", json_string(text));
+        free(text);
         json_array_append_new(files, entry);
         (*written)++;
     }
@@ -86,7 +81,7 @@ int shard_write(const char *dir, const shard_spec *spec, const snapshot *snap,
 
 /* The shard's entries by path, checked against the snapshot. */
 static int merge_one(const char *path, unsigned k, unsigned n, const snapshot *snap,
-                     file_facts **facts, char **errors, bool *seen, char **error)
+                     file_facts **facts, bool *seen, char **error)
 {
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
@@ -120,24 +115,22 @@ static int merge_one(const char *path, unsigned k, unsigned n, const snapshot *s
             break;
         }
         const char *text = json_string_value(json_object_get(entry, "facts"));
-        const char *why = json_string_value(json_object_get(entry, "error"));
         char *load_error = NULL;
-        if (text && !(facts[at] = facts_load(text, &load_error))) {
-            *error = xasprintf("%s: the facts of %s do not load: %s", path, file, load_error);
+        if (seen[at] || !text || !(facts[at] = facts_load(text, &load_error))) {
+            *error = xasprintf("%s: the facts of %s %s%s", path, file,
+                               seen[at] ? "are in two shards" : "do not load: ",
+                               seen[at] ? "" : load_error ? load_error : "none");
             free(load_error);
             rc = -1;
             break;
         }
-        if (!text)
-            errors[at] = xstrdup(why ? why : "not analysed by its shard");
         seen[at] = true;
     }
     json_decref(doc);
     return rc;
 }
 
-int shard_merge(const char *dir, const snapshot *snap, file_facts **facts, char **errors,
-                char **error)
+int shard_merge(const char *dir, const snapshot *snap, file_facts **facts, char **error)
 {
     /* N from the first shard file: shard-1-of-N.json. */
     unsigned n = 0;
@@ -157,7 +150,7 @@ int shard_merge(const char *dir, const snapshot *snap, file_facts **facts, char 
     int rc = 0;
     for (unsigned k = 1; k <= n && rc == 0; k++) {
         char *path = shard_path(dir, k, n);
-        rc = merge_one(path, k, n, snap, facts, errors, seen, error);
+        rc = merge_one(path, k, n, snap, facts, seen, error);
         free(path);
     }
     for (size_t i = 0; i < snap->nfiles && rc == 0; i++)

@@ -25,16 +25,14 @@ bool shard_parse(const char *text, shard_spec *spec);
 bool shard_owns(const shard_spec *spec, const char *path);
 
 /* Write DIR/shard-K-of-N.json: for each file the shard owns, its path, its
- * content hash and its facts, or why it has none (errors[i]). Returns 0, or
- * -1 with *error set (malloc'd). */
+ * content hash and its facts (what it could not check among them). Returns
+ * 0, or -1 with *error set (malloc'd). */
 int shard_write(const char *dir, const shard_spec *spec, const snapshot *snap,
-                file_facts *const *facts, char *const *errors, size_t *written, char **error);
+                file_facts *const *facts, size_t *written, char **error);
 
-/* Fill facts[i] (or errors[i], for a file a shard could not analyse) for
- * every file of snap from DIR's shard files, which must be all N of one
- * run. Returns 0, or -1 with *error set: a shard missing, or a file of the
- * snapshot that no shard has with this content. */
-int shard_merge(const char *dir, const snapshot *snap, file_facts **facts, char **errors,
-                char **error);
+/* Fill facts[i] for every file of snap from DIR's shard files, which must be
+ * all N of one run. Returns 0, or -1 with *error set: a shard missing, or a
+ * file of the snapshot that no shard has with this content. */
+int shard_merge(const char *dir, const snapshot *snap, file_facts **facts, char **error);
 
 #endif

@@ -1,6 +1,6 @@
 /* `tlob bench`: validates, then times
- *  1. the QKV projection stage: three cublasSgemm calls against one
- *     cublasSgemmStridedBatched(batch=3), TF32, at M=16 K=32 N=256 and at the
+ *  1. the QKV projection stage: three GEMMs (linear_forward) against one
+ *     strided-batched GEMM of batch 3 (linear_forward3), TF32, at M=16 K=32 N=256 and at the
  *     first-stage sizes of TLOB's reference cases;
  *  2. the whole layer, forward and forward+backward, eager and replayed from a
  *     CUDA graph, at the reference sizes, in TF32 and FP32 math.
@@ -15,12 +15,14 @@
 #include <string.h>
 #include <time.h>
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include "cli.h"
+#include "compute.h"
+#include "linear.h"
+#include "parity.h"
+#include "status.h"
 #include "tlob.h"
-#include "tlob_ref.h"
 
 #define BENCH_CHECK_CUDA(call)                                                           \
     do {                                                                                 \
@@ -28,15 +30,6 @@
         if (e_ != cudaSuccess) {                                                         \
             fprintf(stderr, "tlob bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,    \
                     cudaGetErrorString(e_));                                             \
-            return 1;                                                                    \
-        }                                                                                \
-    } while (0)
-#define BENCH_CHECK_CUBLAS(call)                                                         \
-    do {                                                                                 \
-        cublasStatus_t s_ = (call);                                                      \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                               \
-            fprintf(stderr, "tlob bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,    \
-                    cublasGetStatusString(s_));                                          \
             return 1;                                                                    \
         }                                                                                \
     } while (0)
@@ -50,7 +43,8 @@
         }                                                                                \
     } while (0)
 
-/* TLOB.md's reference sizes (nh = 1 as in the published model's defaults). */
+/* The reference sizes docs/layer-results.md reports: the temporal and feature
+ * layers of TLOB on BTC and FI-2010 (nh = 1 as in the published model's defaults). */
 typedef struct {
     const char *name;
     int B, T, D, Dout;
@@ -98,28 +92,23 @@ typedef struct {
 } qkv_result;
 
 /* Y [3, N, M] = X [N, K] W [3, M, K]^T, as three calls or as one. */
-static cublasStatus_t qkv_three(cublasHandle_t h, const float *W, const float *X, float *Y,
-                                int M, int K, int N) {
-    static const float one = 1.0f, zero = 0.0f;
-    for (int i = 0; i < 3; i++) {
-        const cublasStatus_t s = cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one,
-                                             W + (size_t)i * M * K, K, X, K, &zero,
-                                             Y + (size_t)i * N * M, M);
-        if (s != CUBLAS_STATUS_SUCCESS) return s;
-    }
-    return CUBLAS_STATUS_SUCCESS;
+static tlob_status qkv_three(const compute_ctx *c, const float *W, const float *X, float *Y,
+                             int M, int K, int N) {
+    for (int i = 0; i < 3; i++)
+        TLOB_CHECK(linear_forward(c, TLOB_MATH_TF32, Y + (size_t)i * N * M, X,
+                                  W + (size_t)i * M * K, N, K, M, 0));
+    return TLOB_OK;
 }
 
-static cublasStatus_t qkv_fused(cublasHandle_t h, const float *W, const float *X, float *Y,
-                                int M, int K, int N) {
-    static const float one = 1.0f, zero = 0.0f;
-    return cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, W, K,
-                                     (long long)M * K, X, K, 0, &zero, Y, M, (long long)N * M, 3);
+static tlob_status qkv_fused(const compute_ctx *c, const float *W, const float *X, float *Y,
+                             int M, int K, int N) {
+    return linear_forward3(c, TLOB_MATH_TF32, Y, X, 1, W, N, K, M, 0);
 }
 
-static int bench_qkv(tlob_layer *uploader, cublasHandle_t h, cudaStream_t s, int iters,
+static int bench_qkv(tlob_layer *uploader, const compute_ctx *h, int iters,
                      qkv_result *r) {
     const int M = r->M, K = r->K, N = r->N;
+    cudaStream_t s = h->stream;
     const size_t nw = (size_t)3 * M * K, nx = (size_t)N * K, ny = (size_t)3 * N * M;
     unsigned seed = 7;
     float *hw = random_host(nw, &seed), *hx = random_host(nx, &seed);
@@ -138,8 +127,8 @@ static int bench_qkv(tlob_layer *uploader, cublasHandle_t h, cudaStream_t s, int
     BENCH_CHECK_TLOB(tlob_upload(uploader, X, hx, nx));
 
     /* validate: both against a double-precision CPU product, and each other */
-    BENCH_CHECK_CUBLAS(qkv_three(h, W, X, Y3, M, K, N));
-    BENCH_CHECK_CUBLAS(qkv_fused(h, W, X, Y1, M, K, N));
+    BENCH_CHECK_TLOB(qkv_three(h, W, X, Y3, M, K, N));
+    BENCH_CHECK_TLOB(qkv_fused(h, W, X, Y1, M, K, N));
     BENCH_CHECK_TLOB(tlob_download(uploader, y3, Y3, ny));
     BENCH_CHECK_TLOB(tlob_download(uploader, y1, Y1, ny));
     double num = 0.0, den = 0.0, maxdiff = 0.0;
@@ -168,11 +157,11 @@ static int bench_qkv(tlob_layer *uploader, cublasHandle_t h, cudaStream_t s, int
     BENCH_CHECK_CUDA(cudaEventCreate(&e1));
     for (int variant = 0; variant < 2; variant++) {
         for (int i = 0; i < 20; i++) /* warm-up */
-            BENCH_CHECK_CUBLAS(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
+            BENCH_CHECK_TLOB(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
         /* back-to-back: events around the whole run, divided by the count */
         BENCH_CHECK_CUDA(cudaEventRecord(e0, s));
         for (int i = 0; i < iters; i++)
-            BENCH_CHECK_CUBLAS(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
+            BENCH_CHECK_TLOB(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
         BENCH_CHECK_CUDA(cudaEventRecord(e1, s));
         BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
         float ms;
@@ -180,7 +169,7 @@ static int bench_qkv(tlob_layer *uploader, cublasHandle_t h, cudaStream_t s, int
         /* one call followed by a synchronize, as a latency-bound caller sees it */
         for (int i = 0; i < iters; i++) {
             const double t0 = now_us();
-            BENCH_CHECK_CUBLAS(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
+            BENCH_CHECK_TLOB(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
             BENCH_CHECK_CUDA(cudaStreamSynchronize(s));
             times[i] = now_us() - t0;
         }
@@ -211,54 +200,25 @@ typedef struct {
     double fwd_us, fwdbwd_us, fwd_graph_us, fwdbwd_graph_us;
 } layer_result;
 
-static int validate_layer(tlob_layer *L, const bench_case *c, float *x, float *y, float *att,
-                          float *dy, float *dx, layer_result *r) {
-    const int B = VALIDATE_BATCH, T = c->T, D = c->D, O = c->Dout;
-    const size_t nx = (size_t)B * T * D, ny = (size_t)B * T * O, na = (size_t)B * T * T,
-                 np = tlob_num_params(L);
+static int validate_layer(tlob_layer *L, const bench_case *c, layer_result *r) {
+    const size_t nx = (size_t)VALIDATE_BATCH * c->T * c->D,
+                 ny = (size_t)VALIDATE_BATCH * c->T * c->Dout;
     unsigned seed = 11;
     float *hx = random_host(nx, &seed), *hdy = random_host(ny, &seed);
-    float *hp = malloc(np * sizeof(float)), *hy = malloc(ny * sizeof(float)),
-          *ha = malloc(na * sizeof(float)), *hdx = malloc(nx * sizeof(float)),
-          *hg = malloc(np * sizeof(float));
-    double *dp = malloc(np * sizeof(double)), *dxin = malloc(nx * sizeof(double)),
-           *ddy = malloc(ny * sizeof(double)), *ry = malloc(ny * sizeof(double)),
-           *ra = malloc(na * sizeof(double)), *rdx = malloc(nx * sizeof(double)),
-           *rg = malloc(np * sizeof(double));
-    if (!hx || !hdy || !hp || !hy || !ha || !hdx || !hg || !dp || !dxin || !ddy || !ry || !ra ||
-        !rdx || !rg) {
+    if (!hx || !hdy) {
         fprintf(stderr, "tlob bench: out of host memory\n");
         return 1;
     }
-    BENCH_CHECK_TLOB(tlob_upload(L, x, hx, nx));
-    BENCH_CHECK_TLOB(tlob_upload(L, dy, hdy, ny));
+    parity_result p;
     BENCH_CHECK_TLOB(tlob_zero_grads(L));
-    BENCH_CHECK_TLOB(tlob_forward(L, x, B, y, att));
-    BENCH_CHECK_TLOB(tlob_backward(L, x, dy, B, dx));
-    BENCH_CHECK_TLOB(tlob_download(L, hp, tlob_params(L), np));
-    BENCH_CHECK_TLOB(tlob_download(L, hy, y, ny));
-    BENCH_CHECK_TLOB(tlob_download(L, ha, att, na));
-    BENCH_CHECK_TLOB(tlob_download(L, hdx, dx, nx));
-    BENCH_CHECK_TLOB(tlob_download(L, hg, tlob_grads(L), np));
-    for (size_t i = 0; i < np; i++) dp[i] = hp[i];
-    for (size_t i = 0; i < nx; i++) dxin[i] = hx[i];
-    for (size_t i = 0; i < ny; i++) ddy[i] = hdy[i];
-    const tlob_ref_shape sh = {D, 1, O, T, B};
-    BENCH_CHECK_TLOB(tlob_ref_forward(&sh, dp, dxin, ry, ra));
-    BENCH_CHECK_TLOB(tlob_ref_backward(&sh, dp, dxin, ddy, rdx, rg));
-    r->err_y = tlob_rel_l2(hy, ry, ny);
-    r->err_att = tlob_rel_l2(ha, ra, na);
-    r->err_dx = tlob_rel_l2(hdx, rdx, nx);
-    r->err_grad = 0.0;
-    const tlob_tensor_info *t = tlob_tensors(L);
-    for (int i = 0; i < TLOB_NUM_TENSORS; i++) {
-        const double e = tlob_grad_rel_l2(t, i, hg, rg);
-        if (!(e <= r->err_grad)) r->err_grad = e;
-    }
-    free(hx), free(hdy), free(hp), free(hy), free(ha), free(hdx), free(hg);
-    free(dp), free(dxin), free(ddy), free(ry), free(ra), free(rdx), free(rg);
-    const double tol = r->math == TLOB_MATH_FP32 ? 1e-5 : 2e-3;
-    if (!(r->err_y <= tol && r->err_att <= tol && r->err_dx <= tol && r->err_grad <= tol)) {
+    BENCH_CHECK_TLOB(parity_run(L, VALIDATE_BATCH, hx, hdy, &p));
+    free(hx), free(hdy);
+    r->err_y = p.y;
+    r->err_att = p.att;
+    r->err_dx = p.dx;
+    r->err_grad = p.grad[p.worst_grad];
+    const double tol = parity_tolerance(r->math);
+    if (!(parity_worst(&p) <= tol)) {
         fprintf(stderr,
                 "tlob bench: %s (%s) failed validation: rel L2 y %.3g att %.3g dx %.3g "
                 "worst grad %.3g (tolerance %.0e)\n",
@@ -329,7 +289,7 @@ static int bench_layer(layer_result *r, int iters) {
     BENCH_CHECK_CUDA(cudaMalloc((void **)&att, na * sizeof(float)));
     BENCH_CHECK_CUDA(cudaMalloc((void **)&dy, ny * sizeof(float)));
     BENCH_CHECK_CUDA(cudaMalloc((void **)&dx, nx * sizeof(float)));
-    if (validate_layer(L, c, x, y, att, dy, dx, r)) return 1;
+    if (validate_layer(L, c, r)) return 1;
 
     unsigned seed = 5;
     float *hx = random_host(nx, &seed), *hdy = random_host(ny, &seed);
@@ -405,14 +365,9 @@ int tlob_bench_main(int argc, char **argv) {
     struct cudaDeviceProp prop;
     BENCH_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
 
-    /* The QKV microbenchmark uses its own handle in TF32 on the layers' stream. */
-    cublasHandle_t h;
-    void *ws;
-    BENCH_CHECK_CUBLAS(cublasCreate(&h));
-    BENCH_CHECK_CUBLAS(cublasSetStream(h, tlob_stream(ctx_layer)));
-    BENCH_CHECK_CUDA(cudaMalloc(&ws, 32u << 20));
-    BENCH_CHECK_CUBLAS(cublasSetWorkspace(h, ws, 32u << 20));
-    BENCH_CHECK_CUBLAS(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+    /* The QKV microbenchmark has its own handle, on the layers' stream. */
+    compute_ctx h;
+    BENCH_CHECK_TLOB(compute_ctx_create(&h, tlob_stream(ctx_layer)));
     qkv_result q[1 + NCASES] = {{"small (origin)", 16, 32, 256, 0, 0, 0, 0, 0, 0}};
     for (int i = 0; i < NCASES; i++) {
         q[1 + i].name = cases[i].name;
@@ -421,9 +376,8 @@ int tlob_bench_main(int argc, char **argv) {
         q[1 + i].N = cases[i].B * cases[i].T;
     }
     for (int i = 0; i < 1 + NCASES; i++)
-        if (bench_qkv(ctx_layer, h, tlob_stream(ctx_layer), iters, &q[i])) return 1;
-    BENCH_CHECK_CUBLAS(cublasDestroy(h));
-    BENCH_CHECK_CUDA(cudaFree(ws));
+        if (bench_qkv(ctx_layer, &h, iters, &q[i])) return 1;
+    compute_ctx_destroy(&h);
 
     layer_result lr[2 * NCASES];
     for (int m = 0; m < 2; m++)
@@ -458,7 +412,7 @@ int tlob_bench_main(int argc, char **argv) {
         return 0;
     }
     printf("device: %s, %d iterations, medians\n\n", prop.name, iters);
-    printf("QKV projection stage, TF32: 3x cublasSgemm vs 1x cublasSgemmStridedBatched(batch=3)\n");
+    printf("QKV projection stage, TF32: 3x GEMM vs 1x strided-batched GEMM (batch=3)\n");
     printf("%-18s %5s %5s %6s | %12s %12s %7s | %12s %12s %7s | %10s\n", "case", "M", "K", "N",
            "3x (us/call)", "1x (us/call)", "speedup", "3x+sync (us)", "1x+sync (us)", "speedup",
            "max|3x-1x|");

@@ -22,17 +22,19 @@
 #define EXIT_USAGE 2
 
 static const char usage_text[] =
-    "usage: tlob layer --dim D [--heads NH] [--out-dim DOUT] --params DIR --x X.npy\n"
+    "usage: tlob layer --dim D [--heads NH] [--out-dim DOUT] --params DIR|FILE --x X.npy\n"
     "                  [--dy DY.npy] --out DIR [--math tf32|fp32]\n"
-    "       tlob init --dim D [--heads NH] [--out-dim DOUT] [--seed N] --out DIR\n"
+    "       tlob init --dim D [--heads NH] [--out-dim DOUT] [--seed N] --out DIR|FILE\n"
     "       tlob bench [--json] [--iters N]\n"
     "       tlob --help\n"
     "\n"
     "layer  runs TransformerLayer(D, NH, DOUT) on x [B, T, D] with the parameters\n"
-    "       DIR/<name>.npy (published names, float32, C order) and writes\n"
+    "       DIR/<name>.npy (published names, float32, C order) or those of the\n"
+    "       safetensors FILE (published names, F32), and writes\n"
     "       OUT/y.npy [B, T, DOUT] and OUT/att.npy [B, NH, T, T]; with --dy\n"
     "       [B, T, DOUT] also OUT/dx.npy and OUT/grad/<name>.npy.\n"
-    "init   writes the reference's default initialisation (seeded) to OUT/.\n"
+    "init   writes the reference's default initialisation (seeded) to OUT/, or\n"
+    "       to the safetensors file OUT when OUT ends in .safetensors.\n"
     "bench  times the QKV projection stage (3 cublasSgemm vs 1 strided-batched)\n"
     "       and the whole layer at TLOB's reference sizes, after validating both.\n"
     "Defaults: NH 1, DOUT = D, math tf32, seed 0.\n";
@@ -141,6 +143,12 @@ static int cmd_init(int argc, char **argv) {
     float *host = malloc(total * sizeof(float));
     if (!host) return fail(TLOB_ERR_OUT_OF_MEMORY);
     st = tlob_init_params_host(o.dim, o.heads, o.out_dim, o.seed, host);
+    const size_t len = strlen(o.out), ext = strlen(".safetensors");
+    if (st == TLOB_OK && len > ext && strcmp(o.out + len - ext, ".safetensors") == 0) {
+        st = tlob_write_safetensors_host(o.out, o.dim, o.heads, o.out_dim, host);
+        free(host);
+        return st == TLOB_OK ? 0 : fail(st);
+    }
     if (st == TLOB_OK && !make_dir(o.out)) {
         free(host);
         return 1;
@@ -274,7 +282,7 @@ static int cmd_layer(int argc, char **argv) {
     float *params = NULL;
     st = tlob_param_layout(o.dim, o.heads, o.out_dim, t, &total);
     if (st == TLOB_OK && !(params = malloc(total * sizeof(float)))) st = TLOB_ERR_OUT_OF_MEMORY;
-    if (st == TLOB_OK) st = tlob_read_params_host(o.params, o.dim, o.heads, o.out_dim, params);
+    if (st == TLOB_OK) st = tlob_read_params_any(o.params, o.dim, o.heads, o.out_dim, params);
     rc = st == TLOB_OK ? run_layer(&o, &x, o.dy ? &dy : NULL, params) : fail(st);
     free(params);
     npy_free(&x);

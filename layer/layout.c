@@ -31,7 +31,8 @@ const char *tlob_status_string(tlob_status status) {
     case TLOB_ERR_CUBLAS: return "TLOB_ERR_CUBLAS: a cuBLAS call failed";
     case TLOB_ERR_OUT_OF_MEMORY: return "TLOB_ERR_OUT_OF_MEMORY: host allocation failed";
     case TLOB_ERR_IO: return "TLOB_ERR_IO: file input/output failed";
-    case TLOB_ERR_FORMAT: return "TLOB_ERR_FORMAT: not a float32 C-order .npy file";
+    case TLOB_ERR_FORMAT: return "TLOB_ERR_FORMAT: not a float32 .npy or safetensors file of the expected form";
+    case TLOB_ERR_UNSUPPORTED: return "TLOB_ERR_UNSUPPORTED: not in this build of the library";
     case TLOB_ERR_SHAPE: return "TLOB_ERR_SHAPE: tensor has the wrong shape";
     }
     return "unknown tlob_status";

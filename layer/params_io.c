@@ -1,10 +1,13 @@
 /* Host-side parameter helpers: initialisation as the reference does it, and
  * reading/writing one .npy file per parameter by its published name. They
  * need no device, so `tlob init` and the CLI's file checks run anywhere. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "npy.h"
 #include "status.h"
@@ -100,4 +103,13 @@ tlob_status tlob_write_params_host(const char *dir, int dim, int heads, int out_
         TLOB_CHECK(npy_write_f32(path, host + t[i].offset, t[i].ndim, shape));
     }
     return TLOB_OK;
+}
+
+tlob_status tlob_read_params_any(const char *path, int dim, int heads, int out_dim, float *host) {
+    if (!path) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null argument");
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode)) return tlob_read_params_host(path, dim, heads, out_dim, host);
+    return tlob_read_safetensors_host(path, dim, heads, out_dim, host);
 }

@@ -13,9 +13,18 @@
  * reaches the device only through tlob_upload (a mapped pinned buffer and a
  * device-to-device copy).
  *
- * All layers on one device share one cuBLAS handle, its workspace and one
- * stream (tlob_stream). The library is not thread-safe: drive the layers of a
- * process from one thread. */
+ * Streams and threads. Every layer owns its cuBLAS handle, workspace, staging
+ * buffer and a stream of its own; tlob_set_stream moves its work to the
+ * caller's stream (e.g. the one PyTorch is using). Layers share no state, so:
+ *  - different layers may be used at the same time from different threads,
+ *    on the same or different streams;
+ *  - one layer is used by one thread at a time: calls on the same layer must
+ *    not overlap (the caller serialises them; PyTorch's forward on the main
+ *    thread and backward on its autograd thread follow one another, which is
+ *    fine);
+ *  - the host-only functions (layout, status, .npy and safetensors files) are
+ *    safe from any thread, and tlob_last_error() is per thread.
+ * The layer runs on the CUDA device current when tlob_create was called. */
 #ifndef TLOB_H
 #define TLOB_H
 
@@ -37,6 +46,10 @@ extern "C" {
 #define TLOB_HOT
 #endif
 
+/* The library's API: the only symbols libtlob.so exports (it is built with
+ * hidden visibility by default). */
+#define TLOB_API __attribute__((visibility("default")))
+
 typedef enum {
     TLOB_OK = 0,
     TLOB_ERR_INVALID_ARGUMENT, /* a null pointer, a size out of range */
@@ -46,14 +59,15 @@ typedef enum {
     TLOB_ERR_OUT_OF_MEMORY,    /* host allocation failed */
     TLOB_ERR_IO,               /* a file could not be opened, read or written */
     TLOB_ERR_FORMAT,           /* a file is not a float32 C-order .npy file */
-    TLOB_ERR_SHAPE             /* a tensor has the wrong shape */
+    TLOB_ERR_SHAPE,            /* a tensor has the wrong shape */
+    TLOB_ERR_UNSUPPORTED       /* this build lacks the feature (see tlob_last_error) */
 } tlob_status;
 
 /* The name of a status, e.g. "TLOB_ERR_SHAPE: tensor has the wrong shape". */
-const char *tlob_status_string(tlob_status status);
+TLOB_API const char *tlob_status_string(tlob_status status);
 
 /* Detail of the last failure in this thread ("" if none): what failed, where. */
-const char *tlob_last_error(void);
+TLOB_API const char *tlob_last_error(void);
 
 typedef enum {
     TLOB_MATH_TF32 = 0, /* cuBLAS TF32 tensor-op math for the GEMMs, except the
@@ -63,7 +77,7 @@ typedef enum {
 } tlob_math;
 
 /* Parses "tf32" or "fp32". */
-tlob_status tlob_math_parse(const char *text, tlob_math *math);
+TLOB_API tlob_status tlob_math_parse(const char *text, tlob_math *math);
 
 typedef struct {
     int dim;       /* D: features per token, and each head's width */
@@ -102,20 +116,33 @@ typedef struct {
 /* Fills the TLOB_NUM_TENSORS entries of `tensors` (in tlob_tensor_id order,
  * packed without gaps) and the total float count for TransformerLayer(dim,
  * heads, out_dim). Gradients use the same layout. */
-tlob_status tlob_param_layout(int dim, int heads, int out_dim,
+TLOB_API tlob_status tlob_param_layout(int dim, int heads, int out_dim,
                               tlob_tensor_info tensors[TLOB_NUM_TENSORS],
                               size_t *total);
 
 /* Host-only parameter helpers, on a flat host buffer of the layout above. */
 
 /* The reference's default initialisation from a seed (see tlob_init_params). */
-tlob_status tlob_init_params_host(int dim, int heads, int out_dim, uint64_t seed, float *host);
+TLOB_API tlob_status tlob_init_params_host(int dim, int heads, int out_dim, uint64_t seed, float *host);
 /* Reads DIR/<name>.npy for every parameter, checking dtype and shape; the
  * error names the file. */
-tlob_status tlob_read_params_host(const char *dir, int dim, int heads, int out_dim, float *host);
+TLOB_API tlob_status tlob_read_params_host(const char *dir, int dim, int heads, int out_dim, float *host);
 /* Writes DIR/<name>.npy for every tensor of `host`; DIR must exist. */
-tlob_status tlob_write_params_host(const char *dir, int dim, int heads, int out_dim,
+TLOB_API tlob_status tlob_write_params_host(const char *dir, int dim, int heads, int out_dim,
                                    const float *host);
+/* Reads every parameter by its published name from a safetensors file (the
+ * format PyTorch users exchange weights in): dtype F32, the published shape;
+ * other tensors in the file are ignored. The error names the file and the
+ * tensor. TLOB_ERR_UNSUPPORTED when the library was built without jansson. */
+TLOB_API tlob_status tlob_read_safetensors_host(const char *path, int dim, int heads, int out_dim,
+                                       float *host);
+/* Writes every tensor of `host` to a safetensors file, by published name. */
+TLOB_API tlob_status tlob_write_safetensors_host(const char *path, int dim, int heads, int out_dim,
+                                        const float *host);
+/* tlob_read_params_host when `path` is a directory, else
+ * tlob_read_safetensors_host. */
+TLOB_API tlob_status tlob_read_params_any(const char *path, int dim, int heads, int out_dim,
+                                 float *host);
 
 /* ---- Layer lifetime ----------------------------------------------------- */
 
@@ -124,60 +151,80 @@ typedef struct tlob_layer tlob_layer;
 /* Creates a layer (parameters zero; call tlob_init_params or
  * tlob_load_params). Returns TLOB_ERR_NO_DEVICE when CUDA or cuBLAS is
  * unavailable. */
-tlob_status tlob_create(const tlob_config *config, tlob_layer **layer);
-void tlob_destroy(tlob_layer *layer);
+TLOB_API tlob_status tlob_create(const tlob_config *config, tlob_layer **layer);
+TLOB_API void tlob_destroy(tlob_layer *layer);
 
-const tlob_config *tlob_get_config(const tlob_layer *layer);
-const tlob_tensor_info *tlob_tensors(const tlob_layer *layer);
-size_t tlob_num_params(const tlob_layer *layer);
+TLOB_API const tlob_config *tlob_get_config(const tlob_layer *layer);
+TLOB_API const tlob_tensor_info *tlob_tensors(const tlob_layer *layer);
+TLOB_API size_t tlob_num_params(const tlob_layer *layer);
 /* Device pointers to the flat parameter and gradient buffers. */
-float *tlob_params(tlob_layer *layer);
-float *tlob_grads(tlob_layer *layer);
-/* The stream every layer on this device runs on. */
-cudaStream_t tlob_stream(const tlob_layer *layer);
+TLOB_API float *tlob_params(tlob_layer *layer);
+TLOB_API float *tlob_grads(tlob_layer *layer);
+/* The stream the layer runs on: its own until tlob_set_stream. */
+TLOB_API cudaStream_t tlob_stream(const tlob_layer *layer);
+/* Runs the layer's later work on `stream` (0: the legacy default stream).
+ * Host state only: work already enqueued on the old stream is not waited for,
+ * so order the two streams yourself when they differ (PyTorch callers pass
+ * torch's current stream before every call). */
+TLOB_API tlob_status tlob_set_stream(tlob_layer *layer, cudaStream_t stream);
+/* Uses the caller's device buffers (tlob_num_params floats each, the flat
+ * layout) as the parameters and the gradient buffer from now on, so that a
+ * framework's tensors are read and updated in place; NULL for both goes back
+ * to the layer's own. The caller keeps them alive while the layer uses them. */
+TLOB_API tlob_status tlob_set_buffers(tlob_layer *layer, float *params, float *grads);
 /* Changes the GEMM math mode of this layer. */
-tlob_status tlob_set_math(tlob_layer *layer, tlob_math math);
+TLOB_API tlob_status tlob_set_math(tlob_layer *layer, tlob_math math);
 
 /* ---- Compute ------------------------------------------------------------ */
 
 /* y [batch, T, Dout] and, when att is not NULL, att [batch, nh, T, T] from
  * x [batch, T, D]. Asynchronous on tlob_stream; capturable in a CUDA graph.
  * The layer keeps the activations backward needs. */
-TLOB_HOT tlob_status tlob_forward(tlob_layer *layer, const float *x, int batch,
+TLOB_API TLOB_HOT tlob_status tlob_forward(tlob_layer *layer, const float *x, int batch,
                                   float *y, float *att);
 
 /* From dy [batch, T, Dout] after tlob_forward on the same x and batch:
  * writes dx [batch, T, D] and ADDS every parameter's gradient into the flat
  * gradient buffer (tlob_zero_grads clears it). Asynchronous on tlob_stream. */
-TLOB_HOT tlob_status tlob_backward(tlob_layer *layer, const float *x,
+TLOB_API TLOB_HOT tlob_status tlob_backward(tlob_layer *layer, const float *x,
                                    const float *dy, int batch, float *dx);
 
-tlob_status tlob_zero_grads(tlob_layer *layer);
+TLOB_API tlob_status tlob_zero_grads(tlob_layer *layer);
+
+/* The same on host arrays, for callers without CUDA memory of their own: x,
+ * y, att (may be NULL) and dy, dx are host arrays of the shapes above. They
+ * go through device buffers the layer makes on first use, and return when the
+ * results are on the host. tlob_backward_host uses the x of the last
+ * tlob_forward_host. */
+TLOB_API tlob_status tlob_forward_host(tlob_layer *layer, const float *x, int batch, float *y,
+                                       float *att);
+TLOB_API tlob_status tlob_backward_host(tlob_layer *layer, const float *dy, int batch,
+                                        float *dx);
 
 /* Blocks until the layer's stream is idle. */
-tlob_status tlob_sync(tlob_layer *layer);
+TLOB_API tlob_status tlob_sync(tlob_layer *layer);
 
 /* ---- Parameters and host data ------------------------------------------ */
 
 /* The reference's default initialisation from a seed: Linear weights and
  * biases U(-1/sqrt(fan_in), 1/sqrt(fan_in)); in_proj_weight Xavier-uniform;
  * in_proj_bias, out_proj.bias zero; LayerNorm weight 1, bias 0. */
-tlob_status tlob_init_params(tlob_layer *layer, uint64_t seed);
+TLOB_API tlob_status tlob_init_params(tlob_layer *layer, uint64_t seed);
 
 /* Host -> device through the device's mapped pinned staging buffer
  * (host writes, device-to-device async copy, sync). */
-tlob_status tlob_upload(tlob_layer *layer, float *dst, const float *src, size_t count);
+TLOB_API tlob_status tlob_upload(tlob_layer *layer, float *dst, const float *src, size_t count);
 /* Device -> host (synchronous). */
-tlob_status tlob_download(tlob_layer *layer, float *dst, const float *src, size_t count);
+TLOB_API tlob_status tlob_download(tlob_layer *layer, float *dst, const float *src, size_t count);
 
 /* Loads every parameter from DIR/<name>.npy (float32, C order, the published
- * shape). On failure nothing on the device changes and tlob_last_error() names
- * the file. */
-tlob_status tlob_load_params(tlob_layer *layer, const char *dir);
+ * shape) or, when `dir` is a file, from that safetensors file. On failure
+ * nothing on the device changes and tlob_last_error() names the file. */
+TLOB_API tlob_status tlob_load_params(tlob_layer *layer, const char *dir);
 /* Writes DIR/<name>.npy for every parameter; DIR must exist. */
-tlob_status tlob_save_params(tlob_layer *layer, const char *dir);
+TLOB_API tlob_status tlob_save_params(tlob_layer *layer, const char *dir);
 /* Writes DIR/<name>.npy for every parameter's gradient; DIR must exist. */
-tlob_status tlob_save_grads(tlob_layer *layer, const char *dir);
+TLOB_API tlob_status tlob_save_grads(tlob_layer *layer, const char *dir);
 
 #ifdef __cplusplus
 }

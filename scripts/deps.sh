@@ -2,7 +2,7 @@
 # Install the Debian packages gpulint, its tests and the hook tests need.
 # Idempotent: it asks dpkg first and runs apt-get only for what is missing.
 # The layer needs none of these (only the CUDA toolkit), so `make layer` never
-# calls this script.
+# calls this script; with libjansson-dev present it also reads safetensors.
 set -euo pipefail
 
 packages=(
@@ -14,6 +14,8 @@ packages=(
   libssl-dev        # SHA-256 content hash of each file (OpenSSL's libcrypto)
   bats bats-assert bats-support   # hook, CLI and integration tests
   pkgconf           # the install test links a program through tlob.pc
+  cmake g++         # ... and a C++ program through find_package(tlob)
+  python3-numpy     # the Python package's tests (python/tlob needs numpy)
   groff-base        # the install test renders the man page
   gcc make          # the build itself
 )

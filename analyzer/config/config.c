@@ -35,7 +35,7 @@ static void str_list_free(str_list *list)
 void config_init_defaults(gl_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    /* The names DESIGN.md bans; `banned-names:` adds to them. */
+    /* The names docs/rules.md bans (no-via-pinned); `banned-names:` adds to them. */
     str_list_push(&cfg->banned_names, "upload_f32_via_pinned");
     str_list_push(&cfg->banned_names, "clone_to_device_*_via_pinned");
 }

@@ -72,7 +72,7 @@ bool config_rule_applies(const gl_config *cfg, const char *rule, const char *pat
 /* --- Loading (config/config.c) --- */
 
 /* The defaults: every rule enabled at its registry severity, the banned names
- * of DESIGN.md, nothing excluded. */
+ * of docs/rules.md (no-via-pinned), nothing excluded. */
 void config_init_defaults(gl_config *cfg);
 
 /* Load a .gpulint.yaml over the defaults. `shown_path` is how the file is

@@ -1,5 +1,6 @@
 /* Parsing with libclang: compiler flags per language, the CUDA 13 shim, the
- * precompiled CUDA/cuBLAS headers, compiler errors as parse-error findings.
+ * precompiled CUDA/cuBLAS headers, compiler errors and what kept a file from
+ * being checked as facts.
  * The AST walk itself is extract/walk.c. docs/libclang.md has the measurements
  * behind the choices made here. */
 #define _GNU_SOURCE
@@ -62,6 +63,7 @@ static struct {
     char *cuda_include;   /* <cuda>/include */
     char *cuda_path_flag; /* --cuda-path=<cuda> */
     char *cccl_dir;       /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
+    bool cuda_found;      /* <cuda>/include/cuda_runtime.h exists */
     char *cache_dir;
     char *shim_dir;
     char *host_math;      /* <shim_dir>/gpulint_nvcc_host_math.h */
@@ -121,7 +123,7 @@ static char *choose_cache_dir(void)
 
 #define MAX_BASE_ARGS 16
 
-/* The flags every parse of a language starts with (LIBCLANG.md: zero errors
+/* The flags every parse of a language starts with (docs/libclang.md: zero errors
  * on CUDA 13 with libclang 19). Its PCH is built with exactly these. */
 static size_t base_args(source_lang lang, const char **argv)
 {
@@ -331,6 +333,9 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     g.cuda_path = xstrdup(cuda && *cuda ? cuda : "/usr/local/cuda");
     g.cuda_include = xasprintf("%s/include", g.cuda_path);
     g.cuda_path_flag = xasprintf("--cuda-path=%s", g.cuda_path);
+    char *runtime = xasprintf("%s/cuda_runtime.h", g.cuda_include);
+    g.cuda_found = access(runtime, R_OK) == 0;
+    free(runtime);
     char *cccl = xasprintf("%s/include/cccl", g.cuda_path);
     if (access(cccl, R_OK) == 0)
         g.cccl_dir = cccl;
@@ -586,9 +591,103 @@ static bool in_device_body(const walk_ctx *ctx, unsigned offset)
     return false;
 }
 
+static void record_not_checked(walk_ctx *ctx, fact_unchecked_cause cause, char *detail,
+                               char *via, unsigned line, unsigned col)
+{
+    fact_not_checked *u = FACT_PUSH(ctx->facts->not_checked, ctx->facts->n_not_checked);
+    u->cause = cause;
+    u->detail = detail;
+    u->via = via;
+    u->loc.line = line;
+    u->loc.col = col;
+}
+
+/* clang's "'name.h' file not found" (also "... with <angled> include; use
+ * "quotes" instead"): the header as written, or NULL for another message. */
+static char *missing_header(const char *message)
+{
+    const char *open = message[0] == '\'' ? message + 1 : NULL;
+    const char *close = open ? strchr(open, '\'') : NULL;
+    if (!close || strncmp(close, "' file not found", 16) != 0)
+        return NULL;
+    return xstrndup(open, (size_t)(close - open));
+}
+
+/* CXTranslationUnit_KeepGoing turns clang's fatal errors into plain errors,
+ * so they are told by their text: those after which clang skipped input
+ * (an #include not found, a file it could not read, a nesting bound hit). */
+static bool is_fatal_text(const char *message)
+{
+    char *header = missing_header(message);
+    free(header);
+    if (header)
+        return true;
+    static const char *const starts[] = {
+        "#include nested depth",          /* the bound on #include nesting */
+        "bracket nesting level exceeded", /* the parser's nesting bound */
+        "cannot open file",
+        "error reading",
+        "could not build module",
+        "module '",                       /* "module 'm' not found" */
+    };
+    for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+        if (strncmp(message, starts[i], strlen(starts[i])) == 0)
+            return true;
+    return false;
+}
+
+typedef struct {
+    CXFile target;           /* the file whose #include failed */
+    unsigned line, col;      /* the main file's #include that leads to it */
+    bool found;
+} include_site;
+
+static void find_include_site(CXFile included, CXSourceLocation *stack, unsigned depth,
+                              CXClientData data)
+{
+    include_site *site = data;
+    if (site->found || depth == 0 || !clang_File_isEqual(included, site->target))
+        return;
+    /* stack[depth - 1] is the outermost #include: the one in the main file. */
+    CXFile file;
+    unsigned offset;
+    clang_getExpansionLocation(stack[depth - 1], &file, &site->line, &site->col, &offset);
+    site->found = true;
+}
+
+/* A fatal error (an #include that cannot be found, mostly) anywhere in the
+ * translation unit: clang skipped what it could not read, so the file was
+ * not checked in full. One fact per fatal error, at the main file's line
+ * that leads to it. */
+static void record_fatal(walk_ctx *ctx, char *message, CXFile file, unsigned line,
+                         unsigned col)
+{
+    char *header = missing_header(message);
+    char *via = NULL;
+    if (!file || !clang_File_isEqual(file, ctx->main_file)) {
+        include_site site = {.target = file};
+        if (file) {
+            clang_getInclusions(ctx->tu, find_include_site, &site);
+            char *name = cx_take(clang_getFileName(file));
+            via = xasprintf("%s:%u", name, line);
+            free(name);
+        }
+        line = site.found ? site.line : 1;
+        col = site.found ? site.col : 1;
+    }
+    if (header) {
+        free(message);
+        record_not_checked(ctx, UNCHECKED_MISSING_INCLUDE, header, via, line, col);
+    } else {
+        record_not_checked(ctx, UNCHECKED_FATAL, message, via, line, col);
+    }
+}
+
 /* Compiler errors in the main file become facts (rules/parse_error.c
- * reports them), except inside device code (walk_ctx). Errors inside included headers are
- * the header's own findings when it is part of the snapshot. */
+ * reports them), except inside device code (walk_ctx); fatal errors anywhere
+ * become not-checked facts (rules/not_checked.c). Other errors inside
+ * included headers are the header's own findings when it is part of the
+ * snapshot. */
 static void collect_parse_errors(walk_ctx *ctx)
 {
     unsigned n = clang_getNumDiagnostics(ctx->tu);
@@ -599,16 +698,28 @@ static void collect_parse_errors(walk_ctx *ctx)
         unsigned line, col, offset;
         clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line,
                                    &col, &offset);
-        if (sev >= CXDiagnostic_Error && file &&
-            clang_File_isEqual(file, ctx->main_file) && !in_device_body(ctx, offset)) {
+        char *message = sev >= CXDiagnostic_Error ? cx_take(clang_getDiagnosticSpelling(d)) : NULL;
+        clang_disposeDiagnostic(d);
+        if (!message)
+            continue;
+        if (sev == CXDiagnostic_Fatal || is_fatal_text(message)) {
+            record_fatal(ctx, message, file, line, col);
+        } else if (file && clang_File_isEqual(file, ctx->main_file) &&
+                   !in_device_body(ctx, offset)) {
             fact_parse_error *e = FACT_PUSH(ctx->facts->parse_errors,
                                             ctx->facts->n_parse_errors);
-            e->message = cx_take(clang_getDiagnosticSpelling(d));
+            e->message = message;
             e->loc.line = line;
             e->loc.col = col;
+        } else {
+            free(message);
         }
-        clang_disposeDiagnostic(d);
     }
+    /* Without the toolkit clang parses CUDA as C++ without __global__ and
+     * the rest, whatever the file includes: said once, unless a missing
+     * #include already says it. */
+    if (ctx->src->lang == LANG_CUDA && ctx->facts->n_not_checked == 0 && !g.cuda_found)
+        record_not_checked(ctx, UNCHECKED_NO_CUDA, xstrdup(g.cuda_path), NULL, 1, 1);
 }
 
 static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
@@ -647,8 +758,19 @@ static const char *cx_error_text(enum CXErrorCode rc)
     }
 }
 
-file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
-                          char **error)
+/* Facts of a file libclang made no translation unit of: only why. */
+static file_facts *unbuilt_facts(enum CXErrorCode rc)
+{
+    file_facts *facts = xcalloc(1, sizeof *facts);
+    fact_not_checked *u = FACT_PUSH(facts->not_checked, facts->n_not_checked);
+    u->cause = rc == CXError_Crashed ? UNCHECKED_CRASH : UNCHECKED_NO_TU;
+    u->detail = xstrdup(cx_error_text(rc));
+    u->loc.line = 1;
+    u->loc.col = 1;
+    return facts;
+}
+
+file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
 {
     const source_file *src = &snap->files[index];
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
@@ -696,12 +818,10 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     }
     free(unsaved);
     if (rc != CXError_Success || !tu) {
-        *error = xasprintf("%s: libclang could not parse it: %s", src->path,
-                           cx_error_text(rc));
         clang_disposeIndex(cx_index);
         free(cache_key);
         reach_free(own_reach);
-        return NULL;
+        return unbuilt_facts(rc == CXError_Success ? CXError_Failure : rc);
     }
     file_facts *facts = xcalloc(1, sizeof *facts);
     walk_ctx ctx = {
@@ -713,15 +833,17 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
-    if (cache_key) {
+    /* Not cached when something was not found: the file that appears later
+     * (a header created, an include-dirs entry filled) is in no cache key. */
+    if (cache_key && facts->n_not_checked == 0) {
         fact_strs included = { 0 };
         clang_getInclusions(tu, note_inclusion, &included);
         facts_cache_store(g.facts_dir, cache_key, facts, reach, &included);
         for (size_t i = 0; i < included.n; i++)
             free(included.items[i]);
         free(included.items);
-        free(cache_key);
     }
+    free(cache_key);
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(cx_index);
     reach_free(own_reach);

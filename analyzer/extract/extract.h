@@ -13,11 +13,11 @@
  * headers are seen; extract/reach.h)
  * and collect its facts, compiler errors in the file among them (facts only:
  * rules/parse_error.c reports them); the AST libclang still builds is used.
- * Returns NULL only when libclang could not produce a translation unit at
- * all (exit 3), with the reason in *error (malloc'd). Thread-safe: each call
- * uses its own CXIndex. */
-file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg,
-                          char **error);
+ * What kept the file from being checked in full (an #include not found,
+ * another fatal error, no CUDA toolkit for a CUDA file, no translation unit
+ * at all) is a not-checked fact (rules/not_checked.c). Never NULL.
+ * Thread-safe: each call uses its own CXIndex. */
+file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg);
 
 /* One-time setup (CUDA shim dir, precompiled headers, the index of snap's
  * includes); call before the worker threads start, with the snapshot

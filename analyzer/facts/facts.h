@@ -49,6 +49,20 @@ typedef enum {
     COPY_ALWAYS_UPLOAD      /* cudaMemcpyToSymbol*, cuMemcpyHtoD*: no kind needed */
 } fact_copy_kind;
 
+/* Why a file was not (fully) checked (rules/not_checked.c says how to fix
+ * each). */
+typedef enum {
+    UNCHECKED_MISSING_INCLUDE,   /* an #include that cannot be found: detail
+                                    is the header as written */
+    UNCHECKED_FATAL,             /* another fatal compiler error: detail is
+                                    clang's message */
+    UNCHECKED_NO_CUDA,           /* a CUDA file, and no CUDA toolkit where
+                                    CUDA_PATH says: detail is that path */
+    UNCHECKED_NO_TU,             /* libclang built no translation unit:
+                                    detail is libclang's error */
+    UNCHECKED_CRASH              /* libclang crashed parsing it: likewise */
+} fact_unchecked_cause;
+
 /* The kinds' structs, from their description: typedef struct fact_function
  * fact_function; struct fact_function { char *name; ... }; and so on. */
 #define FACT_KIND(type, array) typedef struct type type; struct type {

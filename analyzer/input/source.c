@@ -88,14 +88,6 @@ void snapshot_sort(snapshot *snap)
     snap->nfiles = out;
 }
 
-void snapshot_remove(snapshot *snap, size_t index)
-{
-    source_file_free(&snap->files[index]);
-    memmove(&snap->files[index], &snap->files[index + 1],
-            (snap->nfiles - index - 1) * sizeof *snap->files);
-    snap->nfiles--;
-}
-
 void snapshot_free(snapshot *snap)
 {
     for (size_t i = 0; i < snap->nfiles; i++)

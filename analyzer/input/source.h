@@ -68,7 +68,4 @@ void snapshot_sort(snapshot *snap);
 
 void snapshot_free(snapshot *snap);
 
-/* Remove file `index` (freed), keeping the order. */
-void snapshot_remove(snapshot *snap, size_t index);
-
 #endif

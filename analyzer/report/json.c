@@ -1,4 +1,4 @@
-/* JSON, DESIGN.md's schema, written with jansson:
+/* JSON, the schema docs/gpulint.md documents, written with jansson:
  * {"tool","version","files_analyzed","findings":[{rule,severity,file,line,column,message}]} */
 #include <jansson.h>
 
@@ -25,7 +25,7 @@ int report_json(FILE *out, const report_input *in)
                              GPULINT_VERSION, "files_analyzed", (json_int_t)in->files_analyzed,
                              "findings", findings);
     if (in->baseline_active) {
-        /* Only with --baseline: the DESIGN.md schema stays as it is without. */
+        /* Only with --baseline: the documented schema stays as it is without. */
         size_t known = 0;
         for (size_t i = 0; i < in->nfindings; i++)
             known += in->findings[i].in_baseline && !in->findings[i].suppressed;

@@ -19,10 +19,11 @@ typedef struct {
     const diag_finding *findings;
     size_t nfindings;
     size_t files_analyzed;
+    size_t files_checked;          /* of those, the files checked in full */
     bool color;                    /* text: ANSI colours */
     int exit_code;                 /* what gpulint will exit with (util/exit_codes.h;
                                       SARIF records it) */
-    const str_list *failures;      /* files that could not be analysed, internal errors */
+    const str_list *failures;      /* internal errors */
     bool baseline_active;          /* --baseline: findings carry in_baseline */
     const baseline_fixed *fixed;   /* baseline entries no finding matched any more */
     size_t nfixed;

@@ -1,7 +1,7 @@
 /* parse-error: compiler errors libclang found in a file, one finding per
  * error in the file itself (extract/extract.c records them as facts, also
  * when the facts come from the cache); the other rules still run on the AST
- * libclang built. */
+ * libclang built. Fatal errors are rules/not_checked.c's. */
 #include "facts/facts.h"
 #include "rules/rule.h"
 
@@ -9,6 +9,10 @@ static void check(const analysis *a, diag_sink *sink)
 {
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         const file_facts *facts = a->facts[fi];
+        /* A file not checked in full is not-checked's: the errors that follow
+         * from a missing header only repeat that it is missing. */
+        if (facts->n_not_checked)
+            continue;
         for (size_t k = 0; k < facts->n_parse_errors; k++) {
             const fact_parse_error *e = &facts->parse_errors[k];
             diag_report(sink, "parse-error", a->snap->files[fi].path, e->loc.line, e->loc.col,

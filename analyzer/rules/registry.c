@@ -12,6 +12,7 @@ extern const rule_def rule_doc_params;
 extern const rule_def rule_unchecked_status;
 extern const rule_def rule_pattern;            /* "pattern:<id>" rules from the config */
 extern const rule_def rule_parse_error;        /* compiler errors, from the facts */
+extern const rule_def rule_not_checked;        /* files not checked in full, from the facts */
 extern const rule_def rule_invalid_suppression;
 extern const rule_def rule_unused_suppression;
 
@@ -24,6 +25,7 @@ const rule_def *const rule_registry[] = {
     &rule_unchecked_status,
     &rule_pattern,
     &rule_parse_error,
+    &rule_not_checked,
     &rule_invalid_suppression,
     &rule_unused_suppression,
 };

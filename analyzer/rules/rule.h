@@ -17,7 +17,7 @@ typedef struct {
 } analysis;
 
 typedef struct {
-    const char *id;          /* contract: see DESIGN.md's rule table */
+    const char *id;          /* contract: the rule table of docs/rules.md */
     severity default_severity;
     const char *summary;     /* one line, for --list-rules */
     const char *explain;     /* --explain: what it forbids, why, bad and good

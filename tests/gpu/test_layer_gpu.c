@@ -6,8 +6,9 @@
  * narrower than 32 features get looser bounds, see `shape`). Outputs are poisoned with
  * NaN first so that an unwritten element fails; gradients start from random
  * values so that accumulation (not overwrite) is checked too.
+ * The comparison itself is layer/parity.c's, which `tlob bench` validates with.
  * Also the fusion equivalence test: the layer's strided-batched projections
- * against three separate cublasSgemm calls on identical inputs (TF32).
+ * against three separate Linear GEMMs on identical inputs (TF32).
  * Without a device it prints a SKIP line. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -16,13 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include "../layer/check.h" /* tests/layer/check.h */
+#include "compute.h"
 #include "internal.h"
+#include "linear.h"
+#include "parity.h"
 #include "tlob.h"
-#include "tlob_ref.h"
 
 #define GPU_CHECK(call)                                                                \
     do {                                                                               \
@@ -42,16 +44,6 @@
             exit(1);                                                                   \
         }                                                                              \
     } while (0)
-#define CUBLAS_OK_OR_DIE(call)                                                         \
-    do {                                                                               \
-        cublasStatus_t s_ = (call);                                                    \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                             \
-            printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                   cublasGetStatusString(s_));                                         \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
-
 /* Fresh inputs every run; the seed is printed so a failure can be replayed
  * with TLOB_TEST_SEED. */
 static unsigned seed;
@@ -62,12 +54,6 @@ static float *dev_alloc(size_t n) {
     GPU_CHECK(cudaMalloc((void **)&p, n * sizeof(float)));
     GPU_CHECK(cudaMemset(p, 0xff, n * sizeof(float))); /* all-ones bits: NaN */
     return p;
-}
-
-static int all_finite(const float *v, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(v[i])) return 0;
-    return 1;
 }
 
 /* Random parameters: the reference's initialisation, then every bias and
@@ -99,89 +85,49 @@ typedef struct {
 
 static void check_layer(const shape *s, tlob_math math) {
     const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
-    const double tol = s->well_conditioned ? (math == TLOB_MATH_FP32 ? 1e-5 : 2e-3)
+    const double tol = s->well_conditioned ? parity_tolerance(math)
                                            : (math == TLOB_MATH_FP32 ? 1e-3 : 0.25);
     const tlob_config cfg = {s->D, s->nh, s->O, s->T, s->max_B, math};
     tlob_layer *L;
     TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
     const tlob_tensor_info *t = tlob_tensors(L);
     const size_t np = tlob_num_params(L), nx = (size_t)s->B * s->T * s->D,
-                 ny = (size_t)s->B * s->T * s->O, na = (size_t)s->B * s->nh * s->T * s->T;
+                 ny = (size_t)s->B * s->T * s->O;
     float *hp = malloc(np * sizeof(float)), *hg0 = malloc(np * sizeof(float)),
-          *hx = malloc(nx * sizeof(float)), *hdy = malloc(ny * sizeof(float)),
-          *hy = malloc(ny * sizeof(float)), *ha = malloc(na * sizeof(float)),
-          *hdx = malloc(nx * sizeof(float)), *hg = malloc(np * sizeof(float));
-    double *dp = malloc(np * sizeof(double)), *dxin = malloc(nx * sizeof(double)),
-           *ddy = malloc(ny * sizeof(double)), *ry = malloc(ny * sizeof(double)),
-           *ra = malloc(na * sizeof(double)), *rdx = malloc(nx * sizeof(double)),
-           *rg = malloc(np * sizeof(double));
+          *hx = malloc(nx * sizeof(float)), *hdy = malloc(ny * sizeof(float));
     random_params(hp, s->D, s->nh, s->O, t);
     for (size_t i = 0; i < np; i++) hg0[i] = urand();
     for (size_t i = 0; i < nx; i++) hx[i] = urand();
     for (size_t i = 0; i < ny; i++) hdy[i] = urand();
-
-    float *x = dev_alloc(nx), *dy = dev_alloc(ny), *y = dev_alloc(ny), *att = dev_alloc(na),
-          *dx = dev_alloc(nx);
     TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
     TLOB_OK_OR_DIE(tlob_upload(L, tlob_grads(L), hg0, np));
-    TLOB_OK_OR_DIE(tlob_upload(L, x, hx, nx));
-    TLOB_OK_OR_DIE(tlob_upload(L, dy, hdy, ny));
-    TLOB_OK_OR_DIE(tlob_forward(L, x, s->B, y, att));
-    TLOB_OK_OR_DIE(tlob_backward(L, x, dy, s->B, dx));
-    TLOB_OK_OR_DIE(tlob_sync(L));
-    GPU_CHECK(cudaGetLastError());
-    TLOB_OK_OR_DIE(tlob_download(L, hy, y, ny));
-    TLOB_OK_OR_DIE(tlob_download(L, ha, att, na));
-    TLOB_OK_OR_DIE(tlob_download(L, hdx, dx, nx));
-    TLOB_OK_OR_DIE(tlob_download(L, hg, tlob_grads(L), np));
-
-    for (size_t i = 0; i < np; i++) dp[i] = hp[i];
-    for (size_t i = 0; i < nx; i++) dxin[i] = hx[i];
-    for (size_t i = 0; i < ny; i++) ddy[i] = hdy[i];
-    const tlob_ref_shape rs = {s->D, s->nh, s->O, s->T, s->B};
-    TLOB_OK_OR_DIE(tlob_ref_forward(&rs, dp, dxin, ry, ra));
-    TLOB_OK_OR_DIE(tlob_ref_backward(&rs, dp, dxin, ddy, rdx, rg));
-    /* the layer accumulated into hg0: its contribution is hg - hg0 */
-    for (size_t i = 0; i < np; i++) hg[i] -= hg0[i];
+    parity_result r;
+    TLOB_OK_OR_DIE(parity_run(L, s->B, hx, hdy, &r));
 
     char tag[128];
     snprintf(tag, sizeof tag, "B=%d (max %d) T=%d D=%d nh=%d Dout=%d %s", s->B, s->max_B, s->T,
              s->D, s->nh, s->O, mname);
-    CHECK(all_finite(hy, ny), "%s: every y written", tag);
-    CHECK(all_finite(ha, na), "%s: every att written", tag);
-    CHECK(all_finite(hdx, nx), "%s: every dx written", tag);
-    const double ey = tlob_rel_l2(hy, ry, ny), ea = tlob_rel_l2(ha, ra, na),
-                 edx = tlob_rel_l2(hdx, rdx, nx);
-    CHECK(ey <= tol, "%s: y rel L2 %.3g", tag, ey);
-    CHECK(ea <= tol, "%s: att rel L2 %.3g", tag, ea);
-    CHECK(edx <= tol, "%s: dx rel L2 %.3g", tag, edx);
-    double worst = 0.0, grad_err[TLOB_NUM_TENSORS];
-    const char *worst_name = "";
+    CHECK(r.y_written, "%s: every y written", tag);
+    CHECK(r.att_written, "%s: every att written", tag);
+    CHECK(r.dx_written, "%s: every dx written", tag);
+    CHECK(r.y <= tol, "%s: y rel L2 %.3g", tag, r.y);
+    CHECK(r.att <= tol, "%s: att rel L2 %.3g", tag, r.att);
+    CHECK(r.dx <= tol, "%s: dx rel L2 %.3g", tag, r.dx);
     printf("     %s grads:", tag);
-    for (int i = 0; i < TLOB_NUM_TENSORS; i++) {
-        grad_err[i] = tlob_grad_rel_l2(t, i, hg, rg);
-        printf(" %s=%.2e", t[i].name, grad_err[i]);
-        if (!(grad_err[i] <= worst)) worst = grad_err[i], worst_name = t[i].name;
-    }
+    for (int i = 0; i < TLOB_NUM_TENSORS; i++) printf(" %s=%.2e", t[i].name, r.grad[i]);
     printf("\n");
     for (int i = 0; i < TLOB_NUM_TENSORS; i++)
-        CHECK(grad_err[i] <= tol, "%s: grad %s rel L2 %.3g", tag, t[i].name, grad_err[i]);
-    const int all_within = ey <= tol && ea <= tol && edx <= tol && worst <= tol;
+        CHECK(r.grad[i] <= tol, "%s: grad %s rel L2 %.3g", tag, t[i].name, r.grad[i]);
+    const double worst = r.grad[r.worst_grad];
+    const int all_within = r.y <= tol && r.att <= tol && r.dx <= tol && worst <= tol;
     printf("%s %s: rel L2 y %.2e att %.2e dx %.2e, worst grad %.2e (%s), tolerance %.2g\n",
-           all_within ? "ok  " : "FAIL", tag, ey, ea, edx, worst, worst_name, tol);
-
-    GPU_CHECK(cudaFree(x));
-    GPU_CHECK(cudaFree(dy));
-    GPU_CHECK(cudaFree(y));
-    GPU_CHECK(cudaFree(att));
-    GPU_CHECK(cudaFree(dx));
+           all_within ? "ok  " : "FAIL", tag, r.y, r.att, r.dx, worst, t[r.worst_grad].name, tol);
     tlob_destroy(L);
-    free(hp), free(hg0), free(hx), free(hdy), free(hy), free(ha), free(hdx), free(hg);
-    free(dp), free(dxin), free(ddy), free(ry), free(ra), free(rdx), free(rg);
+    free(hp), free(hg0), free(hx), free(hdy);
 }
 
 /* The fused projections (one strided-batched call per stage) against three
- * cublasSgemm calls each, on identical inputs, TF32. With the qkv and in_proj
+ * linear_forward calls each, on identical inputs, TF32. With the qkv and in_proj
  * biases zero, the layer's q0|k0|v0 and q|k|v are the pure GEMM outputs. */
 static void check_fusion(int B, int T, int D, int nh) {
     const int E = D * nh, N = B * T;
@@ -202,19 +148,17 @@ static void check_fusion(int B, int T, int D, int nh) {
     TLOB_OK_OR_DIE(tlob_forward(L, x, B, y, NULL));
     TLOB_OK_OR_DIE(tlob_sync(L));
 
-    cublasHandle_t h;
-    CUBLAS_OK_OR_DIE(cublasCreate(&h));
-    CUBLAS_OK_OR_DIE(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
-    const float one = 1.0f, zero_f = 0.0f;
+    compute_ctx c;
+    TLOB_OK_OR_DIE(compute_ctx_create(&c, 0));
     const float *W = tlob_params(L), *qkv0 = tlob_internal_qkv0(L);
+    const float *wqkv = W + t[TLOB_QKV_Q_W].offset, *win = W + t[TLOB_IN_PROJ_W].offset;
     for (int i = 0; i < 3; i++) {
         /* stage 1: block i = x W_i^T; stage 2: block i = (layer's q0|k0|v0 block i) W_in_i^T */
-        CUBLAS_OK_OR_DIE(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, E, N, D, &one,
-                                     W + t[TLOB_QKV_Q_W].offset + (size_t)i * E * D, D, x, D,
-                                     &zero_f, sep0 + (size_t)i * N * E, E));
-        CUBLAS_OK_OR_DIE(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, E, N, E, &one,
-                                     W + t[TLOB_IN_PROJ_W].offset + (size_t)i * E * E, E,
-                                     qkv0 + (size_t)i * N * E, E, &zero_f, sep + (size_t)i * N * E, E));
+        TLOB_OK_OR_DIE(linear_forward(&c, TLOB_MATH_TF32, sep0 + (size_t)i * N * E, x,
+                                      wqkv + (size_t)i * E * D, N, D, E, 0));
+        TLOB_OK_OR_DIE(linear_forward(&c, TLOB_MATH_TF32, sep + (size_t)i * N * E,
+                                      qkv0 + (size_t)i * N * E, win + (size_t)i * E * E, N, E, E,
+                                      0));
     }
     GPU_CHECK(cudaDeviceSynchronize());
     float *a = malloc(nqkv * sizeof(float)), *b = malloc(nqkv * sizeof(float));
@@ -235,7 +179,7 @@ static void check_fusion(int B, int T, int D, int nh) {
         }
         printf("\n");
     }
-    CUBLAS_OK_OR_DIE(cublasDestroy(h));
+    compute_ctx_destroy(&c);
     GPU_CHECK(cudaFree(x));
     GPU_CHECK(cudaFree(y));
     GPU_CHECK(cudaFree(sep0));

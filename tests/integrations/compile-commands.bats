@@ -54,11 +54,11 @@ JSON
   refute_output --partial 'parse-error'
 }
 
-@test "without the database the include is not found: a parse error, and no finding from the macro" {
+@test "without the database the include is not found: not checked (exit 1, the header and -p named), and no finding from the macro" {
   cd proj
-  run "$GL" --config "$EMPTY_CONFIG" --format json src/step.cu
-  assert_output --partial 'parse-error'
-  assert_output --partial 'upload_api.h'
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json src/step.cu
+  assert_output --regexp '"rule": *"not-checked"'
+  assert_output --regexp "'upload_api.h' not found: this file was not checked; [^\"]*-p DIR"
   refute_output --regexp '"line": *9,[^}]*no-via-pinned'
 }
 

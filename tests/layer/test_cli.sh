@@ -69,12 +69,34 @@ expect params-shape 1 err "$tmp/p/qkv.q.weight.npy: shape \(8, 4\), expected \(4
 rm "$tmp/p2/mlp.fc.bias.npy"
 expect params-missing 1 err "$tmp/p2/mlp.fc.bias.npy: cannot open" -- "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/p2" --x "$tmp/x.npy" --out "$tmp/o"
 
+# safetensors parameters: written by `tlob init`, read by `tlob layer --params FILE`
+# (a build without jansson must say so instead: docs/dependencies.md)
+"$tlob" init --dim 4 --heads 2 --out-dim 3 --seed 5 --out "$tmp/p.safetensors" >"$tmp/out" 2>"$tmp/err"
+if [ $? -ne 0 ] && grep -q 'TLOB_ERR_UNSUPPORTED' "$tmp/err" && grep -q 'without jansson' "$tmp/err"; then
+  safetensors=no; passed=$((passed + 1)); echo "note: this tlob has no safetensors support (built without jansson); its checks skipped"
+else
+  safetensors=yes
+  if [ -s "$tmp/p.safetensors" ] && cmp -s <(tail -c 4 "$tmp/p.safetensors") <(tail -c 4 "$tmp/p/w0.bias.npy"); then passed=$((passed + 1));
+  else failed=$((failed + 1)); echo "FAIL init .safetensors missing or holding other values than the .npy files"; cat "$tmp/err"; fi
+  expect params-st-shape 1 err "$tmp/p.safetensors: tensor 'qkv.q.weight': shape \(8, 4\), expected \(4, 4\)" -- "$tlob" layer --dim 4 --heads 1 --out-dim 3 --params "$tmp/p.safetensors" --x "$tmp/x.npy" --out "$tmp/o"
+  printf 'junk' >"$tmp/junk.safetensors"
+  expect params-st-junk 1 err "$tmp/junk.safetensors: not a safetensors file" -- "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/junk.safetensors" --x "$tmp/x.npy" --out "$tmp/o"
+fi
+expect params-st-missing 1 err "$tmp/none.safetensors: cannot open" -- "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/none.safetensors" --x "$tmp/x.npy" --out "$tmp/o"
+
 # Valid files: runs on a GPU; without one, says so and exits 1.
 "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/p" --x "$tmp/x.npy" --out "$tmp/o" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 0 ] && [ -f "$tmp/o/y.npy" ] && [ -f "$tmp/o/att.npy" ]; then passed=$((passed + 1));
 elif [ $rc -eq 1 ] && grep -q 'TLOB_ERR_NO_DEVICE' "$tmp/err"; then passed=$((passed + 1)); echo "note: no CUDA device; 'tlob layer' reported it";
 else failed=$((failed + 1)); echo "FAIL valid layer run: exit $rc"; cat "$tmp/err"; fi
+
+rc=skip
+[ "$safetensors" = yes ] && { "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/p.safetensors" --x "$tmp/x.npy" --out "$tmp/o2" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+if [ "$rc" = skip ]; then :
+elif [ $rc -eq 0 ] && cmp -s "$tmp/o/y.npy" "$tmp/o2/y.npy"; then passed=$((passed + 1));
+elif [ $rc -eq 1 ] && grep -q 'TLOB_ERR_NO_DEVICE' "$tmp/err"; then passed=$((passed + 1));
+else failed=$((failed + 1)); echo "FAIL layer run from safetensors: exit $rc (or y differs from the .npy run)"; cat "$tmp/err"; fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -115,7 +115,7 @@ static void full_schema(void **state)
     assert_int_equal(config_severity(&cfg, "pattern:no-printf", SEV_ERROR), SEV_WARNING);
 
     assert_int_equal(cfg.hot.n, 1);
-    /* banned-names adds to the names DESIGN.md bans. */
+    /* banned-names adds to the names docs/rules.md bans. */
     assert_int_equal(cfg.banned_names.n, 3);
     assert_string_equal(cfg.banned_names.items[2], "old_upload_*");
     assert_int_equal(cfg.include_dirs.n, 2);

@@ -25,8 +25,7 @@ static file_facts *extract_in(const char *root, const char *name, const char *te
     source_file_init(&f, xstrdup(name), xasprintf("%s/%s", root, name), xstrdup(text),
                      strlen(text));
     snapshot_add(&snap, &f);
-    char *error = NULL;
-    file_facts *facts = facts_extract(&snap, 0, NULL, &error);
+    file_facts *facts = facts_extract(&snap, 0, NULL);
     assert_non_null(facts);
     snapshot_free(&snap);
     return facts;
@@ -369,6 +368,50 @@ static void compiler_errors_become_facts(void **state)
     facts_free(f);
 }
 
+/* A missing #include is not a parse error: the file was not checked in
+ * full, and the fact names the header as written, at its #include. */
+static void missing_includes_are_not_checked_facts(void **state)
+{
+    (void)state;
+    file_facts *f = extract("gen.c",
+        "#include <stddef.h>\n"
+        "  #include \"tlob_no_such_header.h\"\n"
+        "size_t n(void) { return TLOB_NO_SUCH_SIZE; }\n");
+    assert_int_equal(f->n_not_checked, 1);
+    assert_int_equal(f->not_checked[0].cause, UNCHECKED_MISSING_INCLUDE);
+    assert_string_equal(f->not_checked[0].detail, "tlob_no_such_header.h");
+    assert_null(f->not_checked[0].via);
+    assert_int_equal(f->not_checked[0].loc.line, 2);
+    assert_int_equal(f->not_checked[0].loc.col, 12);
+    /* the undeclared name that follows is still a parse error fact (the
+     * rule drops it for a file not checked) */
+    assert_int_equal(f->n_parse_errors, 1);
+    facts_free(f);
+}
+
+/* A header on disk whose own #include fails: reported at the main file's
+ * #include of it, naming the header and its line. */
+static void missing_includes_in_headers_name_the_header(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpulint-unit-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *header = xasprintf("%s/outer.h", dir);
+    write_text(header, "#pragma once\n\n#include \"tlob_absent.h\"\n");
+    file_facts *f = extract_in(dir, "use.c", "int a;\n#include \"outer.h\"\n");
+    assert_int_equal(f->n_not_checked, 1);
+    assert_int_equal(f->not_checked[0].cause, UNCHECKED_MISSING_INCLUDE);
+    assert_string_equal(f->not_checked[0].detail, "tlob_absent.h");
+    char *via = xasprintf("%s:3", header);
+    assert_string_equal(f->not_checked[0].via, via);
+    assert_int_equal(f->not_checked[0].loc.line, 2);
+    facts_free(f);
+    free(via);
+    unlink(header);
+    rmdir(dir);
+    free(header);
+}
+
 static void feature_macros_before_includes_are_honoured(void **state)
 {
     (void)state;
@@ -504,6 +547,8 @@ int main(void)
         cmocka_unit_test(stale_doc_params_are_found_at_their_line),
         cmocka_unit_test(names_pasted_by_macros_are_hidden_names),
         cmocka_unit_test(compiler_errors_become_facts),
+        cmocka_unit_test(missing_includes_are_not_checked_facts),
+        cmocka_unit_test(missing_includes_in_headers_name_the_header),
         cmocka_unit_test(feature_macros_before_includes_are_honoured),
         cmocka_unit_test(cached_facts_follow_the_headers_they_read),
         cmocka_unit_test(facts_survive_a_round_trip_through_text),

@@ -1,0 +1,109 @@
+/* not-checked: a file gpulint could not check in full (an #include not
+ * found, another fatal compiler error, no CUDA toolkit for a CUDA file, no
+ * translation unit at all), from the not-checked facts extraction records
+ * (extract/extract.c). An error by default: what was not checked did not
+ * pass. Each message names the cause and the fix. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts/facts.h"
+#include "rules/rule.h"
+#include "util/xalloc.h"
+
+#define NOT_CHECKED "this file was not checked"
+#define FLAGS_FIX "give gpulint the build's flags: -p DIR (the build's compile_commands.json), " \
+                  "or include-dirs: and defines: in .gpulint.yaml"
+
+/* libclang names an included file by its absolute path: relative to the
+ * repository root when it is inside it, as every other path gpulint prints. */
+static char *shown_via(const snapshot *snap, const char *via)
+{
+    if (!via)
+        return xstrdup("");
+    size_t n = snap->root ? strlen(snap->root) : 0;
+    if (n && strncmp(via, snap->root, n) == 0 && via[n] == '/')
+        via += n + 1;
+    return xasprintf(" (in %s)", via);
+}
+
+static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag_sink *sink)
+{
+    const char *path = a->snap->files[fi].path;
+    char *via = shown_via(a->snap, u->via);
+    switch (u->cause) {
+    case UNCHECKED_MISSING_INCLUDE:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "'%s' not found%s: " NOT_CHECKED "; add the directory that holds it to "
+                    "include-dirs: in .gpulint.yaml or pass the build's compile database with "
+                    "-p DIR; for a CUDA toolkit header set CUDA_PATH to the toolkit "
+                    "(default /usr/local/cuda)",
+                    u->detail, via);
+        break;
+    case UNCHECKED_FATAL:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "clang stopped: %s%s: " NOT_CHECKED "; " FLAGS_FIX, u->detail, via);
+        break;
+    case UNCHECKED_NO_CUDA:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "no CUDA toolkit at %s (no include/cuda_runtime.h there): " NOT_CHECKED
+                    "; set CUDA_PATH to the toolkit's root (default /usr/local/cuda)",
+                    u->detail);
+        break;
+    case UNCHECKED_NO_TU:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "libclang could not build a translation unit (%s): " NOT_CHECKED "; "
+                    FLAGS_FIX " (a file that the build's own flags do not get through is "
+                    "a gpulint bug)",
+                    u->detail);
+        break;
+    case UNCHECKED_CRASH:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "libclang crashed parsing it: " NOT_CHECKED "; this is a gpulint or "
+                    "libclang bug, please report it with the file");
+        break;
+    }
+    free(via);
+}
+
+static void check(const analysis *a, diag_sink *sink)
+{
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++)
+        for (size_t k = 0; k < a->facts[fi]->n_not_checked; k++)
+            report(a, fi, &a->facts[fi]->not_checked[k], sink);
+}
+
+const rule_def rule_not_checked = {
+    .id = "not-checked",
+    .default_severity = SEV_ERROR,
+    .summary = "a file gpulint could not check in full (header not found, no CUDA toolkit, "
+               "no translation unit)",
+    .explain =
+        "Reports a file that gpulint could not check in full: an #include that\n"
+        "cannot be found, another fatal compiler error, a CUDA file with no CUDA\n"
+        "toolkit where CUDA_PATH says, or a file libclang could not turn into a\n"
+        "translation unit at all (gpulint then exits 3). The message names the\n"
+        "cause and the fix.\n"
+        "\n"
+        "Why: clang skips what it cannot read, so the rules see only part of the\n"
+        "file and their silence means nothing. A CI job without the CUDA headers\n"
+        "would otherwise pass while checking nothing. gpulint never passes what it\n"
+        "did not check. Compiler errors that leave the syntax tree usable (clang and\n"
+        "nvcc disagree on some CUDA code) are parse-error warnings instead.\n"
+        "\n"
+        "Bad:\n"
+        "    #include \"tlob_generated_tables.h\"   /* in build/gen, not searched */\n"
+        "Good:\n"
+        "    # .gpulint.yaml\n"
+        "    include-dirs: [build/gen]\n"
+        "or run gpulint -p build (the build's compile_commands.json), and set\n"
+        "CUDA_PATH to the CUDA toolkit (default /usr/local/cuda) for <cuda_runtime.h>\n"
+        "and <cublas_v2.h>.\n"
+        "\n"
+        "To accept unchecked files, downgrade the rule in .gpulint.yaml:\n"
+        "    rules:\n"
+        "      not-checked:\n"
+        "        severity: warning\n"
+        "or suppress it in one file (a reason is required):\n"
+        "    // gpulint: allow-file(not-checked) -- generated; checked where it is built\n",
+    .check = check,
+};
