@@ -20,9 +20,8 @@ export XDG_CACHE_HOME=$work/cache
 
 # seconds and peak KB of a command: "S KB"
 measure() {
-  local out
-  out=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-  printf '%s' "$out"
+  /usr/bin/time -o "$work/time.txt" -f '%e %M' "$@" >/dev/null 2>&1 || true
+  tail -1 "$work/time.txt"
 }
 
 # clang -fsyntax-only over the corpus's .c/.cu files, two at a time, with the
