@@ -51,6 +51,7 @@ help:
 	@echo "make analyzer   build build/gpulint"
 	@echo "make test-layer | test-gpu | test-analyzer | test-hooks"
 	@echo "make bench      layer benchmarks (needs a GPU)"
+	@echo "make bench-analyzer   gpulint beside clang on this repo, generated files, llm.c, cuda-samples"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   |  make uninstall"
 	@echo "make install-hooks   point this clone's core.hooksPath at .githooks/"
 	@echo "make deps       install missing Debian packages (root)"

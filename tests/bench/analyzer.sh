@@ -12,6 +12,7 @@ gl=${GPULINT:-$repo/build/gpulint}
 mirrors=${BENCH_MIRRORS:-/work/.mirror}
 work=${BENCH_DIR:-${TMPDIR:-/tmp}/gpulint-bench}
 small_files=${BENCH_SMALL_FILES:-10000}
+corpora=${BENCH_CORPORA:-repo small llmc samples}   # which rows to run
 clang=${CLANG:-$(command -v clang-19 || command -v /usr/lib/llvm-19/bin/clang || true)}
 cuda=${CUDA_PATH:-/usr/local/cuda}
 [ -x "$gl" ] || { echo "bench-analyzer: $gl not built (make analyzer)" >&2; exit 2; }
@@ -33,13 +34,13 @@ clang_time() {
   start=$(date +%s.%N)
   (cd "$dir" && find . \( -name '*.cu' -o -name '*.c' \) -print0 |
     xargs -0 -P2 -n1 sh -c '
-      case "$0" in
+      case "$5" in
         *.cu) exec "$1" -fsyntax-only -x cuda --cuda-host-only --cuda-path="$2" -nocudalib \
                 -Wno-unknown-cuda-version -idirafter "$3" -include "$3/gpulint_nvcc_host_math.h" \
-                -isystem "$2/include/cccl" -w -ferror-limit=0 -I"$(dirname "$0")" -I. $4 "$0" ;;
+                -isystem "$2/include/cccl" -w -ferror-limit=0 -I"$(dirname "$5")" -I. $4 "$5" ;;
         *) exec "$1" -fsyntax-only -x c -isystem "$2/include" -w -ferror-limit=0 \
-                -I"$(dirname "$0")" -I. $4 "$0" ;;
-      esac' "$clang" "$cuda" "$shim" "$*" 2>/dev/null >/dev/null || true)
+                -I"$(dirname "$5")" -I. $4 "$5" ;;
+      esac' sh "$clang" "$cuda" "$shim" "$*" 2>/dev/null >/dev/null || true)
   end=$(date +%s.%N)
   printf '%.2f' "$(echo "$end - $start" | bc)"
 }
@@ -66,28 +67,39 @@ extract() {   # mirror-name target [paths...]
   local git_dir=$mirrors/$1/repo target=$2; shift 2
   [ -d "$git_dir" ] || return 1
   rm -rf "$target" && mkdir -p "$target"
+  # Source files only: a mirror may lack large blobs (documents) it never needed.
   git --git-dir="$git_dir" ls-tree -r --name-only HEAD "$@" |
     grep -E '\.(c|h|cu|cuh|cpp|hpp|cc|inl)$' |
-    xargs git --git-dir="$git_dir" archive HEAD | tar -x -C "$target"
+    xargs git --git-dir="$git_dir" archive HEAD 2>/dev/null | tar -x -C "$target" || true
+  [ -n "$(ls -A "$target")" ]
 }
 
 echo "gpulint $("$gl" --version | cut -d' ' -f2), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), clang: ${clang:-not installed (apt-get install clang-19)}"
 echo
 echo '| corpus | cold | warm | one file changed | clang -fsyntax-only (-P2) | cold / clang | peak memory |'
 echo '|---|---|---|---|---|---|---|'
+want() { [[ " $corpora " == *" $1 "* ]]; }
+if want repo; then
 tree=$work/this-repo
 rm -rf "$tree" && mkdir -p "$tree" && git -C "$repo" archive HEAD | tar -x -C "$tree"
 git -C "$tree" init -q && git -C "$tree" add -A && git -C "$tree" -c user.name=b -c user.email=b@b commit -qm bench
 row "this repository" "$tree" layer/tlob.c "-I$tree/layer"
-gen=$work/small-$small_files
-[ -d "$gen" ] || "$repo/tests/bench/gen-small-files.sh" "$small_files" "$gen"
-row "$small_files generated small .c/.h files" "$gen" d0/mod_0.c "" .
-if extract karpathy+llm.c "$work/llmc" dev/cuda; then
+fi
+if want small; then
+  gen=$work/small-$small_files
+  [ -d "$gen" ] || "$repo/tests/bench/gen-small-files.sh" "$small_files" "$gen"
+  row "$small_files generated small .c/.h files" "$gen" d0/mod_0.c "" .
+fi
+if ! want llmc; then
+  :
+elif extract karpathy+llm.c "$work/llmc" dev/cuda; then
   row "llm.c dev/cuda" "$work/llmc/dev/cuda" adamw.cu "" .
 else
   echo "| llm.c dev/cuda | skipped: no mirror at $mirrors/karpathy+llm.c/repo |||||||"
 fi
-if extract NVIDIA+cuda-samples "$work/samples" Samples Common; then
+if ! want samples; then
+  :
+elif extract NVIDIA+cuda-samples "$work/samples" Samples Common; then
   printf 'include-dirs: ["%s"]\n' "$work/samples/Common" >"$work/samples.yaml"
   one=$(cd "$work/samples" && find Samples -name '*.cu' | sort | head -1)
   row "cuda-samples Samples/" "$work/samples" "$one" "-I$work/samples/Common" \
