@@ -38,7 +38,7 @@ include layer/layer.mk
 include analyzer/analyzer.mk
 
 .PHONY: FORCE all layer analyzer tests check test-layer test-gpu test-analyzer \
-        test-hooks analyze bench install uninstall install-hooks clean deps help
+        test-hooks analyze bench bench-hooks install uninstall install-hooks clean deps help
 
 all: deps
 	@$(MAKE) --no-print-directory layer analyzer
@@ -50,10 +50,12 @@ help:
 	@echo "make layer      build build/libtlob.a, build/libtlob.so and build/tlob (needs only CUDA)"
 	@echo "make analyzer   build build/gpulint"
 	@echo "make test-layer | test-gpu | test-analyzer | test-hooks"
-	@echo "make bench      layer benchmarks (needs a GPU)"
+	@echo "make bench      hook latency, then the layer benchmarks (need a GPU)"
+	@echo "make bench-hooks   hook latency only (scripts/bench-hooks.sh)"
 	@echo "make bench-analyzer   gpulint beside clang on this repo, generated files, llm.c, cuda-samples"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   |  make uninstall"
 	@echo "make install-hooks   point this clone's core.hooksPath at .githooks/"
+	@echo "  (any repository, after make install: git config core.hooksPath PREFIX/share/gpulint/hooks)"
 	@echo "make deps       install missing Debian packages (root)"
 	@echo "variables: CUDA_PATH=$(CUDA_PATH) CUDA_ARCH=$(CUDA_ARCH) LLVM_DIR=$(LLVM_DIR)"
 
@@ -86,6 +88,12 @@ analyze: deps
 	$(BUILD)/gpulint
 	@echo "analyze: no error findings (gpulint exit 0; warnings, if any, are listed above)"
 
+# The hook latency figures of docs/hooks.md; layer/layer.mk adds the layer's.
+bench: bench-hooks
+bench-hooks: deps
+	@$(MAKE) --no-print-directory analyzer
+	@scripts/bench-hooks.sh $(BUILD)/gpulint
+
 install-hooks:
 	git config core.hooksPath .githooks
 	@echo "hooks: core.hooksPath = .githooks (pre-commit, pre-merge-commit, pre-push)"
@@ -116,10 +124,17 @@ TLOB_CMAKE := $(BUILD)/cmake/tlobConfig.cmake $(BUILD)/cmake/tlobConfigVersion.c
 
 FORCE:
 
+# The hooks land in share/gpulint/hooks, named as git names hooks, so that
+# `git config core.hooksPath <prefix>/share/gpulint/hooks` sets them up in any
+# repository (docs/hooks.md); they run the gpulint of <prefix>/bin unless
+# $$GPULINT or PATH names another. pre-merge-commit is pre-commit under the
+# name that makes it check a merge.
+HOOKS_DIR = $(PREFIX)/share/gpulint/hooks
+
 install: all $(BUILD)/tlob.pc $(TLOB_CMAKE)
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/lib/cmake/tlob $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/man/man1
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(HOOKS_DIR)
 	$(INSTALL) -m 755 $(BUILD)/gpulint $(BUILD)/tlob $(DESTDIR)$(PREFIX)/bin/
 	$(INSTALL) -m 644 $(BUILD)/libtlob.a $(DESTDIR)$(PREFIX)/lib/
 	$(INSTALL) -m 755 $(BUILD)/libtlob.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
@@ -129,6 +144,11 @@ install: all $(BUILD)/tlob.pc $(TLOB_CMAKE)
 	$(INSTALL) -m 644 $(TLOB_CMAKE) $(DESTDIR)$(PREFIX)/lib/cmake/tlob/
 	$(INSTALL) -m 644 layer/tlob.h $(DESTDIR)$(PREFIX)/include/
 	$(INSTALL) -m 644 docs/gpulint.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(INSTALL) -m 755 hooks/pre-commit hooks/pre-push $(DESTDIR)$(HOOKS_DIR)/
+	$(INSTALL) -m 755 hooks/pre-commit $(DESTDIR)$(HOOKS_DIR)/pre-merge-commit
+	$(INSTALL) -m 644 hooks/lib.sh $(DESTDIR)$(HOOKS_DIR)/
+	@echo "install: set up the hooks in a repository with:" \
+	      "git config core.hooksPath $(HOOKS_DIR)"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpulint $(DESTDIR)$(PREFIX)/bin/tlob \
@@ -136,7 +156,9 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/lib/libtlob.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(LAYER_SONAME) \
 	      $(DESTDIR)$(PREFIX)/lib/libtlob.so $(DESTDIR)$(PREFIX)/lib/cmake/tlob/tlobConfig.cmake \
 	      $(DESTDIR)$(PREFIX)/lib/cmake/tlob/tlobConfigVersion.cmake \
-	      $(DESTDIR)$(PREFIX)/include/tlob.h $(DESTDIR)$(PREFIX)/share/man/man1/gpulint.1
+	      $(DESTDIR)$(PREFIX)/include/tlob.h $(DESTDIR)$(PREFIX)/share/man/man1/gpulint.1 \
+	      $(addprefix $(DESTDIR)$(HOOKS_DIR)/,pre-commit pre-merge-commit pre-push lib.sh)
+	-rmdir $(DESTDIR)$(HOOKS_DIR) $(DESTDIR)$(PREFIX)/share/gpulint 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)

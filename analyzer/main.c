@@ -2,6 +2,7 @@
  * snapshot, run the pipeline, print the report, exit with the codes of
  * util/exit_codes.h. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -43,6 +44,10 @@ typedef struct {
     shard_spec shard;
     const char *shard_dir;        /* --shard-dir DIR */
     const char *merge_dir;        /* --merge DIR */
+    bool sarif_full;              /* --sarif-full: suppressed, known and fixed findings too */
+    const char *files_from;       /* --files-from FILE, "-": standard input */
+    char **toggles;               /* --enable/--disable RULE, in order: "+id" / "-id" */
+    size_t ntoggles;
 } options;
 
 static const char USAGE[] =
@@ -57,6 +62,14 @@ static const char USAGE[] =
     "                        (GitHub Actions annotations)\n"
     "  --config FILE         default: .gpulint.yaml at the repository root, if any\n"
     "                        (with --staged: the staged .gpulint.yaml)\n"
+    "  --sarif-full          SARIF: also the suppressed findings (with their\n"
+    "                        reasons), the baseline's known and fixed ones, for\n"
+    "                        audits (default: only alerts, the file to upload)\n"
+    "  --files-from FILE     also analyse the paths FILE lists, one a line\n"
+    "                        (- reads them from standard input)\n"
+    "  --enable RULE         run RULE even where the config disables it\n"
+    "  --disable RULE        do not run RULE (both may be repeated; the last\n"
+    "                        one for a rule wins)\n"
     "  -j, --jobs N          parallel extraction jobs (default: CPU count)\n"
     "  --color WHEN          auto (default), always or never\n"
     "  -q, --quiet           no progress line on stderr (it is only drawn on a\n"
@@ -130,13 +143,45 @@ static int explain_rule(const gl_config *cfg, const char *id)
     return EXIT_CLEAN;
 }
 
+/* The version, and the git hooks that come with this gpulint: where the
+ * hooks look for it (hooks/lib.sh: <prefix>/share/gpulint/hooks beside
+ * <prefix>/bin/gpulint once installed, .githooks/ beside build/ in a
+ * clone), so that the one setup command can be printed. */
+static void print_version(void)
+{
+    printf("gpulint %s\n", GPULINT_VERSION);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    const char *const layouts[] = {"%s/../share/gpulint/hooks", "%s/../.githooks"};
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        char *dir = xasprintf(layouts[i], exe);
+        char *hook = xasprintf("%s/pre-commit", dir);
+        char real[PATH_MAX];
+        bool found = access(hook, X_OK) == 0 && realpath(dir, real);
+        free(hook);
+        free(dir);
+        if (found) {
+            printf("hooks: %s (set up a repository: git config core.hooksPath %s)\n", real,
+                   real);
+            return;
+        }
+    }
+}
+
 /* Returns -1 to go on, or the exit code of an option that ends the run. */
 static int parse_options(int argc, char **argv, options *opt)
 {
     enum {
         OPT_STAGED = 256, OPT_FORMAT, OPT_CONFIG, OPT_COLOR, OPT_LIST, OPT_EXPLAIN, OPT_VERSION,
-        OPT_BASELINE, OPT_WRITE_BASELINE, OPT_COMPILE_COMMANDS, OPT_SHARD, OPT_SHARD_DIR,
-        OPT_MERGE
+        OPT_BASELINE, OPT_WRITE_BASELINE, OPT_COMPILE_COMMANDS, OPT_SARIF_FULL, OPT_FILES_FROM,
+        OPT_ENABLE, OPT_DISABLE, OPT_SHARD, OPT_SHARD_DIR, OPT_MERGE
     };
     static const struct option longopts[] = {
         {"staged", no_argument, NULL, OPT_STAGED},
@@ -155,6 +200,10 @@ static int parse_options(int argc, char **argv, options *opt)
         {"shard", required_argument, NULL, OPT_SHARD},
         {"shard-dir", required_argument, NULL, OPT_SHARD_DIR},
         {"merge", required_argument, NULL, OPT_MERGE},
+        {"sarif-full", no_argument, NULL, OPT_SARIF_FULL},
+        {"files-from", required_argument, NULL, OPT_FILES_FROM},
+        {"enable", required_argument, NULL, OPT_ENABLE},
+        {"disable", required_argument, NULL, OPT_DISABLE},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;   /* our own messages, with the exit code 2 */
@@ -225,6 +274,17 @@ static int parse_options(int argc, char **argv, options *opt)
         case OPT_MERGE:
             opt->merge_dir = optarg;
             break;
+        case OPT_SARIF_FULL:
+            opt->sarif_full = true;
+            break;
+        case OPT_FILES_FROM:
+            opt->files_from = optarg;
+            break;
+        case OPT_ENABLE:
+        case OPT_DISABLE:
+            opt->toggles = xrealloc(opt->toggles, (opt->ntoggles + 1) * sizeof *opt->toggles);
+            opt->toggles[opt->ntoggles++] = xasprintf("%c%s", c == OPT_ENABLE ? '+' : '-', optarg);
+            break;
         case OPT_LIST:
             opt->list_rules = true;
             break;
@@ -232,7 +292,7 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->explain = optarg;
             break;
         case OPT_VERSION:
-            printf("gpulint %s\n", GPULINT_VERSION);
+            print_version();
             return EXIT_CLEAN;
         case 'h':
             fputs(USAGE, stdout);
@@ -253,6 +313,54 @@ static int parse_options(int argc, char **argv, options *opt)
     return -1;
 }
 
+/* --enable/--disable over the loaded config; an unknown rule is a usage
+ * error (exit 2), as in the config. */
+static int apply_toggles(gl_config *cfg, const options *opt)
+{
+    for (size_t i = 0; i < opt->ntoggles; i++) {
+        const char *id = opt->toggles[i] + 1;
+        bool enable = opt->toggles[i][0] == '+';
+        if (!rule_is_known(cfg, id))
+            return usage_error(enable ? "--enable: unknown rule '%s' (gpulint --list-rules lists them)"
+                                      : "--disable: unknown rule '%s' (gpulint --list-rules lists them)",
+                               id);
+        config_set_enabled(cfg, id, enable);
+    }
+    return 0;
+}
+
+/* --files-from: the paths FILE (or standard input) lists, one a line, empty
+ * lines skipped, appended to *paths. Returns 0, or EXIT_USAGE (said on
+ * stderr) when it cannot be read. */
+static int read_files_from(const char *name, char ***paths, size_t *npaths)
+{
+    FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
+    if (!f) {
+        fprintf(stderr, "gpulint: error: --files-from %s: %s\n", name, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (n == 0)
+            continue;
+        *paths = xrealloc(*paths, (*npaths + 1) * sizeof **paths);
+        (*paths)[(*npaths)++] = xstrdup(line);
+    }
+    bool failed = ferror(f);
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    if (failed) {
+        fprintf(stderr, "gpulint: error: --files-from %s: read error\n", name);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* --staged without --config: the .gpulint.yaml of the index, the one the
  * commit records, so that a commit is judged by its own rules (and each
  * commit of a push by its own). A working-tree copy that differs is named on
@@ -263,7 +371,7 @@ static int load_staged_config(gl_config *cfg, const char *root)
     char *path = xasprintf("%s/.gpulint.yaml", root);
     char *text = NULL, *error = NULL;
     size_t len = 0;
-    int found = inputs_read_staged(".gpulint.yaml", &text, &len, &error);
+    int found = inputs_read_staged(root, ".gpulint.yaml", &text, &len, &error);
     int rc = 0;
     if (found < 0) {
         fprintf(stderr, "gpulint: error: reading the staged .gpulint.yaml: %s\n", error);
@@ -356,6 +464,34 @@ static void print_summary(const report_input *in)
                 in->files_analyzed, in->files_analyzed == 1 ? "" : "s", in->files_checked);
 }
 
+/* A baseline named in .gpulint.yaml applies in every mode (docs/gpulint.md,
+ * "Baselines"), so the hooks, CI and a plain run agree. With --staged, one
+ * inside the repository is the one the index records, like the
+ * configuration itself: *name and *text (malloc'd) are set then; one
+ * outside the repository is read from disk later (*text stays NULL).
+ * Returns 0, or -1 after saying why (not staged, git failed). */
+static int read_staged_baseline(const char *path, const char *root, char **name, char **text,
+                                size_t *len)
+{
+    size_t rl = root ? strlen(root) : 0;
+    if (!root || strncmp(path, root, rl) != 0 || path[rl] != '/')
+        return 0;
+    const char *rel = path + rl + 1;
+    char *error = NULL;
+    int found = inputs_read_staged(root, rel, text, len, &error);
+    if (found == 1) {
+        *name = xasprintf("%s (staged)", rel);
+        return 0;
+    }
+    if (found == 0)
+        error = xasprintf("the baseline '%s' named in .gpulint.yaml is not staged "
+                          "(git add it; CI reads the committed one)", rel);
+    fprintf(stderr, "gpulint: error: %s\n", error);
+    free(error);
+    *text = NULL;
+    return -1;
+}
+
 /* The report on stdout. Returns 0, or -1 when stdout could not be written. */
 static int write_report(output_format format, const report_input *in)
 {
@@ -404,6 +540,11 @@ int main(int argc, char **argv)
     char *root = inputs_repo_root();
     gl_config cfg;
     int config_rc = load_config(&cfg, &opt, root);
+    if (config_rc == 0)
+        config_rc = apply_toggles(&cfg, &opt);
+    for (size_t i = 0; i < opt.ntoggles; i++)
+        free(opt.toggles[i]);
+    free(opt.toggles);
     if (config_rc != 0 || opt.list_rules || opt.explain) {
         /* The rule listing and explanations show the config's patterns. */
         if (config_rc != 0)
@@ -416,10 +557,29 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    /* The command line's paths, then --files-from's. */
+    size_t npaths = (size_t)(argc - optind);
+    char **paths = xcalloc(npaths + 1, sizeof *paths);
+    for (size_t i = 0; i < npaths; i++)
+        paths[i] = xstrdup(argv[optind + (int)i]);
+    if (opt.files_from) {
+        rc = read_files_from(opt.files_from, &paths, &npaths);
+        /* An empty list is nothing to analyse, not "what git tracks". */
+        if (rc == 0 && npaths == 0)
+            fprintf(stderr, "gpulint: note: --files-from %s lists no file: nothing analysed\n",
+                    opt.files_from);
+        if (rc != 0 || npaths == 0) {
+            free(paths);
+            config_free(&cfg);
+            compile_db_free(db);
+            free(root);
+            return rc;
+        }
+    }
     snapshot snap = {.root = root};
     input_request req = {
-        .paths = argv + optind,
-        .npaths = argc - optind,
+        .paths = paths,
+        .npaths = (int)npaths,
         .staged = opt.staged,
         .root = root,
     };
@@ -428,6 +588,9 @@ int main(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "gpulint: error: %s\n", error);
         free(error);
+        for (size_t i = 0; i < npaths; i++)
+            free(paths[i]);
+        free(paths);
         snapshot_free(&snap);
         config_free(&cfg);
         compile_db_free(db);
@@ -443,28 +606,38 @@ int main(int argc, char **argv)
     pipeline_options run = {
         .jobs = opt.jobs,
         .show_progress = !opt.quiet && isatty(STDERR_FILENO),
-        .baseline = opt.baseline,
+        .baseline = opt.baseline ? opt.baseline : cfg.baseline,
         .write_baseline = opt.write_baseline,
         .shard = opt.sharded ? &opt.shard : NULL,
         .shard_dir = opt.shard_dir,
         .merge_dir = opt.merge_dir,
     };
+    char *staged_baseline = NULL, *staged_baseline_name = NULL;
+    if (!opt.baseline && cfg.baseline && opt.staged &&
+        read_staged_baseline(cfg.baseline, root, &staged_baseline_name, &staged_baseline,
+                             &run.baseline_len) != 0) {
+        for (size_t i = 0; i < npaths; i++)
+            free(paths[i]);
+        free(paths);
+        snapshot_free(&snap);
+        config_free(&cfg);
+        free(root);
+        return EXIT_USAGE;
+    }
+    if (staged_baseline) {
+        run.baseline = staged_baseline_name;
+        run.baseline_text = staged_baseline;
+    }
     pipeline_result result;
     int exit_code = pipeline_run(&snap, &cfg, &run, &result);
     if (opt.sharded) {
+        /* A shard reports nothing: the merge does. */
         if (exit_code == EXIT_CLEAN)
             fprintf(stderr, "gpulint: shard %u/%u: the facts of %zu of %zu files are in "
                             "%s/shard-%u-of-%u.json\n", opt.shard.k, opt.shard.n,
                     result.shard_files, snap.nfiles, opt.shard_dir, opt.shard.k, opt.shard.n);
-        pipeline_result_free(&result);
-        snapshot_free(&snap);
-        config_free(&cfg);
-        free(root);
-        return exit_code;
-    }
-
-    /* A baseline that could not be read or written was said on stderr. */
-    if (exit_code != EXIT_USAGE) {
+    } else if (exit_code != EXIT_USAGE) {
+        /* A baseline that could not be read or written was said on stderr. */
         report_input in = {
             .snap = &snap,
             .cfg = &cfg,
@@ -475,7 +648,8 @@ int main(int argc, char **argv)
             .color = use_color(opt.color),
             .exit_code = exit_code,
             .failures = &result.failures,
-            .baseline_active = opt.baseline != NULL,
+            .baseline_active = run.baseline != NULL,
+            .sarif_full = opt.sarif_full,
             .fixed = result.fixed,
             .nfixed = result.nfixed,
         };
@@ -484,6 +658,11 @@ int main(int argc, char **argv)
     }
 
     pipeline_result_free(&result);
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
+    free(paths);
+    free(staged_baseline);
+    free(staged_baseline_name);
     snapshot_free(&snap);
     config_free(&cfg);
     free(root);

@@ -256,8 +256,13 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     if (opt->baseline) {
         diag_list marked;
         error = NULL;
-        if (baseline_apply(opt->baseline, snap, list, &marked, &out->fixed, &out->nfixed,
-                           &error) == 0) {
+        int rc = opt->baseline_text
+                     ? baseline_apply_text(opt->baseline, opt->baseline_text, opt->baseline_len,
+                                           snap, list, &marked, &out->fixed, &out->nfixed,
+                                           &error)
+                     : baseline_apply(opt->baseline, snap, list, &marked, &out->fixed,
+                                      &out->nfixed, &error);
+        if (rc == 0) {
             advance(list, marked);
         } else {
             fprintf(stderr, "gpulint: error: %s\n", error);

@@ -18,7 +18,11 @@
 typedef struct {
     int jobs;                     /* extraction threads */
     bool show_progress;           /* a progress line on stderr (util/progress.h) */
-    const char *baseline;         /* --baseline FILE, or NULL */
+    const char *baseline;         /* --baseline FILE, the config's `baseline:`, or NULL */
+    /* The baseline's text when it comes from the index (--staged), with
+     * `baseline` naming it in messages; NULL: read the file `baseline`. */
+    const char *baseline_text;
+    size_t baseline_len;
     const char *write_baseline;   /* --write-baseline FILE, or NULL */
     const shard_spec *shard;      /* --shard K/N: extract only its files, write their facts */
     const char *shard_dir;        /* where --shard writes (shard.h) */

@@ -5,8 +5,10 @@
 # resolved). Everything here reads; nothing writes to the repository being
 # committed to or pushed from.
 
-# This repository (the one holding hooks/), which may differ from the one the
-# commit is made in: its build/ is the last place gpulint is looked for.
+# Where these hooks live (a clone of gpulint's repository, or
+# <prefix>/share/gpulint once installed), which may differ from the
+# repository the commit is made in: the gpulint that comes with them is the
+# last one tried.
 tool_root=$(cd -P -- "$hooks_dir/.." && pwd)
 
 # Git commands gpulint runs must not refresh the index behind git's back:
@@ -16,11 +18,20 @@ export GIT_OPTIONAL_LOCKS=0
 # Print to the terminal git shows hook output on.
 say() { printf '%s\n' "$@" >&2; }
 
+# Where gpulint is when these hooks come with it: installed by `make
+# install` (<prefix>/share/gpulint/hooks next to <prefix>/bin/gpulint), or
+# this repository's build/gpulint.
+if [[ $tool_root == */share/gpulint ]]; then
+  own_gpulint=${tool_root%/share/gpulint}/bin/gpulint
+else
+  own_gpulint=$tool_root/build/gpulint
+fi
+
 # Sets `gpulint` to the analyzer to run: $GPULINT, else gpulint on PATH, else
-# this repository's build/gpulint. Returns 1, after saying why and what to do,
+# the one these hooks come with. Returns 1, after saying why and what to do,
 # when none is usable: a missing analyzer blocks, it never passes silently.
 find_gpulint() {
-  local what=$1 candidate
+  local what=$1 candidate dir unusable=()
   if [ -n "${GPULINT:-}" ]; then
     # An explicit choice is honoured or reported, never silently replaced.
     candidate=$GPULINT
@@ -32,48 +43,122 @@ find_gpulint() {
       return 0
     fi
     say "gpulint: $what blocked: GPULINT=$GPULINT is not an executable file." \
-        "  Point GPULINT at a built gpulint, or unset it to use PATH or $tool_root/build/gpulint."
+        "  Point GPULINT at a built gpulint, or unset it to use PATH or $own_gpulint."
     return 1
   fi
-  if candidate=$(type -P gpulint); then
-    gpulint=$candidate
+  # `type -P` falls back to a gpulint that is not executable when no other
+  # is found: skip it but name it, or the user wonders why the one they
+  # installed is "not found".
+  local IFS=:
+  for dir in $PATH; do
+    candidate=${dir:-.}/gpulint
+    if [ -f "$candidate" ] && [ -x "$candidate" ]; then
+      gpulint=$candidate
+      return 0
+    fi
+    [ -e "$candidate" ] && unusable+=("$candidate")
+  done
+  unset IFS
+  if [ -f "$own_gpulint" ] && [ -x "$own_gpulint" ]; then
+    gpulint=$own_gpulint
     return 0
   fi
-  candidate=$tool_root/build/gpulint
-  if [ -f "$candidate" ] && [ -x "$candidate" ]; then
-    gpulint=$candidate
-    return 0
+  say "gpulint: $what blocked: gpulint not found, so nothing was checked."
+  for candidate in ${unusable[@]+"${unusable[@]}"}; do
+    say "  On PATH but not an executable file: $candidate (chmod +x it, or fix PATH)"
+  done
+  say "  Looked for: \$GPULINT (unset), gpulint on PATH, $own_gpulint"
+  if [ "$own_gpulint" = "$tool_root/build/gpulint" ]; then
+    say "  Build it:   make -C $(printf '%q' "$tool_root") analyzer"
   fi
-  say "gpulint: $what blocked: gpulint not found, so nothing was checked." \
-      "  Looked for: \$GPULINT (unset), gpulint on PATH, $candidate" \
-      "  Build it:   make -C '$tool_root' analyzer" \
-      "  Or use one: export GPULINT=/path/to/gpulint"
+  say "  Or use one: export GPULINT=/path/to/gpulint"
   return 1
+}
+
+# A directory of this run's temporary files, removed when the hook exits.
+hook_tmp=
+make_hook_tmp() {
+  [ -n "$hook_tmp" ] && return 0
+  hook_tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpulint-hook.XXXXXX") || {
+    hook_tmp=
+    return 1
+  }
+}
+
+# gpulint runs as a background child so that the hook can stop it: git (or
+# a user's Ctrl-C, or a CI runner's timeout) stops the hook with a signal, and
+# a gpulint left running would keep parsing for seconds after the push or
+# commit was abandoned.
+lint_pid=
+stop_child_and_exit() {
+  if [ -n "$lint_pid" ]; then
+    kill -TERM "$lint_pid" 2>/dev/null
+    wait "$lint_pid" 2>/dev/null
+  fi
+  exit "$1"
+}
+trap 'stop_child_and_exit 143' TERM
+trap 'stop_child_and_exit 130' INT
+trap 'stop_child_and_exit 129' HUP
+trap '[ -z "$hook_tmp" ] || rm -rf -- "$hook_tmp"' EXIT
+
+# gpulint's github format is one line per finding whatever the file name
+# holds (a newline in it is %0A); the text format is for people, and a name
+# with a newline would split its line in two.
+unescape_github() {
+  local v=$1
+  v=${v//%0A/$'\n'}
+  v=${v//%0D/$'\r'}
+  v=${v//%3A/:}
+  v=${v//%2C/,}
+  printf '%s' "${v//%25/%}"
+}
+# A file name as the user can recognise it: as is, or shell-quoted when it
+# holds a control character (src/new<LF>line.c shows as $'src/new\nline.c').
+show_path() {
+  if [[ $1 == *[[:cntrl:]]* ]]; then
+    printf '%q' "$1"
+  else
+    printf '%s' "$1"
+  fi
 }
 
 # Runs `gpulint --staged` on the index named by GIT_INDEX_FILE (or the default
 # index) and sorts its output. Sets:
 #   lint_rc       gpulint's exit status
 #   lint_output   everything it printed (stdout and stderr)
-#   lint_errors   array of "file:line: rule: message", one per error finding
+#   lint_errors   array of "file:line:column: rule: message", one per error finding
 #   lint_warnings number of warning findings
 #   lint_notes    array of gpulint's "gpulint: note: ..." lines
 run_gpulint() {
-  local line
-  local re='^(.+):([0-9]+):([0-9]+): (error|warning): (.*) \[([^][]+)\]$'
-  lint_output=$("$gpulint" --staged --format text 2>&1)
-  lint_rc=$?
+  local line file rule message
+  local re='^::(error|warning) file=([^,]*),line=([0-9]+),col=([0-9]+),title=([^:]*)::(.*)$'
   lint_errors=()
   lint_notes=()
   lint_warnings=0
+  if ! make_hook_tmp; then
+    lint_rc=125
+    lint_output="cannot create a temporary directory in ${TMPDIR:-/tmp}"
+    return
+  fi
+  "$gpulint" --staged --format github >"$hook_tmp/output" 2>&1 &
+  lint_pid=$!
+  wait "$lint_pid"
+  lint_rc=$?
+  lint_pid=
+  lint_output=$(<"$hook_tmp/output")
   while IFS= read -r line; do
     if [[ $line == 'gpulint: note: '* ]]; then
       lint_notes+=("$line")
       continue
     fi
     [[ $line =~ $re ]] || continue
-    if [ "${BASH_REMATCH[4]}" = error ]; then
-      lint_errors+=("${BASH_REMATCH[1]}:${BASH_REMATCH[2]}: ${BASH_REMATCH[6]}: ${BASH_REMATCH[5]}")
+    if [ "${BASH_REMATCH[1]}" = error ]; then
+      file=$(unescape_github "${BASH_REMATCH[2]}")
+      rule=$(unescape_github "${BASH_REMATCH[5]}")
+      message=$(unescape_github "${BASH_REMATCH[6]}")
+      message=${message% "[$rule]"}
+      lint_errors+=("$(show_path "$file"):${BASH_REMATCH[3]}:${BASH_REMATCH[4]}: $rule: ${message//$'\n'/ }")
     else
       lint_warnings=$((lint_warnings + 1))
     fi
@@ -82,35 +167,68 @@ run_gpulint() {
 
 # Clean results are remembered under a key made of everything that decides
 # them: the snapshot's entries (mode, blob id, path of every file), the
-# gpulint binary (path, size, mtime, inode) and what else it reads: its
+# gpulint binary (path and content: a rebuild of the same code stays warm,
+# a different build does not) and what else it reads: its
 # configuration (the staged .gpulint.yaml, which `gpulint --staged` reads
 # from the same index) and CUDA_PATH. A snapshot already found clean is not
 # analysed again: an amend that only rewords, and every commit pushed after
 # pre-commit checked it.
 # Findings and failures are never remembered. GPULINT_HOOK_CACHE=0 turns
-# this off; GPULINT_HOOK_CACHE_DIR moves it (default:
-# $XDG_CACHE_HOME/gpulint/hook-clean, else ~/.cache/gpulint/hook-clean).
-result_cache_dir() {
-  [ "${GPULINT_HOOK_CACHE:-1}" != 0 ] || return 1
+# this off. The entries live in a directory of their own, each named
+# clean-<sha256>: $GPULINT_HOOK_CACHE_DIR/gpulint-hook-clean when that is
+# set (it may name a cache shared with other tools), else
+# $XDG_CACHE_HOME/gpulint/hook-clean, else ~/.cache/gpulint/hook-clean.
+# Nothing else in any of these is ever touched.
+entry_re='^clean-[0-9a-f]{64}(\.[0-9]+\.tmp)?$'
+
+# Sets cache_dir (empty: no cache this run). Once per hook run.
+cache_dir_known=
+choose_cache_dir() {
+  local dir real place
+  [ -n "$cache_dir_known" ] && return 0
+  cache_dir_known=1
+  cache_dir=
+  [ "${GPULINT_HOOK_CACHE:-1}" != 0 ] || return 0
   if [ -n "${GPULINT_HOOK_CACHE_DIR:-}" ]; then
-    printf '%s\n' "$GPULINT_HOOK_CACHE_DIR"
+    dir=$GPULINT_HOOK_CACHE_DIR
+    [[ $dir == /* ]] || dir=$PWD/$dir
+    dir=$dir/gpulint-hook-clean
+  elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+    dir=$XDG_CACHE_HOME/gpulint/hook-clean
+  elif [ -n "${HOME:-}" ]; then
+    dir=$HOME/.cache/gpulint/hook-clean
+  else
     return 0
   fi
-  local base=${XDG_CACHE_HOME:-}
-  if [ -z "$base" ]; then
-    [ -n "${HOME:-}" ] || return 1
-    base=$HOME/.cache
-  fi
-  printf '%s\n' "$base/gpulint/hook-clean"
+  # Never inside the repository: files written there would be untracked
+  # files of the work tree, or would sit among git's own.
+  # One git and one realpath: this runs on every commit.
+  local places=()
+  mapfile -t places < <(git rev-parse --show-toplevel --absolute-git-dir --git-common-dir 2>/dev/null ||
+                        git rev-parse --absolute-git-dir --git-common-dir 2>/dev/null)
+  mapfile -t places < <(realpath -m -- "$dir" ${places[@]+"${places[@]}"})
+  real=${places[0]:-}
+  [ -n "$real" ] || return 0
+  for place in "${places[@]:1}"; do
+    [ -n "$place" ] || continue
+    if [ "$real" = "$place" ] || [[ $real == "$place"/* ]]; then
+      say "gpulint: note: the hook's result cache would be $real, inside this repository;" \
+          "  it never writes there, so this run does without it (set GPULINT_HOOK_CACHE_DIR" \
+          "  to a directory outside the repository)."
+      return 0
+    fi
+  done
+  cache_dir=$real
 }
 
 # Index entries left out of the key: files gpulint never reads (it analyses
 # .c/.h/.cu/.cuh, and nobody #includes these), so a commit that changes only
 # documentation, scripts or the build on top of a checked snapshot is not
-# analysed again. Anything else, .inc or .def included, stays in the key.
+# analysed again. Anything else, .inc or .def included, stays in the key, and
+# so does JSON: the baseline .gpulint.yaml names is a .json file.
 unread_by_gpulint=(
   ':(exclude)*.md' ':(exclude)*.rst' ':(exclude)*.bats' ':(exclude)*.sh'
-  ':(exclude)*.py' ':(exclude)*.json' ':(exclude)*.yml' ':(exclude)*.yaml'
+  ':(exclude)*.py' ':(exclude)*.yml' ':(exclude)*.yaml'
   ':(exclude)*.mk' ':(exclude)Makefile' ':(exclude)*/Makefile'
   ':(exclude)*.png' ':(exclude)*.jpg' ':(exclude)*.svg' ':(exclude)*.pdf'
 )
@@ -121,7 +239,7 @@ compute_result_key() {
   result_key=
   listing=$(set -o pipefail
             git ls-files --stage -z -- . "${unread_by_gpulint[@]}" | sha256sum) || return 1
-  binary=$(stat -L -c '%s %Y %i' -- "$gpulint") || return 1
+  binary=$(sha256sum <"$gpulint") || return 1
   config=$(git ls-files --stage -- ':(top,literal).gpulint.yaml') || return 1
   result_key=$(printf '%s\n' "$gpulint" "$binary" "$config" "${CUDA_PATH:-}" "$listing" |
     sha256sum) || return 1
@@ -130,27 +248,44 @@ compute_result_key() {
 
 # True when this snapshot was found clean before; sets lint_warnings.
 known_clean() {
-  local dir
   result_key=
-  dir=$(result_cache_dir) || return 1
+  choose_cache_dir
+  [ -n "$cache_dir" ] || return 1
   compute_result_key || return 1
-  [ -f "$dir/$result_key" ] || return 1
-  lint_warnings=$(<"$dir/$result_key") || return 1
+  [ -f "$cache_dir/clean-$result_key" ] || return 1
+  lint_warnings=$(<"$cache_dir/clean-$result_key") || return 1
   [[ $lint_warnings =~ ^[0-9]+$ ]] || lint_warnings=0
-  touch -- "$dir/$result_key" 2>/dev/null
+  touch -- "$cache_dir/clean-$result_key" 2>/dev/null
   return 0
 }
 
-# After a clean run: remember it (best effort; a cache that cannot be
-# written only costs speed). Entries unused for 30 days are dropped.
+# After a clean run: remember it (best effort: a cache that cannot be
+# written, or a full disk, only costs speed). Entries of ours unused for 30
+# days are dropped: only files directly in our directory whose names are
+# ours, so a directory shared with anything else loses nothing.
 remember_clean() {
-  local dir
-  dir=$(result_cache_dir) || return 0
+  local f
+  choose_cache_dir
+  [ -n "$cache_dir" ] || return 0
   [ -n "${result_key:-}" ] || compute_result_key || return 0
-  mkdir -p -- "$dir" 2>/dev/null || return 0
-  printf '%s\n' "$lint_warnings" >"$dir/.$result_key.$$" 2>/dev/null &&
-    mv -f -- "$dir/.$result_key.$$" "$dir/$result_key" 2>/dev/null
-  find "$dir" -type f -mtime +30 -delete 2>/dev/null
+  mkdir -p -- "$cache_dir" 2>/dev/null || return 0
+  f=$cache_dir/clean-$result_key
+  { printf '%s\n' "$lint_warnings" >"$f.$$.tmp" && mv -f -- "$f.$$.tmp" "$f"; } 2>/dev/null ||
+    rm -f -- "$f.$$.tmp" 2>/dev/null
+  while IFS= read -r -d '' f; do
+    [[ ${f##*/} =~ $entry_re ]] && rm -f -- "$f"
+  done < <(find "$cache_dir" -mindepth 1 -maxdepth 1 -type f -name 'clean-*' -mtime +30 -print0 2>/dev/null)
+  return 0
+}
+
+# False when gpulint named files it could not read (a partial clone without
+# their content): such a run is not remembered as clean, so the snapshot is
+# checked again once they are there.
+fully_checked() {
+  local note
+  for note in ${lint_notes[@]+"${lint_notes[@]}"}; do
+    [[ $note == *"not checked"* ]] && return 1
+  done
   return 0
 }
 
@@ -176,6 +311,22 @@ list_findings() {
   done
 }
 
+# Whether CI is known to run this same check on what is committed here:
+# true in the repository the hooks come from, whose `make check` does
+# (tests/hooks/ci-parity.bats). Elsewhere the hooks cannot know.
+ci_runs_check() {
+  local top
+  top=$(git rev-parse --show-toplevel 2>/dev/null) || return 1
+  [ "$top" -ef "$tool_root" ] && [ -f "$tool_root/tests/hooks/ci-parity.bats" ]
+}
+bypass_line() {
+  if ci_runs_check; then
+    say "  CI runs the same check (make check): --no-verify only delays the failure."
+  else
+    say "  --no-verify skips this check; say why in the commit message."
+  fi
+}
+
 # Explains a gpulint run that ended neither clean (0) nor with findings (1):
 # the check did not happen, so the commit or push is blocked.
 explain_failure() {
@@ -183,12 +334,13 @@ explain_failure() {
   case $lint_rc in
     2) cause="usage or configuration error (exit 2): check .gpulint.yaml" ;;
     3) cause="internal error, or a file libclang could not parse (exit 3)" ;;
+    125) cause="the hook could not start it" ;;
     *) cause="it exited $lint_rc" ;;
   esac
   say "gpulint: $what blocked: $gpulint could not check it: $cause."
   [ -n "$lint_output" ] && printf '%s\n' "$lint_output" | sed 's/^/  | /' >&2
-  say "  Nothing was checked, so nothing passes. If gpulint itself is at fault," \
-      "  report it; in an emergency --no-verify skips the hook, and CI runs the same check."
+  say "  Nothing was checked, so nothing passes. If gpulint itself is at fault, report it;"
+  bypass_line
 }
 
 # What to do next, after the list of findings. $1: commit or push.
@@ -205,6 +357,6 @@ how_to_fix() {
         "            shows each finding with its source line, \`gpulint --explain RULE\` why."
   fi
   say "  Suppress: only with a reason, on the line of the finding or the line above:" \
-      "            // gpulint: allow(RULE) -- why this is safe here" \
-      "  CI runs the same check (make check): --no-verify only delays the failure."
+      "            // gpulint: allow(RULE) -- why this is safe here"
+  bypass_line
 }

@@ -1,10 +1,55 @@
 /* Attention forward and backward (attention.h). Head h of sample b is a
  * [T, D] matrix with row stride E at q + b T E + h D; its scores are the
- * [T, T] block b nh + h of P. One strided-batched GEMM per head covers the
- * samples. */
+ * [T, T] block b nh + h of P. The general path: one strided-batched GEMM per
+ * head covers the samples. */
 #include "attention.h"
+#include "attention_kernels.h"
 #include "kernels.h"
 #include "status.h"
+
+tlob_status attention_device_query(attention_device *device) {
+    CUDA_CHECK(tlob_attention_fused_prepare(&device->smem_limit, &device->multiprocessors));
+    return TLOB_OK;
+}
+
+/* Query rows of one forward block: 64, halved (down to 16) while the grid
+ * would give fewer than two blocks per multiprocessor (B = 1 inference has
+ * only nh heads); never more than T rounded up to 16. */
+static int forward_qrows(const attention_shape *s) {
+    const int Tp = (s->T + 15) / 16 * 16;
+    int qrows = TLOB_ATTN_MAX_QROWS;
+    while (qrows > 16 && (qrows / 2 >= Tp ||
+                          (long long)(s->T + qrows - 1) / qrows * s->batch * s->nh <
+                              2LL * s->device->multiprocessors))
+        qrows /= 2;
+    return qrows;
+}
+
+static int fused_allowed(const attention_shape *s, tlob_math math) {
+    return s->path != ATTENTION_GENERAL && math == TLOB_MATH_TF32 && s->device;
+}
+
+/* AUTO takes the fused kernels only where they measured faster than the
+ * general path (H200, docs/layer-results.md, fifth pass): short sequences
+ * (T = 40: 1.5x forward and backward) and grids of at most one block per
+ * multiprocessor on the general path's side (B = 1: 2.75x forward; FI-2010,
+ * 32 samples: 1.14x forward). At T = 128 with 128 samples the fused kernels
+ * were 0.85x / 0.87x, so that case stays on cuBLAS. */
+static int fused_pays(const attention_shape *s) {
+    return s->path == ATTENTION_FUSED || s->T <= 64 ||
+           (long long)s->batch * s->nh <= s->device->multiprocessors;
+}
+
+int attention_forward_fused(const attention_shape *s, tlob_math math) {
+    return fused_allowed(s, math) && fused_pays(s) &&
+           tlob_attention_fused_fwd_smem(s->T, s->D, forward_qrows(s)) <=
+               (size_t)s->device->smem_limit;
+}
+
+int attention_backward_fused(const attention_shape *s, tlob_math math) {
+    return fused_allowed(s, math) && fused_pays(s) &&
+           tlob_attention_fused_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
+}
 
 #define N_ CUBLAS_OP_N
 #define T_ CUBLAS_OP_T
@@ -14,6 +59,14 @@ tlob_status attention_forward(const compute_ctx *ctx, tlob_math math, const atte
     const int T = s->T, D = s->D, nh = s->nh, E = D * nh, B = s->batch;
     const long long NE = (long long)B * T * E, TE = (long long)T * E, TT = (long long)T * T;
     const float *q = qkv, *k = qkv + NE, *v = qkv + 2 * NE;
+    if (attention_forward_fused(s, math)) {
+        CUDA_CHECK(tlob_launch_attention_fused_fwd(qkv, P, P_out, o, B, T, D, nh, s->scale,
+                                                   forward_qrows(s), ctx->stream));
+        return TLOB_OK;
+    }
+    if (s->path == ATTENTION_FUSED)
+        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT,
+                         "fused attention forward: T=%d D=%d does not fit or math is not TF32", T, D);
     for (int h = 0; h < nh; h++) /* S = Q_h K_h^T */
         CUBLAS_CHECK(compute_gemm(ctx, math, T_, N_, T, T, D, k + h * D, E, TE, q + h * D, E, TE,
                                   0.0f, P + h * TT, T, nh * TT, B));
@@ -31,6 +84,14 @@ tlob_status attention_backward(const compute_ctx *ctx, tlob_math math, const att
     const long long NE = (long long)B * T * E, TE = (long long)T * E, TT = (long long)T * T;
     const float *q = qkv, *k = qkv + NE, *v = qkv + 2 * NE;
     float *dq = dqkv, *dk = dqkv + NE, *dv = dqkv + 2 * NE;
+    if (attention_backward_fused(s, math)) {
+        CUDA_CHECK(tlob_launch_attention_fused_bwd(qkv, P, dout, dqkv, B, T, D, nh, s->scale,
+                                                   ctx->stream));
+        return TLOB_OK;
+    }
+    if (s->path == ATTENTION_FUSED)
+        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT,
+                         "fused attention backward: T=%d D=%d does not fit or math is not TF32", T, D);
     for (int h = 0; h < nh; h++) /* dP = dO_h V_h^T, FP32 (attention.h) */
         CUBLAS_CHECK(compute_gemm(ctx, TLOB_MATH_FP32, T_, N_, T, T, D, v + h * D, E, TE,
                                   dout + h * D, E, TE, 0.0f, dP + h * TT, T, nh * TT, B));

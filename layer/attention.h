@@ -1,8 +1,20 @@
 /* Internal: scaled dot-product attention over the layer's q|k|v, forward and
- * backward, per head and batched over samples (cuBLAS for the products, our
- * softmax kernels between them). Shapes for `batch` samples of T tokens, nh
- * heads of width D, E = nh * D: qkv [3, batch, T, E] (q | k | v, head h in
- * columns [h D, (h+1) D)), P [batch, nh, T, T], o [batch, T, E]. */
+ * backward. Two paths compute it:
+ *  - fused (layer/attention_kernels.cu): one kernel forward, one backward,
+ *    Q, K, V and the scores in shared memory, TF32 tensor cores. Taken in
+ *    TF32 mode when the shape's blocks fit the device's shared memory
+ *    (forward: Q rows, K then V, the score rows; backward: P, dP, two [T, D]
+ *    operands; each padded to multiples of 16): at the reference sizes the
+ *    forward fits everywhere and the backward up to T = 128 with D <= 80, or
+ *    D = 128 with T <= 112 (227 KiB a block on an H200; FI-2010's D = 144
+ *    at T = 128 does not fit: its backward takes the general path).
+ *  - general: per head, strided-batched cuBLAS products over samples with our
+ *    softmax kernels between them. Any T and D; FP32 mode always takes it
+ *    (strict FP32: the tensor cores' TF32 would not be; a CUDA-core fused
+ *    version measured slower than cuBLAS, docs/layer-results.md).
+ * Shapes for `batch` samples of T tokens, nh heads of width D, E = nh * D:
+ * qkv [3, batch, T, E] (q | k | v, head h in columns [h D, (h+1) D)),
+ * P [batch, nh, T, T], o [batch, T, E]. */
 #ifndef TLOB_ATTENTION_H
 #define TLOB_ATTENTION_H
 
@@ -12,10 +24,31 @@
 extern "C" {
 #endif
 
+/* Which path a call takes: AUTO picks as above; the others force one (the
+ * fusion-equivalence test and the benchmark compare them; FUSED on a shape
+ * that does not fit, or in FP32 mode, is TLOB_ERR_INVALID_ARGUMENT). */
+typedef enum { ATTENTION_AUTO = 0, ATTENTION_GENERAL, ATTENTION_FUSED } attention_path;
+
+/* What the fused path needs to know of the device (attention_device_query). */
+typedef struct {
+    int smem_limit;      /* bytes of shared memory one block may opt in to */
+    int multiprocessors;
+} attention_device;
+
 typedef struct {
     int batch, T, D, nh;
     float scale; /* of the scores: 1/sqrt(D) */
+    const attention_device *device;
+    attention_path path;
 } attention_shape;
+
+/* Reads the device's limits and raises the fused kernels' shared-memory
+ * limit; once per layer, before the first forward. */
+tlob_status attention_device_query(attention_device *device);
+
+/* 1 when forward (backward) of this shape in `math` takes the fused path. */
+int attention_forward_fused(const attention_shape *s, tlob_math math);
+int attention_backward_fused(const attention_shape *s, tlob_math math);
 
 /* P = softmax(scale * q_h k_h^T) per head (also copied into P_out when it is
  * not NULL: the caller's attention map); o_h = P v_h, heads concatenated. */
@@ -23,8 +56,9 @@ tlob_status attention_forward(const compute_ctx *ctx, tlob_math math, const atte
                               const float *qkv, float *P, float *P_out, float *o);
 
 /* From dout [batch, T, E] (the gradient of o) and the forward's qkv and P:
- * dqkv [3, batch, T, E] (overwritten). dP [batch, nh, T, T] is scratch.
- * dP = dO_h v_h^T runs in FP32 whatever `math` says: the softmax backward's
+ * dqkv [3, batch, T, E] (overwritten). dP [batch, nh, T, T] is scratch of
+ * the general path. dP = dO_h v_h^T runs in FP32 (the fused path: split
+ * TF32, about as accurate) whatever `math` says: the softmax backward's
  * subtraction of the row sum cancels and so amplifies dP's relative error
  * into dS, dq and the q-side gradients (with TF32 they reached 2.2e-3 rel. L2
  * on an H200). FP32 for the other products changed no error measurably. */

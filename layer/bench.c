@@ -2,8 +2,12 @@
  *  1. the QKV projection stage: three GEMMs (linear_forward) against one
  *     strided-batched GEMM of batch 3 (linear_forward3), TF32, at M=16 K=32 N=256 and at the
  *     first-stage sizes of TLOB's reference cases;
- *  2. the whole layer, forward and forward+backward, eager and replayed from a
- *     CUDA graph, at the reference sizes, in TF32 and FP32 math.
+ *  2. the attention alone, forward and backward, fused kernels against the
+ *     general (cuBLAS) path, TF32, with the bytes and FLOPs each must move and
+ *     the fraction of the H200's bandwidth and TF32 rate reached;
+ *  3. the whole layer, forward and forward+backward, eager and replayed from a
+ *     CUDA graph, at the reference sizes and at B = 1 (one inference), in TF32
+ *     and FP32 math.
  * Times are medians of per-iteration CUDA-event intervals (throughput) or of
  * host-clocked call+synchronize intervals (latency of one call). */
 #define _POSIX_C_SOURCE 200809L
@@ -17,6 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "attention.h"
 #include "cli.h"
 #include "compute.h"
 #include "linear.h"
@@ -53,11 +58,13 @@ static const bench_case cases[] = {
     {"temporal BTC", 128, 128, 40, 40},
     {"feature BTC", 128, 40, 128, 128},
     {"temporal FI-2010", 32, 128, 144, 144},
+    {"inference B=1", 1, 128, 40, 40},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
 /* The batch the CPU reference validates the layer on (samples are
- * independent, so a small batch exercises every code path). */
+ * independent, so a small batch exercises every code path; a case of one
+ * sample validates on one). */
 #define VALIDATE_BATCH 2
 
 static float *random_host(size_t n, unsigned *seed) {
@@ -191,7 +198,105 @@ static int bench_qkv(tlob_layer *uploader, const compute_ctx *h, int iters,
     return 0;
 }
 
-/* ---- 2. the whole layer ----------------------------------------------------- */
+/* ---- 2. the attention alone -------------------------------------------------- */
+
+/* Ceilings the fractions are taken of: the H200's device-to-device copy rate
+ * measured on this workplace's machines (KINDS.md: about 4.3 TB/s, bytes read
+ * plus written) and the datasheet's dense TF32 tensor-core rate (H100/H200
+ * SXM, 495 TFLOP/s). */
+#define BENCH_BYTES_PER_S 4.3e12
+#define BENCH_TF32_FLOP_PER_S 495e12
+
+typedef struct {
+    const bench_case *c;
+    double fwd_us[2], bwd_us[2]; /* [general, fused]; bwd_us[1] < 0: does not fit */
+    double fwd_bytes, bwd_bytes, fwd_flop, bwd_flop;
+} attention_result;
+
+static int time_attention(const compute_ctx *h, const attention_shape *s, int backward,
+                          const float *qkv, float *P, float *o, const float *dout, float *dP,
+                          float *dqkv, int iters, double *out_us) {
+    cudaEvent_t e0, e1;
+    BENCH_CHECK_CUDA(cudaEventCreate(&e0));
+    BENCH_CHECK_CUDA(cudaEventCreate(&e1));
+    double *times = malloc((size_t)iters * sizeof(double));
+    if (!times) return 1;
+    for (int i = -10; i < iters; i++) {
+        BENCH_CHECK_CUDA(cudaEventRecord(e0, h->stream));
+        if (backward)
+            BENCH_CHECK_TLOB(attention_backward(h, TLOB_MATH_TF32, s, qkv, P, dout, dP, dqkv));
+        else
+            BENCH_CHECK_TLOB(attention_forward(h, TLOB_MATH_TF32, s, qkv, P, NULL, o));
+        BENCH_CHECK_CUDA(cudaEventRecord(e1, h->stream));
+        BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
+        float ms;
+        BENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) times[i] = 1e3 * ms;
+    }
+    *out_us = median(times, iters);
+    free(times);
+    BENCH_CHECK_CUDA(cudaEventDestroy(e0));
+    BENCH_CHECK_CUDA(cudaEventDestroy(e1));
+    return 0;
+}
+
+static int bench_attention(tlob_layer *uploader, const compute_ctx *h,
+                           const attention_device *dev, int iters, attention_result *r) {
+    const int B = r->c->B, T = r->c->T, D = r->c->D;
+    const size_t NE = (size_t)B * T * D, NP = (size_t)B * T * T;
+    unsigned seed = 13;
+    float *hqkv = random_host(3 * NE, &seed), *hdo = random_host(NE, &seed);
+    if (!hqkv || !hdo) return 1;
+    float *qkv, *P, *o, *dout, *dP, *dqkv;
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&qkv, 3 * NE * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&P, NP * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&o, NE * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&dout, NE * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&dP, NP * sizeof(float)));
+    BENCH_CHECK_CUDA(cudaMalloc((void **)&dqkv, 3 * NE * sizeof(float)));
+    BENCH_CHECK_TLOB(tlob_upload(uploader, qkv, hqkv, 3 * NE));
+    BENCH_CHECK_TLOB(tlob_upload(uploader, dout, hdo, NE));
+    free(hqkv), free(hdo);
+    /* the fewest bytes: forward reads q|k|v, writes P and o; backward reads
+     * q|k|v, P and dO, writes dq|dk|dv. FLOPs: two (four) T x T x D products
+     * per head, two FLOPs a multiply-add. */
+    r->fwd_bytes = 4.0 * (3 * NE + NP + NE);
+    r->bwd_bytes = 4.0 * (3 * NE + NP + NE + 3 * NE);
+    r->fwd_flop = 2.0 * 2 * NP * D;
+    r->bwd_flop = 2.0 * 4 * NP * D;
+    for (int f = 0; f < 2; f++) {
+        const attention_shape s = {B, T, D, 1, (float)(1.0 / sqrt((double)D)), dev,
+                                   f ? ATTENTION_FUSED : ATTENTION_GENERAL};
+        if (time_attention(h, &s, 0, qkv, P, o, dout, dP, dqkv, iters, &r->fwd_us[f])) return 1;
+        r->bwd_us[f] = -1.0;
+        if ((!f || attention_backward_fused(&s, TLOB_MATH_TF32)) &&
+            time_attention(h, &s, 1, qkv, P, o, dout, dP, dqkv, iters, &r->bwd_us[f]))
+            return 1;
+    }
+    BENCH_CHECK_CUDA(cudaFree(qkv));
+    BENCH_CHECK_CUDA(cudaFree(P));
+    BENCH_CHECK_CUDA(cudaFree(o));
+    BENCH_CHECK_CUDA(cudaFree(dout));
+    BENCH_CHECK_CUDA(cudaFree(dP));
+    BENCH_CHECK_CUDA(cudaFree(dqkv));
+    return 0;
+}
+
+static void print_attention_row(FILE *f, const char *name, const char *pass, double general,
+                                double fused, double bytes, double flop) {
+    if (fused < 0) {
+        fprintf(f, "%-18s %-4s | %8.1f %8s %7s | %7.1f MB %5.2f GF | (fused does not fit)\n", name,
+                pass, general, "-", "-", bytes / 1e6, flop / 1e9);
+        return;
+    }
+    fprintf(f, "%-18s %-4s | %8.1f %8.1f %6.2fx | %7.1f MB %5.2f GF | %6.0f GB/s %4.0f %% | "
+               "%6.1f TF/s %4.1f %%\n",
+            name, pass, general, fused, general / fused, bytes / 1e6, flop / 1e9,
+            bytes / (fused * 1e-6) / 1e9, 100.0 * bytes / (fused * 1e-6) / BENCH_BYTES_PER_S,
+            flop / (fused * 1e-6) / 1e12, 100.0 * flop / (fused * 1e-6) / BENCH_TF32_FLOP_PER_S);
+}
+
+/* ---- 3. the whole layer ----------------------------------------------------- */
 
 typedef struct {
     const bench_case *c;
@@ -201,8 +306,8 @@ typedef struct {
 } layer_result;
 
 static int validate_layer(tlob_layer *L, const bench_case *c, layer_result *r) {
-    const size_t nx = (size_t)VALIDATE_BATCH * c->T * c->D,
-                 ny = (size_t)VALIDATE_BATCH * c->T * c->Dout;
+    const int vb = c->B < VALIDATE_BATCH ? c->B : VALIDATE_BATCH;
+    const size_t nx = (size_t)vb * c->T * c->D, ny = (size_t)vb * c->T * c->Dout;
     unsigned seed = 11;
     float *hx = random_host(nx, &seed), *hdy = random_host(ny, &seed);
     if (!hx || !hdy) {
@@ -211,7 +316,7 @@ static int validate_layer(tlob_layer *L, const bench_case *c, layer_result *r) {
     }
     parity_result p;
     BENCH_CHECK_TLOB(tlob_zero_grads(L));
-    BENCH_CHECK_TLOB(parity_run(L, VALIDATE_BATCH, hx, hdy, &p));
+    BENCH_CHECK_TLOB(parity_run(L, vb, hx, hdy, &p));
     free(hx), free(hdy);
     r->err_y = p.y;
     r->err_att = p.att;
@@ -319,18 +424,26 @@ static int bench_layer(layer_result *r, int iters) {
 
 /* ---- driver ----------------------------------------------------------------- */
 
-static const char bench_usage[] = "usage: tlob bench [--json] [--iters N]\n";
+static const char bench_usage[] = "usage: tlob bench [--json] [--json-file FILE] [--iters N]\n"
+                                  "  --json            print JSON instead of the tables\n"
+                                  "  --json-file FILE  print the tables and write the JSON to FILE\n";
+
+static void print_json(FILE *f, const char *device, int iters, const qkv_result *q,
+                       const attention_result *ar, const layer_result *lr);
 
 int tlob_bench_main(int argc, char **argv) {
     static const struct option longopts[] = {{"json", no_argument, 0, 'j'},
                                              {"iters", required_argument, 0, 'i'},
+                                             {"json-file", required_argument, 0, 'f'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     int json = 0, iters = 200, c;
+    const char *json_file = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         if (c == 'j') json = 1;
+        else if (c == 'f') json_file = optarg;
         else if (c == 'i') {
             char *end;
             errno = 0;
@@ -362,6 +475,11 @@ int tlob_bench_main(int argc, char **argv) {
         return 0;
     }
     BENCH_CHECK_TLOB(st);
+    FILE *jf = NULL;
+    if (json_file && !(jf = fopen(json_file, "w"))) {
+        fprintf(stderr, "tlob bench: cannot write '%s': %s\n", json_file, strerror(errno));
+        return 1;
+    }
     struct cudaDeviceProp prop;
     BENCH_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
 
@@ -377,6 +495,14 @@ int tlob_bench_main(int argc, char **argv) {
     }
     for (int i = 0; i < 1 + NCASES; i++)
         if (bench_qkv(ctx_layer, &h, iters, &q[i])) return 1;
+    attention_device dev;
+    BENCH_CHECK_TLOB(attention_device_query(&dev));
+    attention_result ar[NCASES];
+    for (int i = 0; i < NCASES; i++) {
+        memset(&ar[i], 0, sizeof ar[i]);
+        ar[i].c = &cases[i];
+        if (bench_attention(ctx_layer, &h, &dev, iters, &ar[i])) return 1;
+    }
     compute_ctx_destroy(&h);
 
     layer_result lr[2 * NCASES];
@@ -390,25 +516,15 @@ int tlob_bench_main(int argc, char **argv) {
         }
     tlob_destroy(ctx_layer);
 
+    if (jf) {
+        print_json(jf, prop.name, iters, q, ar, lr);
+        if (fclose(jf) != 0) {
+            fprintf(stderr, "tlob bench: writing '%s' failed\n", json_file);
+            return 1;
+        }
+    }
     if (json) {
-        printf("{\"device\":\"%s\",\"iters\":%d,\"qkv\":[", prop.name, iters);
-        for (int i = 0; i < 1 + NCASES; i++)
-            printf("%s{\"case\":\"%s\",\"M\":%d,\"K\":%d,\"N\":%d,\"three_sgemm_us\":%.3f,"
-                   "\"strided_batched_us\":%.3f,\"three_sgemm_sync_us\":%.3f,"
-                   "\"strided_batched_sync_us\":%.3f,\"max_abs_diff\":%.3g,\"rel_err\":%.3g}",
-                   i ? "," : "", q[i].name, q[i].M, q[i].K, q[i].N, q[i].three_us, q[i].fused_us,
-                   q[i].three_sync_us, q[i].fused_sync_us, q[i].max_abs_diff, q[i].rel_err);
-        printf("],\"layer\":[");
-        for (int i = 0; i < 2 * NCASES; i++)
-            printf("%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"Dout\":%d,\"heads\":1,"
-                   "\"math\":\"%s\",\"fwd_us\":%.2f,\"fwd_bwd_us\":%.2f,\"fwd_graph_us\":%.2f,"
-                   "\"fwd_bwd_graph_us\":%.2f,\"err_y\":%.3g,\"err_att\":%.3g,\"err_dx\":%.3g,"
-                   "\"err_grad_worst\":%.3g}",
-                   i ? "," : "", lr[i].c->name, lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
-                   lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
-                   lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, lr[i].err_y, lr[i].err_att,
-                   lr[i].err_dx, lr[i].err_grad);
-        printf("]}\n");
+        print_json(stdout, prop.name, iters, q, ar, lr);
         return 0;
     }
     printf("device: %s, %d iterations, medians\n\n", prop.name, iters);
@@ -421,6 +537,17 @@ int tlob_bench_main(int argc, char **argv) {
                q[i].name, q[i].M, q[i].K, q[i].N, q[i].three_us, q[i].fused_us,
                q[i].three_us / q[i].fused_us, q[i].three_sync_us, q[i].fused_sync_us,
                q[i].three_sync_us / q[i].fused_sync_us, q[i].max_abs_diff);
+    printf("\nAttention alone, nh = 1, TF32, us: general path (cuBLAS + softmax kernels) vs "
+           "the fused kernel; the fewest bytes and FLOPs the pass needs, and the fused "
+           "kernel's rate against 4.3 TB/s and 495 TF32 TFLOP/s\n");
+    printf("%-18s %-4s | %8s %8s %7s | %10s %8s | %14s | %16s\n", "case", "pass", "general",
+           "fused", "speedup", "bytes", "FLOPs", "bandwidth", "TF32 rate");
+    for (int i = 0; i < NCASES; i++) {
+        print_attention_row(stdout, cases[i].name, "fwd", ar[i].fwd_us[0], ar[i].fwd_us[1],
+                            ar[i].fwd_bytes, ar[i].fwd_flop);
+        print_attention_row(stdout, cases[i].name, "bwd", ar[i].bwd_us[0], ar[i].bwd_us[1],
+                            ar[i].bwd_bytes, ar[i].bwd_flop);
+    }
     printf("\nTransformerLayer, nh = 1 (us; validated at B=%d against the CPU reference, "
            "worst relative L2 shown)\n", VALIDATE_BATCH);
     printf("%-18s %4s %4s %4s %4s %4s | %9s %9s | %9s %9s | %9s\n", "case", "B", "T", "D", "Dout",
@@ -436,4 +563,34 @@ int tlob_bench_main(int argc, char **argv) {
                lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, e);
     }
     return 0;
+}
+
+static void print_json(FILE *f, const char *device, int iters, const qkv_result *q,
+                       const attention_result *ar, const layer_result *lr) {
+    fprintf(f, "{\"device\":\"%s\",\"iters\":%d,\"qkv\":[", device, iters);
+    for (int i = 0; i < 1 + NCASES; i++)
+        fprintf(f, "%s{\"case\":\"%s\",\"M\":%d,\"K\":%d,\"N\":%d,\"three_sgemm_us\":%.3f,"
+                   "\"strided_batched_us\":%.3f,\"three_sgemm_sync_us\":%.3f,"
+                   "\"strided_batched_sync_us\":%.3f,\"max_abs_diff\":%.3g,\"rel_err\":%.3g}",
+                i ? "," : "", q[i].name, q[i].M, q[i].K, q[i].N, q[i].three_us, q[i].fused_us,
+                q[i].three_sync_us, q[i].fused_sync_us, q[i].max_abs_diff, q[i].rel_err);
+    fprintf(f, "],\"attention\":[");
+    for (int i = 0; i < NCASES; i++)
+        fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"fwd_general_us\":%.2f,"
+                   "\"fwd_fused_us\":%.2f,\"bwd_general_us\":%.2f,\"bwd_fused_us\":%.2f,"
+                   "\"fwd_bytes\":%.0f,\"bwd_bytes\":%.0f,\"fwd_flop\":%.0f,\"bwd_flop\":%.0f}",
+                i ? "," : "", ar[i].c->name, ar[i].c->B, ar[i].c->T, ar[i].c->D, ar[i].fwd_us[0],
+                ar[i].fwd_us[1], ar[i].bwd_us[0], ar[i].bwd_us[1], ar[i].fwd_bytes,
+                ar[i].bwd_bytes, ar[i].fwd_flop, ar[i].bwd_flop);
+    fprintf(f, "],\"layer\":[");
+    for (int i = 0; i < 2 * NCASES; i++)
+        fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"Dout\":%d,\"heads\":1,"
+                   "\"math\":\"%s\",\"fwd_us\":%.2f,\"fwd_bwd_us\":%.2f,\"fwd_graph_us\":%.2f,"
+                   "\"fwd_bwd_graph_us\":%.2f,\"err_y\":%.3g,\"err_att\":%.3g,\"err_dx\":%.3g,"
+                   "\"err_grad_worst\":%.3g}",
+                i ? "," : "", lr[i].c->name, lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
+                lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
+                lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, lr[i].err_y, lr[i].err_att,
+                lr[i].err_dx, lr[i].err_grad);
+    fprintf(f, "]}\n");
 }

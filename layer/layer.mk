@@ -20,7 +20,7 @@ JANSSON_LIBS :=
 endif
 LAYER_LIB_C := layer/tlob.c layer/compute.c layer/linear.c layer/attention.c layer/layout.c \
                layer/npy.c layer/ref.c layer/params_io.c layer/parity.c $(LAYER_SAFETENSORS)
-LAYER_LIB_CU := layer/kernels.cu
+LAYER_LIB_CU := layer/kernels.cu layer/attention_kernels.cu
 LAYER_CLI_C := layer/cli.c layer/bench.c
 
 LAYER_LIB_OBJS := $(LAYER_LIB_C:%.c=$(BUILD)/obj/%.o) $(LAYER_LIB_CU:%.cu=$(BUILD)/obj/%.o)
@@ -100,7 +100,14 @@ $(BUILD)/tests/layer/test_cli: tests/layer/test_cli.sh $(BUILD)/tlob
 	cp $< $@
 	chmod +x $@
 
+# `tlob bench`, then the PyTorch layer (tests/layer/torch_parity.py: float64
+# parity and its timings beside tlob's, read from the JSON) in the same run on
+# the same device; without PyTorch with CUDA that part says SKIP.
 bench: $(BUILD)/tlob
-	@$(BUILD)/tlob bench
+	@$(BUILD)/tlob bench --json-file $(BUILD)/bench.json
+	@if [ -s $(BUILD)/bench.json ] && python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then \
+	  PYTHONUNBUFFERED=1 python3 tests/layer/torch_parity.py --tlob $(BUILD)/tlob \
+	    --bench-json $(BUILD)/bench.json --out $(BUILD)/bench-torch.json; \
+	else echo "SKIP PyTorch layer: no GPU, or no PyTorch with CUDA"; fi
 
 -include $(LAYER_LIB_OBJS:.o=.d) $(LAYER_CLI_OBJS:.o=.d) $(LAYER_TEST_OBJS:.o=.d)

@@ -34,6 +34,7 @@
 typedef struct {
     cudaStream_t own_stream; /* created with the layer; used until tlob_set_stream */
     compute_ctx compute;     /* cuBLAS handle and workspace, on the current stream */
+    attention_device attention; /* the device's limits for the fused attention */
     float *staging_host;     /* mapped pinned: the host writes here ...          */
     float *staging_dev;      /* ... and the device reads it through this pointer */
 } layer_context;
@@ -57,6 +58,7 @@ static tlob_status context_init(layer_context *c) {
     CUDA_CHECK(e);
     CUDA_CHECK(cudaStreamCreateWithFlags(&c->own_stream, cudaStreamNonBlocking));
     TLOB_CHECK(compute_ctx_create(&c->compute, c->own_stream));
+    TLOB_CHECK(attention_device_query(&c->attention));
     CUDA_CHECK(cudaHostAlloc((void **)&c->staging_host, STAGING_FLOATS * sizeof(float),
                              cudaHostAllocMapped));
     CUDA_CHECK(cudaHostGetDevicePointer((void **)&c->staging_dev, c->staging_host, 0));
@@ -296,7 +298,8 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     const tlob_math math = L->cfg.math;
     const int D = L->D, E = L->E, F = L->F, O = L->O, N = batch * L->T;
     const layer_tensors w = tensors_in(L->params, L->tensors);
-    const attention_shape heads = {batch, L->T, D, L->nh, L->scale};
+    const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
+                                   ATTENTION_AUTO};
 
     /* The biases of both projection stages and of the out-projection first:
      * the GEMMs below accumulate onto them. */
@@ -334,7 +337,8 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     const int D = L->D, E = L->E, F = L->F, O = L->O, N = batch * L->T;
     const layer_tensors w = tensors_in(L->params, L->tensors);
     const layer_tensors g = tensors_in(L->grads, L->tensors);
-    const attention_shape heads = {batch, L->T, D, L->nh, L->scale};
+    const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
+                                   ATTENTION_AUTO};
     const linear_weight_grad3_scratch scratch = {L->wpart, L->x3};
 
     /* Precision in TF32 mode. The data gradients that flow into the attention

@@ -13,10 +13,12 @@ packages=(
   libcmocka-dev     # C unit tests
   libssl-dev        # SHA-256 content hash of each file (OpenSSL's libcrypto)
   bats bats-assert bats-support   # hook, CLI and integration tests
+  pre-commit        # the hook tests run .pre-commit-hooks.yaml through Debian's framework (3.0.4), offline
   pkgconf           # the install test links a program through tlob.pc
   cmake g++         # ... and a C++ program through find_package(tlob)
   python3-numpy     # the Python package's tests (python/tlob needs numpy)
   groff-base        # the install test renders the man page
+  python3-jsonschema   # the JSON output checked against docs/gpulint-output.schema.json
   gcc make          # the build itself
 )
 

@@ -64,6 +64,7 @@ void config_free(gl_config *cfg)
     str_list_free(&cfg->include_dirs);
     str_list_free(&cfg->defines);
     str_list_free(&cfg->exclude);
+    free(cfg->baseline);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -109,6 +110,20 @@ static bool globs_admit(const str_list *include, const str_list *exclude, const 
     if (include->n && !any_glob_matches(include, path))
         return false;
     return !any_glob_matches(exclude, path);
+}
+
+void config_set_enabled(gl_config *cfg, const char *id, bool enabled)
+{
+    for (size_t i = 0; i < cfg->nrules; i++)
+        if (strcmp(cfg->rules[i].id, id) == 0) {
+            cfg->rules[i].enabled = enabled;
+            return;
+        }
+    cfg->rules = xrealloc(cfg->rules, (cfg->nrules + 1) * sizeof *cfg->rules);
+    rule_config *rc = &cfg->rules[cfg->nrules++];
+    memset(rc, 0, sizeof *rc);
+    rc->id = xstrdup(id);
+    rc->enabled = enabled;
 }
 
 bool config_rule_applies(const gl_config *cfg, const char *rule, const char *path)
@@ -389,6 +404,16 @@ static int top_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vct
         return parse_string_list(ld, value, "defines", &cfg->defines);
     if (strcmp(k, "exclude") == 0)
         return parse_string_list(ld, value, "exclude", &cfg->exclude);
+    if (strcmp(k, "baseline") == 0) {
+        const char *s = NULL;
+        if (expect_string(ld, value, "baseline", &s) != 0)
+            return -1;
+        if (!*s)
+            return fail_at(ld, &value->start_mark, "baseline must be a file name");
+        free(cfg->baseline);
+        cfg->baseline = s[0] == '/' ? xstrdup(s) : xasprintf("%s/%s", ld->base_dir, s);
+        return 0;
+    }
     return fail_at(ld, &key->start_mark, "unknown key '%s' at the top level", k);
 }
 

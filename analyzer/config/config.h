@@ -64,7 +64,12 @@ typedef struct {
     str_list include_dirs;   /* absolute after loading */
     str_list defines;
     str_list exclude;
+    char *baseline;          /* `baseline:`, absolute, or NULL: applies in every mode */
 } gl_config;
+
+/* --enable/--disable RULE: the rule's `enabled`, over what the file says
+ * (its other settings kept; an entry added when the file has none). */
+void config_set_enabled(gl_config *cfg, const char *id, bool enabled);
 
 /* true when the rule is enabled for this path (enabled + include/exclude). */
 bool config_rule_applies(const gl_config *cfg, const char *rule, const char *path);

@@ -16,6 +16,8 @@
 
 #include "extract/internal.h"
 #include "extract/preamble.h"
+#include "input/inputs.h"
+#include "util/hash.h"
 #include "util/paths.h"
 
 /* CUDA 13 dropped texture_fetch_functions.h, clang 19's CUDA wrapper still
@@ -71,6 +73,7 @@ static struct {
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
     snapshot_reach *reach;   /* of the snapshot given to facts_global_init, or NULL */
+    bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
 } g;
 
 static int mkdir_p(const char *path)
@@ -304,24 +307,44 @@ static void prepare_pch(source_lang lang)
 }
 
 /* Everything extraction's output depends on that is not the file or its
- * arguments: gpulint's own binary (a new build may extract differently),
+ * arguments: gpulint's own code (a new build may extract differently),
  * libclang, each language's flags and the CUDA headers (the PCH keys cover
- * these). NULL when the binary cannot be identified: no facts cache then. */
+ * these). The code counts by content, the SHA-256 of the running binary,
+ * not by its inode or mtime: a rebuild or reinstall of the same source
+ * links the same bytes and keeps every cached fact. NULL when the binary
+ * cannot be read: no facts cache then. */
 static char *facts_identity(void)
 {
-    struct stat st;
-    if (stat("/proc/self/exe", &st) != 0)
+    char *exe = NULL;
+    size_t exe_len = 0;
+    if (inputs_read_file("/proc/self/exe", &exe, &exe_len) != 0)
         return NULL;
+    char exe_hash[65];
+    sha256_hex(exe, exe_len, exe_hash);
+    free(exe);
     unsigned long long keys[2];
     for (int lang = LANG_C; lang <= LANG_CUDA; lang++) {
         const char *argv[MAX_BASE_ARGS];
         size_t argc = base_args((source_lang)lang, argv);
         keys[lang] = pch_key(pch_prelude[lang], argv, argc);
     }
-    return xasprintf("exe %lld %lld.%09ld dev %llu ino %llu; keys %016llx %016llx",
-                     (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-                     st.st_mtim.tv_nsec, (unsigned long long)st.st_dev,
-                     (unsigned long long)st.st_ino, keys[LANG_C], keys[LANG_CUDA]);
+    return xasprintf("exe sha256 %s; keys %016llx %016llx", exe_hash, keys[LANG_C],
+                     keys[LANG_CUDA]);
+}
+
+/* The CUDA shim headers in <dir>/shim; sets g.shim_dir and g.host_math.
+ * false (errno set) when they cannot be written. */
+static bool write_shim(const char *dir)
+{
+    free(g.shim_dir);
+    free(g.host_math);
+    g.shim_dir = xasprintf("%s/shim", dir);
+    g.host_math = xasprintf("%s/" HOST_MATH_HEADER, g.shim_dir);
+    char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
+    bool ok = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
+              ensure_file(g.host_math, host_math_text) == 0;
+    free(shim);
+    return ok;
 }
 
 static void count_include_sets(const snapshot *snap, const gl_config *cfg);
@@ -347,18 +370,29 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
                            strerror(errno));
         return -1;
     }
-    g.shim_dir = xasprintf("%s/shim", g.cache_dir);
-    g.host_math = xasprintf("%s/" HOST_MATH_HEADER, g.shim_dir);
-    char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
-    int rc = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
-                     ensure_file(g.host_math, host_math_text) == 0
-                 ? 0 : -1;
-    if (rc != 0)
-        *error = xasprintf("cannot write the CUDA shim headers in %s: %s", g.shim_dir,
-                           strerror(errno));
-    free(shim);
-    if (rc != 0)
-        return -1;
+    bool cached = write_shim(g.cache_dir);
+    if (!cached) {
+        /* A cache that cannot be written (a full disk, a read-only home)
+         * costs speed only: the shim goes to a directory of this run's own,
+         * removed at exit, and nothing is cached. */
+        const char *tmp = getenv("TMPDIR");
+        char *private_dir = xasprintf("%s/gpulint-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        char *why = xstrdup(strerror(errno));
+        if (!mkdtemp(private_dir) || !write_shim(private_dir)) {
+            *error = xasprintf("cannot write the CUDA shim headers in %s (%s), nor in %s: %s",
+                               g.cache_dir, why, private_dir, strerror(errno));
+            free(why);
+            free(private_dir);
+            return -1;
+        }
+        fprintf(stderr, "gpulint: note: cannot write its cache in %s (%s); running without "
+                        "it, which is slower\n", g.cache_dir, why);
+        free(why);
+        free(g.cache_dir);
+        g.cache_dir = private_dir;
+        g.private_cache = true;
+        return 0;
+    }
     /* GPULINT_NO_PCH: parse everything in full (measurements, debugging). */
     if (!getenv("GPULINT_NO_PCH")) {
         prepare_pch(LANG_CUDA);
@@ -378,6 +412,14 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
 
 void facts_global_cleanup(void)
 {
+    if (g.private_cache) {
+        char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
+        unlink(shim);
+        unlink(g.host_math);
+        rmdir(g.shim_dir);
+        rmdir(g.cache_dir);
+        free(shim);
+    }
     free(g.cuda_path);
     free(g.cuda_include);
     free(g.cuda_path_flag);
@@ -786,9 +828,11 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     size_t nunsaved = reach_files(reach, index, &reached);
     struct CXUnsavedFile *unsaved = xcalloc(nunsaved, sizeof *unsaved);
     for (size_t k = 0; k < nunsaved; k++) {
-        unsaved[k].Filename = snap->files[reached[k]].abs_path;
-        unsaved[k].Contents = snap->files[reached[k]].text;
-        unsaved[k].Length = snap->files[reached[k]].len;
+        const source_file *f = reached[k] < snap->nfiles ? &snap->files[reached[k]]
+                                                         : &snap->context[reached[k] - snap->nfiles];
+        unsaved[k].Filename = f->abs_path;
+        unsaved[k].Contents = f->text;
+        unsaved[k].Length = f->len;
     }
     free(reached);
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */

@@ -19,6 +19,17 @@ struct snapshot_reach {
 
 static const snapshot *sort_snap;   /* qsort has no context argument */
 
+/* Files and then context files (source.h) are numbered as one list. */
+static size_t count_of(const snapshot *snap)
+{
+    return snap->nfiles + snap->ncontext;
+}
+
+static const source_file *file_at(const snapshot *snap, size_t i)
+{
+    return i < snap->nfiles ? &snap->files[i] : &snap->context[i - snap->nfiles];
+}
+
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -27,14 +38,14 @@ static const char *base_name(const char *path)
 
 static int by_path_cmp(const void *a, const void *b)
 {
-    return strcmp(sort_snap->files[*(const size_t *)a].abs_path,
-                  sort_snap->files[*(const size_t *)b].abs_path);
+    return strcmp(file_at(sort_snap, *(const size_t *)a)->abs_path,
+                  file_at(sort_snap, *(const size_t *)b)->abs_path);
 }
 
 static int by_name_cmp(const void *a, const void *b)
 {
-    return strcmp(base_name(sort_snap->files[*(const size_t *)a].abs_path),
-                  base_name(sort_snap->files[*(const size_t *)b].abs_path));
+    return strcmp(base_name(file_at(sort_snap, *(const size_t *)a)->abs_path),
+                  base_name(file_at(sort_snap, *(const size_t *)b)->abs_path));
 }
 
 static void push(size_t **arr, size_t *n, size_t v)
@@ -59,18 +70,18 @@ static void each_candidate(const snapshot_reach *r, const char *spelling, size_t
         tail += 3;
     const char *name = base_name(tail);
     const snapshot *snap = r->snap;
-    size_t lo = 0, hi = snap->nfiles;
+    size_t lo = 0, hi = count_of(snap);
     while (lo < hi) {   /* the first file whose name is not below `name` */
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(base_name(snap->files[r->by_name[mid]].abs_path), name) < 0)
+        if (strcmp(base_name(file_at(snap, r->by_name[mid])->abs_path), name) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
     size_t tail_len = strlen(tail);
-    for (size_t k = lo; k < snap->nfiles; k++) {
+    for (size_t k = lo; k < count_of(snap); k++) {
         size_t j = r->by_name[k];
-        const char *path = snap->files[j].abs_path;
+        const char *path = file_at(snap, j)->abs_path;
         if (strcmp(base_name(path), name) != 0)
             break;
         size_t plen = strlen(path);
@@ -128,7 +139,7 @@ const source_file *reach_only_candidate(const snapshot_reach *r, const char *spe
 {
     only_ctx o = {0, 0};
     each_candidate(r, spelling, len, note_only, &o);
-    return o.count == 1 ? &r->snap->files[o.file] : NULL;
+    return o.count == 1 ? file_at(r->snap, o.file) : NULL;
 }
 
 static const char *skip_blanks(const char *p, const char *end)
@@ -142,7 +153,7 @@ static const char *skip_blanks(const char *p, const char *end)
  * macro's expansion. */
 static void add_named(snapshot_reach *r, size_t i, size_t at, size_t line_end)
 {
-    const source_file *f = &r->snap->files[i];
+    const source_file *f = file_at(r->snap, i);
     const char *t = f->text + at, *end = f->text + line_end;
     char close = t < end && *t == '"' ? '"' : t < end && *t == '<' ? '>' : 0;
     const char *q = close ? memchr(t + 1, close, (size_t)(end - t - 1)) : NULL;
@@ -157,7 +168,7 @@ static void add_named(snapshot_reach *r, size_t i, size_t at, size_t line_end)
  * text (the masked text blanks "x.h"). */
 static void scan_includes(snapshot_reach *r, size_t i)
 {
-    const source_file *f = &r->snap->files[i];
+    const source_file *f = file_at(r->snap, i);
     const char *m = f->masked, *end = m + f->len;
     static const char *const keywords[] = {"include_next", "include", "import"};
     for (const char *line = m; line < end;) {
@@ -200,7 +211,7 @@ static void scan_includes(snapshot_reach *r, size_t i)
 snapshot_reach *reach_build(const snapshot *snap)
 {
     snapshot_reach *r = xcalloc(1, sizeof *r);
-    size_t n = snap->nfiles;
+    size_t n = count_of(snap);
     r->snap = snap;
     r->by_path = xmalloc((n ? n : 1) * sizeof *r->by_path);
     r->by_name = xmalloc((n ? n : 1) * sizeof *r->by_name);
@@ -222,7 +233,7 @@ void reach_free(snapshot_reach *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->snap->nfiles; i++)
+    for (size_t i = 0; i < count_of(r->snap); i++)
         free(r->edges[i]);
     free(r->edges);
     free(r->nedges);
@@ -234,12 +245,13 @@ void reach_free(snapshot_reach *r)
 
 const source_file *reach_find(const snapshot_reach *r, const char *abs_path)
 {
-    size_t lo = 0, hi = r->snap->nfiles;
+    size_t lo = 0, hi = count_of(r->snap);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(r->snap->files[r->by_path[mid]].abs_path, abs_path);
+        const source_file *f = file_at(r->snap, r->by_path[mid]);
+        int c = strcmp(f->abs_path, abs_path);
         if (c == 0)
-            return &r->snap->files[r->by_path[mid]];
+            return f;
         if (c < 0)
             lo = mid + 1;
         else
@@ -250,7 +262,7 @@ const source_file *reach_find(const snapshot_reach *r, const char *abs_path)
 
 size_t reach_files(const snapshot_reach *r, size_t index, size_t **out)
 {
-    size_t n = r->snap->nfiles, count = 0;
+    size_t n = count_of(r->snap), count = 0;
     bool *seen = xcalloc(n, sizeof *seen);
     size_t *list = NULL;
     push(&list, &count, index);

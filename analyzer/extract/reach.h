@@ -1,4 +1,4 @@
-/* Which files of a snapshot one parse can open, found once per snapshot, so
+/* Which files of a snapshot (its context files included) one parse can open, found once per snapshot, so
  * that each parse is handed its own file and the headers its include
  * directives can reach rather than every file of the snapshot (which made a
  * run grow with the square of the file count). Also the snapshot's files by
@@ -29,7 +29,8 @@ bool reach_may_name(const snapshot_reach *reach, const char *spelling, size_t le
 const source_file *reach_only_candidate(const snapshot_reach *reach, const char *spelling,
                                         size_t len);
 
-/* The indices of the files a parse of file `index` may read: the file, and
+/* The indices of the files a parse of file `index` may read (an index past
+ * snap->nfiles is snap->context[index - snap->nfiles]): the file, and
  * every snapshot file that an include directive of a reached file (or an
  * -include of its arguments) can name, whatever the search path; every file
  * of the snapshot when a reached file includes a macro's expansion. *out is

@@ -85,17 +85,47 @@ static int compare_fixed(const void *pa, const void *pb)
     return strcmp(a->message, b->message);
 }
 
+static int apply_document(json_t *doc, const char *path, const snapshot *snap,
+                          const diag_list *found, diag_list *marked, baseline_fixed **fixed,
+                          size_t *nfixed, char **error);
+
+static char *load_error(const char *path, const json_error_t *jerr)
+{
+    return jerr->line > 0 ? xasprintf("%s:%d:%d: error: not a gpulint baseline: %s", path,
+                                      jerr->line, jerr->column, jerr->text)
+                          : xasprintf("cannot read the baseline '%s': %s", path, jerr->text);
+}
+
 int baseline_apply(const char *path, const snapshot *snap, const diag_list *found,
                    diag_list *marked, baseline_fixed **fixed, size_t *nfixed, char **error)
 {
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
     if (!doc) {
-        *error = jerr.line > 0 ? xasprintf("%s:%d:%d: error: not a gpulint baseline: %s", path,
-                                           jerr.line, jerr.column, jerr.text)
-                               : xasprintf("cannot read the baseline '%s': %s", path, jerr.text);
+        *error = load_error(path, &jerr);
         return -1;
     }
+    return apply_document(doc, path, snap, found, marked, fixed, nfixed, error);
+}
+
+int baseline_apply_text(const char *shown, const char *text, size_t len, const snapshot *snap,
+                        const diag_list *found, diag_list *marked, baseline_fixed **fixed,
+                        size_t *nfixed, char **error)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb(text, len, 0, &jerr);
+    if (!doc) {
+        *error = load_error(shown, &jerr);
+        return -1;
+    }
+    return apply_document(doc, shown, snap, found, marked, fixed, nfixed, error);
+}
+
+/* Takes the reference to doc. */
+static int apply_document(json_t *doc, const char *path, const snapshot *snap,
+                          const diag_list *found, diag_list *marked, baseline_fixed **fixed,
+                          size_t *nfixed, char **error)
+{
     json_t *list = json_object_get(doc, "findings");
     if (json_integer_value(json_object_get(doc, "baseline_format")) != BASELINE_FORMAT ||
         !json_is_array(list)) {

@@ -32,6 +32,12 @@ int baseline_write(const char *path, const snapshot *snap, const diag_finding *f
 int baseline_apply(const char *path, const snapshot *snap, const diag_list *found,
                    diag_list *marked, baseline_fixed **fixed, size_t *nfixed, char **error);
 
+/* The same from text in memory (a baseline read from the index, for
+ * --staged); `shown` names it in errors. */
+int baseline_apply_text(const char *shown, const char *text, size_t len, const snapshot *snap,
+                        const diag_list *found, diag_list *marked, baseline_fixed **fixed,
+                        size_t *nfixed, char **error);
+
 void baseline_fixed_free(baseline_fixed *fixed, size_t n);
 
 #endif

@@ -24,8 +24,19 @@ typedef struct {
 
 int blob_reader_open(blob_reader *r, char **error);
 
+/* Which of the objects named in oids (one hex id a line) this repository
+ * has, without fetching any: their ids, one a line (each followed by a
+ * space), appended to *out. Returns 0, or -1 with *error. */
+int git_present_objects(const char *oids, size_t len, byte_buf *out, char **error);
+
+/* Forbid lazy fetches to every git started from now on: in a partial clone
+ * git would fetch each missing object from the promisor remote, one by
+ * one, when asked for it. */
+void git_forbid_lazy_fetch(void);
+
 /* Read object `oid` into *data (malloc'd, NUL-terminated, *len bytes without
- * the NUL). Returns 0, or -1 with *error (missing object, git died). */
+ * the NUL). Returns 0; 1 when the object is not in the repository (a
+ * partial clone left it out); or -1 with *error (not a blob, git died). */
 int blob_reader_read(blob_reader *r, const char *oid, char **data, size_t *len, char **error);
 
 /* Close the pipes and reap git. Returns 0, or -1 when git failed. */

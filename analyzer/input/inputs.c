@@ -40,6 +40,13 @@ static bool excluded(const gl_config *cfg, const char *path)
 }
 
 /* Add a file whose content is in memory; binary content is not analysed. */
+static void add_context(snapshot *snap, char *path, char *abs_path, char *text, size_t len)
+{
+    source_file f;
+    source_file_init(&f, path, abs_path, text, len);
+    snapshot_add_context(snap, &f);
+}
+
 static void add_content(snapshot *snap, char *path, char *abs_path, char *text, size_t len)
 {
     if (memchr(text, '\0', len)) {
@@ -220,7 +227,10 @@ static bool is_regular_blob(unsigned mode)
     return (mode & 0170000) == 0100000;
 }
 
-int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
+/* One merged index entry's blob, whatever its mode (a symlink's blob is its
+ * target): as inputs_read_staged, and *mode. */
+static int read_staged_entry(const char *path, unsigned *mode, char **data, size_t *len,
+                             char **error)
 {
     char *spec = xasprintf(":(top,literal)%s", path);
     const char *const ls[] = {"git", "ls-files", "--stage", "-z", "--", spec, NULL};
@@ -243,6 +253,7 @@ int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
     buf_free(&listing);
     if (!e.oid[0])
         return 0;
+    git_forbid_lazy_fetch();
     const char *const cat[] = {"git", "cat-file", "blob", e.oid, NULL};
     byte_buf blob = {0};
     status = git_capture(cat, false, &blob, error);
@@ -254,7 +265,60 @@ int inputs_read_staged(const char *path, char **data, size_t *len, char **error)
     }
     *data = blob.data ? blob.data : xstrdup("");
     *len = blob.len;
+    *mode = e.mode;
     return 1;
+}
+
+/* Symlinks are followed as git would check them out (a shared config is
+ * often a link): a target inside the repository is read from the index
+ * too, one outside it is not part of any commit and is read from disk,
+ * as plain gpulint reads it. */
+#define MAX_STAGED_LINKS 8
+
+int inputs_read_staged(const char *root, const char *path, char **data, size_t *len,
+                       char **error)
+{
+    char *current = xstrdup(path);
+    for (int hop = 0; hop <= MAX_STAGED_LINKS; hop++) {
+        unsigned mode = 0;
+        int found = read_staged_entry(current, &mode, data, len, error);
+        if (found <= 0 || (mode & 0170000) != 0120000) {
+            free(current);
+            return found;
+        }
+        char *target = *data;
+        char *slash = strrchr(current, '/');
+        char *dir = slash ? xstrndup(current, (size_t)(slash - current)) : xstrdup("");
+        char *joined = target[0] == '/' ? path_normalise(target) : path_join(dir, target);
+        free(dir);
+        size_t rl = strlen(root);
+        char *next = NULL;
+        if (joined[0] == '/' && strncmp(joined, root, rl) == 0 && joined[rl] == '/')
+            next = xstrdup(joined + rl + 1);
+        else if (joined[0] != '/' && strcmp(joined, "..") != 0 && strncmp(joined, "../", 3) != 0)
+            next = xstrdup(joined);
+        if (!next) {
+            /* Outside the repository. */
+            char *abs = joined[0] == '/' ? xstrdup(joined) : path_join(root, joined);
+            int rc = inputs_read_file(abs, data, len);
+            if (rc != 0)
+                *error = xasprintf("'%s' is a symlink to '%s', which cannot be read: %s",
+                                   path, target, strerror(errno));
+            free(abs);
+            free(joined);
+            free(target);
+            free(current);
+            return rc == 0 ? 1 : -1;
+        }
+        free(joined);
+        free(target);
+        free(current);
+        current = next;
+    }
+    *error = xasprintf("'%s': more than %d symlinks in a row in the index", path,
+                       MAX_STAGED_LINKS);
+    free(current);
+    return -1;
 }
 
 /* Whether a path of the index (root-relative) is one of the PATHs given,
@@ -274,6 +338,71 @@ static bool named_explicitly(const input_request *req, const char *index_path)
         free(given);
     }
     return found;
+}
+
+/* Whether this repository is a partial clone (objects may be missing and
+ * would be fetched on demand). */
+static bool is_partial_clone(void)
+{
+    const char *const argv[] = {"git", "config", "--get-regexp",
+                                "^(extensions\\.partialclone|remote\\..*\\.promisor)$", NULL};
+    byte_buf out = {0};
+    char *error = NULL;
+    bool partial = git_capture(argv, true, &out, &error) == 0 && out.len > 0;
+    free(error);
+    buf_free(&out);
+    return partial;
+}
+
+static int compare_oid(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* In a partial clone, the sorted ids of the listing's stage-0 blobs that
+ * are here (*present, *npresent); elsewhere *present stays NULL: every
+ * object is. Returns 0, or 3 with *error. */
+static int find_present_blobs(const byte_buf *listing, char ***present, size_t *npresent,
+                              char **error)
+{
+    *present = NULL;
+    *npresent = 0;
+    if (!is_partial_clone())
+        return 0;
+    byte_buf oids = {0}, here = {0};
+    for (size_t off = 0; off < listing->len; off += strlen(listing->data + off) + 1) {
+        index_entry e;
+        if (parse_index_entry(listing->data + off, &e) && e.stage == 0 &&
+            is_regular_blob(e.mode)) {
+            buf_append(&oids, e.oid, strlen(e.oid));
+            buf_append(&oids, "\n", 1);
+        }
+    }
+    int rc = git_present_objects(oids.data ? oids.data : "", oids.len, &here, error);
+    buf_free(&oids);
+    if (rc != 0) {
+        buf_free(&here);
+        return 3;
+    }
+    size_t cap = 0;
+    for (char *line = here.data, *next; line && line < here.data + here.len; line = next) {
+        next = memchr(line, '\n', (size_t)(here.data + here.len - line));
+        if (next)
+            *next++ = '\0';
+        else
+            next = here.data + here.len;
+        line[strcspn(line, " ")] = '\0';
+        if (!*line)
+            continue;
+        if (*npresent == cap)
+            *present = xrealloc(*present, (cap = cap ? 2 * cap : 64) * sizeof **present);
+        (*present)[(*npresent)++] = xstrdup(line);
+    }
+    buf_free(&here);
+    if (!*present)
+        *present = xmalloc(sizeof **present);   /* partial, and nothing here */
+    qsort(*present, *npresent, sizeof **present, compare_oid);
+    return 0;
 }
 
 static int load_index(snapshot *snap, const input_request *req, const gl_config *cfg,
@@ -306,6 +435,13 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
     blob_reader reader = {0};
     bool reader_open = false;
     int rc = 0;
+    size_t nmissing = 0;
+    char **present = NULL;
+    size_t npresent = 0;
+    if (req->staged) {
+        git_forbid_lazy_fetch();
+        rc = find_present_blobs(&listing, &present, &npresent, error);
+    }
     const char *last_unmerged = "";
     for (size_t off = 0; rc == 0 && off < listing.len; off += strlen(listing.data + off) + 1) {
         index_entry e;
@@ -314,8 +450,16 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
             rc = EXIT_INTERNAL;
             break;
         }
-        if (!is_regular_blob(e.mode) || !source_is_analysable(e.path) ||
-            (excluded(cfg, e.path) && !named_explicitly(req, e.path)))
+        if (!is_regular_blob(e.mode))
+            continue;
+        bool analysed = source_is_analysable(e.path) &&
+                        (!excluded(cfg, e.path) || named_explicitly(req, e.path));
+        /* With --staged, what is not analysed but may be included is read
+         * from the index too: else a translation unit would see the working
+         * tree's copy, not the one being committed. */
+        bool context = !analysed && req->staged && e.stage == 0 &&
+                       (source_is_analysable(e.path) || source_is_includable(e.path));
+        if (!analysed && !context)
             continue;
         if (e.stage != 0) {
             /* A commit cannot be made with unmerged paths: say so once per path. */
@@ -345,13 +489,44 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         }
         char *text;
         size_t len;
-        if (blob_reader_read(&reader, e.oid, &text, &len, error) != 0) {
+        const char *oid = e.oid;
+        int got = present && !bsearch(&oid, present, npresent, sizeof *present, compare_oid)
+                      ? 1
+                      : blob_reader_read(&reader, e.oid, &text, &len, error);
+        if (got < 0) {
             free(abs_path);
             rc = EXIT_INTERNAL;
             break;
         }
-        add_content(snap, xstrdup(e.path), abs_path, text, len);
+        free(abs_path);
+        if (got == 1 && context)
+            continue;   /* not analysed: a translation unit including it says so */
+        if (got == 1) {
+            /* A partial clone without this blob: every blob a commit
+             * changes is local (git add wrote it), so this file is as the
+             * remote has it. Named, not fetched. */
+            if (nmissing++ < 20)
+                fprintf(stderr, "gpulint: note: '%s' not checked: its content is not in this "
+                                "partial clone (not fetched: gpulint never fetches)\n",
+                        e.path);
+            continue;
+        }
+        char *abs = xasprintf("%s/%s", req->root, e.path);
+        if (context)
+            add_context(snap, xstrdup(e.path), abs, text, len);
+        else
+            add_content(snap, xstrdup(e.path), abs, text, len);
     }
+    if (nmissing > 20)
+        fprintf(stderr, "gpulint: note: ... and %zu more files not checked, not in this partial "
+                        "clone\n", nmissing - 20);
+    if (nmissing)
+        fprintf(stderr, "gpulint: note: %zu file%s not checked (not in this partial clone): "
+                        "`git fetch` them or widen the sparse checkout to check them\n",
+                nmissing, nmissing == 1 ? "" : "s");
+    for (size_t i = 0; i < npresent; i++)
+        free(present[i]);
+    free(present);
     if (reader_open && blob_reader_close(&reader) != 0 && rc == 0) {
         *error = xstrdup("git cat-file --batch failed");
         rc = EXIT_INTERNAL;

@@ -16,11 +16,13 @@ char *inputs_repo_root(void);
  * 0, or -1 with errno set. */
 int inputs_read_file(const char *abs_path, char **text, size_t *len);
 
-/* The staged content of `path` (relative to the repository root) in the
- * index git uses (GIT_INDEX_FILE honoured): 1 with *data (malloc'd,
- * NUL-terminated) and *len, 0 when the index has no merged entry for it, -1
- * with *error when git failed. */
-int inputs_read_staged(const char *path, char **data, size_t *len, char **error);
+/* The staged content of `path` (relative to the repository root `root`) in
+ * the index git uses (GIT_INDEX_FILE honoured), symlinks followed (inside
+ * the repository through the index, outside it on disk): 1 with *data
+ * (malloc'd, NUL-terminated) and *len, 0 when the index has no merged entry
+ * for it, -1 with *error when git failed or a link's target cannot be read. */
+int inputs_read_staged(const char *root, const char *path, char **data, size_t *len,
+                       char **error);
 
 typedef struct {
     char *const *paths;   /* files and directories given; none: what git tracks */

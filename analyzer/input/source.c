@@ -21,6 +21,17 @@ bool source_is_analysable(const char *path)
            strcmp(ext, ".cuh") == 0;
 }
 
+bool source_is_includable(const char *path)
+{
+    static const char *const exts[] = {".inc", ".def", ".inl", ".ipp", ".hpp", ".hh",
+                                       ".hxx", ".tcc", ".tpp"};
+    const char *ext = extension(path);
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (strcmp(ext, exts[i]) == 0)
+            return true;
+    return false;
+}
+
 void source_file_init(source_file *f, char *path, char *abs_path, char *text, size_t len)
 {
     memset(f, 0, sizeof *f);
@@ -51,6 +62,15 @@ void snapshot_add(snapshot *snap, source_file *f)
     if ((n & (n - 1)) == 0)
         snap->files = xrealloc(snap->files, (n ? 2 * n : 1) * sizeof *snap->files);
     snap->files[snap->nfiles++] = *f;
+    memset(f, 0, sizeof *f);
+}
+
+void snapshot_add_context(snapshot *snap, source_file *f)
+{
+    size_t n = snap->ncontext;
+    if ((n & (n - 1)) == 0)
+        snap->context = xrealloc(snap->context, (n ? 2 * n : 1) * sizeof *snap->context);
+    snap->context[snap->ncontext++] = *f;
     memset(f, 0, sizeof *f);
 }
 
@@ -95,6 +115,11 @@ void snapshot_free(snapshot *snap)
     free(snap->files);
     snap->files = NULL;
     snap->nfiles = 0;
+    for (size_t i = 0; i < snap->ncontext; i++)
+        source_file_free(&snap->context[i]);
+    free(snap->context);
+    snap->context = NULL;
+    snap->ncontext = 0;
 }
 
 long snapshot_find(const snapshot *snap, const char *path)

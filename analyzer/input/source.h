@@ -37,6 +37,11 @@ typedef struct {
     source_file *files;   /* sorted by path: output order is deterministic */
     size_t nfiles;
     const char *root;     /* repository root (absolute), or the cwd outside git */
+    /* Not analysed, only there to be #included (--staged: files of the index
+     * that the config excludes, and .inc/.def/... fragments), so that every
+     * file a translation unit includes from the repository is the staged one. */
+    source_file *context;
+    size_t ncontext;
 } snapshot;
 
 /* Index of the file with this path in the snapshot, or -1. */
@@ -62,6 +67,13 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
 
 /* Append a file (moved: *f's pointers now belong to the snapshot). */
 void snapshot_add(snapshot *snap, source_file *f);
+
+/* The same for a file that is only there to be included. */
+void snapshot_add_context(snapshot *snap, source_file *f);
+
+/* Whether a file that is not analysed may still be #included: C and C++
+ * fragments and headers by their extension (.inc, .def, .inl, .hpp, ...). */
+bool source_is_includable(const char *path);
 
 /* Sort by path and keep one entry per path (a file given twice). */
 void snapshot_sort(snapshot *snap);

@@ -1,10 +1,17 @@
-/* JSON, the schema docs/gpulint.md documents, written with jansson:
- * {"tool","version","files_analyzed","findings":[{rule,severity,file,line,column,message}]} */
+/* JSON, the schema docs/gpulint.md documents, written with jansson, versioned and described by
+ * docs/gpulint-output.schema.json (tests/integrations/json-schema.bats checks
+ * real output against it):
+ * {"schema_version","tool","version","files_analyzed","files_checked",
+ *  "findings":[{rule,severity,file,line,column,message}]} */
 #include <jansson.h>
 
 #include "util/json_text.h"
 #include "report/report.h"
 #include "version.h"
+
+/* Raised only when a field is removed or changes meaning (the schema's $id
+ * names the file; its "schema_version" const follows this). */
+enum { JSON_SCHEMA_VERSION = 1 };
 
 int report_json(FILE *out, const report_input *in)
 {
@@ -21,9 +28,10 @@ int report_json(FILE *out, const report_input *in)
                                         "column", (json_int_t)d->col, "message",
                                         json_text(d->message)));
     }
-    json_t *root = json_pack("{s:s, s:s, s:I, s:o}", "tool", "gpulint", "version",
-                             GPULINT_VERSION, "files_analyzed", (json_int_t)in->files_analyzed,
-                             "findings", findings);
+    json_t *root = json_pack("{s:i, s:s, s:s, s:I, s:I, s:o}", "schema_version",
+                             JSON_SCHEMA_VERSION, "tool", "gpulint", "version", GPULINT_VERSION,
+                             "files_analyzed", (json_int_t)in->files_analyzed, "files_checked",
+                             (json_int_t)in->files_checked, "findings", findings);
     if (in->baseline_active) {
         /* Only with --baseline: the documented schema stays as it is without. */
         size_t known = 0;

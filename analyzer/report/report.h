@@ -25,6 +25,8 @@ typedef struct {
                                       SARIF records it) */
     const str_list *failures;      /* internal errors */
     bool baseline_active;          /* --baseline: findings carry in_baseline */
+    bool sarif_full;               /* --sarif-full: SARIF keeps suppressed, known and fixed
+                                      findings (report/sarif.c); else only alerts */
     const baseline_fixed *fixed;   /* baseline entries no finding matched any more */
     size_t nfixed;
 } report_input;

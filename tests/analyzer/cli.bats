@@ -354,7 +354,7 @@ new_repo() {
 
 # ---- output formats --------------------------------------------------------------
 
-@test "JSON: tool, version, files_analyzed and every field of every finding" {
+@test "JSON: schema_version, tool, version, files_analyzed, files_checked and every field of every finding" {
   mkdir -p src
   printf '#include <stddef.h>\nvoid upload_f32_via_pinned(float *d, const float *h, size_t n);\n\n/**\n * @param gone x\n */\nvoid g(int y);\n' >src/two.c
   good_c src/ok.c
@@ -363,7 +363,9 @@ new_repo() {
   gl --format json src/two.c src/ok.c
   assert_equal "$status" 1
   json_check <(printf '%s' "$output") "
-    ok(Object.keys(j).sort().join() === 'files_analyzed,findings,tool,version', 'keys: ' + Object.keys(j));
+    ok(Object.keys(j).sort().join() === 'files_analyzed,files_checked,findings,schema_version,tool,version', 'keys: ' + Object.keys(j));
+    ok(j.schema_version === 1, 'schema_version ' + j.schema_version);
+    ok(j.files_checked === 2, 'files_checked ' + j.files_checked);
     ok(j.tool === 'gpulint', 'tool');
     ok(j.version === '$version', 'version ' + j.version);
     ok(j.files_analyzed === 2, 'files_analyzed ' + j.files_analyzed);

@@ -53,7 +53,7 @@ setup() { gpulint_env_setup; }
   [[ $stderr == *"has no '<!-- end generated -->'"* ]] || { echo "$stderr"; return 1; }
 }
 
-@test "SARIF rule descriptors: help is the --explain text, short and full descriptions its summary and first paragraph" {
+@test "SARIF rule descriptors: help (text and markdown) is the --explain text, short and full descriptions its summary and first paragraph (cut at a sentence to 1,024 characters)" {
   command -v node >/dev/null || skip "node is missing (make deps installs it)"
   printf 'patterns:\n  - id: no-printf\n    regex: printf\n    message: use the logger\n' >cfg.yaml
   mkdir src && printf 'int x;\n' >src/a.c
@@ -67,6 +67,7 @@ setup() { gpulint_env_setup; }
       fs.writeFileSync(`rules/${i}.short`, r.shortDescription.text);
       fs.writeFileSync(`rules/${i}.full`, r.fullDescription.text);
       fs.writeFileSync(`rules/${i}.help`, r.help.text);
+      fs.writeFileSync(`rules/${i}.markdown`, r.help.markdown);
     });'
   # The rules of the run, in --list-rules order, less the pattern:<id> row.
   listed=$("$GL" --config cfg.yaml --list-rules | awk '$1 != "pattern:<id>" { print $1 }')
@@ -80,7 +81,15 @@ setup() { gpulint_env_setup; }
     header=$(sed '/^$/q' <<<"$out")
     explain=$(sed '1,/^$/d' <<<"$out")
     assert_equal "$(cat "$i.help")" "$explain"
-    assert_equal "$(cat "$i.full")" "$(awk 'BEGIN { RS = "" } NR == 1' <<<"$explain")"
+    assert_equal "$(cat "$i.markdown")" "$(printf '```text\n%s\n```' "$explain")"
+    first=$(awk 'BEGIN { RS = "" } NR == 1' <<<"$explain")
+    full=$(cat "$i.full")
+    if [ "${#first}" -le 1024 ]; then
+      assert_equal "$full" "$first"
+    else
+      [ "${#full}" -le 1024 ] && [ "${full: -1}" = . ] && [[ $first == "$full"* ]] ||
+        { echo "$id: full description not a sentence-cut prefix of at most 1024: ${#full}"; return 1; }
+    fi
     if [[ $id == pattern:* ]]; then
       assert_equal "$(cat "$i.short")" "$(sed -n 2p <<<"$header") (regex: $(sed -n 's/^regex: //p' <<<"$header"))"
     else

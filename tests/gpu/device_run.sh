@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
-# One device session: build the layer and its tests, run the GPU suite, the
-# GPU suite under compute-sanitizer memcheck, the CPU suites, `tlob bench`
-# (text and JSON) and the PyTorch parity/speed script. Logs go to $OUT (or
-# build/device-logs). Run from the repository root on a machine with a GPU.
+# One device session: build the layer and its tests, run the GPU suites, the
+# CPU suites, compute-sanitizer memcheck and racecheck on the GPU suite's
+# quick set (TLOB_TEST_QUICK: two layer shapes and the fused-attention
+# checks), then `make bench` (`tlob bench` and the PyTorch layer in the same
+# run). Logs go to $OUT (or build/device-logs). Run from the repository root
+# on a machine with a GPU.
 set -u
 out=${OUT:-build/device-logs}
 mkdir -p "$out"
 jobs=$(nproc)
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -2; } >"$out/env.txt" 2>&1
-make -j"$jobs" layer build/tests/gpu/test_layer_gpu build/tests/layer/test_ref \
-  build/tests/layer/test_npy build/tests/layer/test_layout_api build/tests/layer/test_cli \
-  >/tmp/tlob-build.log 2>&1 || { tail -30 /tmp/tlob-build.log; exit 1; }
+make -j"$jobs" layer build/tests/gpu/test_layer_gpu build/tests/gpu/test_streams \
+  build/tests/layer/test_ref build/tests/layer/test_npy build/tests/layer/test_layout_api \
+  build/tests/layer/test_cli >/tmp/tlob-build.log 2>&1 || { tail -30 /tmp/tlob-build.log; exit 1; }
 echo "== GPU suite"; build/tests/gpu/test_layer_gpu 2>&1 | tee "$out/test_gpu.log" | grep -v '     ' | tail -40
+grep '     attention' "$out/test_gpu.log"
+echo "== streams"; build/tests/gpu/test_streams 2>&1 | tail -1
 echo "== CPU suites on the device"
 tests/harness build/tests/layer/test_ref build/tests/layer/test_npy build/tests/layer/test_layout_api build/tests/layer/test_cli >"$out/test_cpu.log" 2>&1; tail -1 "$out/test_cpu.log"
-echo "== compute-sanitizer memcheck"
-timeout 280 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99 build/tests/gpu/test_layer_gpu >"$out/memcheck.log" 2>&1
-echo "memcheck exit $?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|passed, " "$out/memcheck.log" | tail -3
-echo "== bench"
-timeout 100 build/tlob bench 2>&1 | tee "$out/bench.txt"
-timeout 100 build/tlob bench --json >"$out/bench.json" 2>/tmp/tlob-bench-json.err || cat /tmp/tlob-bench-json.err
-echo "== torch parity"
-PYTHONUNBUFFERED=1 timeout 150 python3 tests/layer/torch_parity.py --bench-json "$out/bench.json" --out "$out/torch.json" 2>&1 | tee "$out/torch.txt" | tail -40
+for tool in memcheck racecheck; do
+  echo "== compute-sanitizer $tool (quick set)"
+  extra=; [ $tool = memcheck ] && extra="--leak-check full"
+  TLOB_TEST_QUICK=1 timeout 200 compute-sanitizer --tool $tool $extra --error-exitcode 99 \
+    build/tests/gpu/test_layer_gpu >"$out/$tool.log" 2>&1
+  echo "$tool exit $?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|passed, " "$out/$tool.log" | tail -3
+done
+echo "== make bench"
+timeout 300 make bench 2>&1 | tee "$out/bench.txt"
+cp build/bench.json build/bench-torch.json "$out/" 2>/dev/null

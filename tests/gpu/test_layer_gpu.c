@@ -7,8 +7,10 @@
  * NaN first so that an unwritten element fails; gradients start from random
  * values so that accumulation (not overwrite) is checked too.
  * The comparison itself is layer/parity.c's, which `tlob bench` validates with.
- * Also the fusion equivalence test: the layer's strided-batched projections
- * against three separate Linear GEMMs on identical inputs (TF32).
+ * Also the fusion equivalence tests: the layer's strided-batched projections
+ * against three separate Linear GEMMs on identical inputs (TF32), and the
+ * fused attention kernels against the general (cuBLAS) attention path and a
+ * double-precision attention on the CPU.
  * Without a device it prints a SKIP line. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -20,11 +22,13 @@
 #include <cuda_runtime_api.h>
 
 #include "../layer/check.h" /* tests/layer/check.h */
+#include "attention.h"
 #include "compute.h"
 #include "internal.h"
 #include "linear.h"
 #include "parity.h"
 #include "tlob.h"
+#include "tlob_ref.h"
 
 #define GPU_CHECK(call)                                                                \
     do {                                                                               \
@@ -188,6 +192,157 @@ static void check_fusion(int B, int T, int D, int nh) {
     free(hp), free(hx), free(a), free(b);
 }
 
+/* Attention alone in double on the host: P, o from qkv; dqkv from dout. */
+static void attention_ref(int B, int T, int D, int nh, const float *qkv, const float *dout,
+                          double *P, double *o, double *dqkv) {
+    const int E = D * nh;
+    const size_t NE = (size_t)B * T * E;
+    const double scale = 1.0 / sqrt((double)D);
+    double *dP = malloc((size_t)T * T * sizeof(double));
+    for (size_t i = 0; i < NE; i++) o[i] = 0.0;
+    for (size_t i = 0; i < 3 * NE; i++) dqkv[i] = 0.0;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < nh; h++) {
+            const size_t base = (size_t)b * T * E + (size_t)h * D;
+            double *Pb = P + (size_t)(b * nh + h) * T * T;
+#define Q_(i, c) ((double)qkv[base + (size_t)(i) * E + (c)])
+#define K_(i, c) ((double)qkv[NE + base + (size_t)(i) * E + (c)])
+#define V_(i, c) ((double)qkv[2 * NE + base + (size_t)(i) * E + (c)])
+#define DO_(i, c) ((double)dout[base + (size_t)(i) * E + (c)])
+            for (int i = 0; i < T; i++) {
+                double m = -INFINITY, sum = 0.0;
+                for (int j = 0; j < T; j++) {
+                    double s = 0.0;
+                    for (int c = 0; c < D; c++) s += Q_(i, c) * K_(j, c);
+                    Pb[(size_t)i * T + j] = s * scale;
+                    if (s * scale > m) m = s * scale;
+                }
+                for (int j = 0; j < T; j++) sum += exp(Pb[(size_t)i * T + j] - m);
+                for (int j = 0; j < T; j++) Pb[(size_t)i * T + j] = exp(Pb[(size_t)i * T + j] - m) / sum;
+                for (int j = 0; j < T; j++)
+                    for (int c = 0; c < D; c++) o[base + (size_t)i * E + c] += Pb[(size_t)i * T + j] * V_(j, c);
+            }
+            for (int i = 0; i < T; i++) {
+                double rs = 0.0;
+                for (int j = 0; j < T; j++) {
+                    double s = 0.0;
+                    for (int c = 0; c < D; c++) s += DO_(i, c) * V_(j, c);
+                    dP[(size_t)i * T + j] = s;
+                    rs += s * Pb[(size_t)i * T + j];
+                }
+                for (int j = 0; j < T; j++)
+                    dP[(size_t)i * T + j] = scale * Pb[(size_t)i * T + j] * (dP[(size_t)i * T + j] - rs);
+            }
+            for (int i = 0; i < T; i++)
+                for (int j = 0; j < T; j++)
+                    for (int c = 0; c < D; c++) {
+                        dqkv[base + (size_t)i * E + c] += dP[(size_t)i * T + j] * K_(j, c);
+                        dqkv[NE + base + (size_t)j * E + c] += dP[(size_t)i * T + j] * Q_(i, c);
+                        dqkv[2 * NE + base + (size_t)j * E + c] += Pb[(size_t)i * T + j] * DO_(i, c);
+                    }
+#undef Q_
+#undef K_
+#undef V_
+#undef DO_
+        }
+    free(dP);
+}
+
+static double max_abs_diff(const float *a, const float *b, size_t n) {
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double d = fabs((double)a[i] - b[i]);
+        if (!(d <= m)) m = d; /* NaN (an unwritten element) counts as the largest */
+    }
+    return m;
+}
+
+/* The fused attention kernels against the general path and the double
+ * reference, TF32, on fresh inputs; every output poisoned with NaN before
+ * each path runs. expect_bwd_fused: whether this shape's backward fits. */
+static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fused) {
+    const int E = D * nh;
+    const size_t NE = (size_t)B * T * E, NP = (size_t)B * nh * T * T;
+    const tlob_config cfg = {D, nh, D, T, B, TLOB_MATH_TF32};
+    tlob_layer *L; /* its stream and upload path */
+    TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
+    compute_ctx c;
+    TLOB_OK_OR_DIE(compute_ctx_create(&c, tlob_stream(L)));
+    attention_device dev;
+    TLOB_OK_OR_DIE(attention_device_query(&dev));
+    float *hqkv = malloc(3 * NE * sizeof(float)), *hdo = malloc(NE * sizeof(float));
+    for (size_t i = 0; i < 3 * NE; i++) hqkv[i] = 2.0f * urand(); /* scores of a few units */
+    for (size_t i = 0; i < NE; i++) hdo[i] = urand();
+    double *rP = malloc(NP * sizeof(double)), *ro = malloc(NE * sizeof(double)),
+           *rd = malloc(3 * NE * sizeof(double));
+    attention_ref(B, T, D, nh, hqkv, hdo, rP, ro, rd);
+    float *qkv = dev_alloc(3 * NE), *dout = dev_alloc(NE), *scratch = dev_alloc(NP);
+    TLOB_OK_OR_DIE(tlob_upload(L, qkv, hqkv, 3 * NE));
+    TLOB_OK_OR_DIE(tlob_upload(L, dout, hdo, NE));
+    float *hP[2], *hPc[2], *ho[2], *hd[2];
+    const char *pname[2] = {"general", "fused"};
+    char tag[96];
+    snprintf(tag, sizeof tag, "attention B=%d T=%d D=%d nh=%d tf32", B, T, D, nh);
+    for (int f = 0; f < 2; f++) {
+        attention_shape s = {B, T, D, nh, (float)(1.0 / sqrt((double)D)), &dev,
+                             f ? ATTENTION_FUSED : ATTENTION_GENERAL};
+        float *P = dev_alloc(NP), *Pc = dev_alloc(NP), *o = dev_alloc(NE), *dq = dev_alloc(3 * NE);
+        TLOB_OK_OR_DIE(attention_forward(&c, TLOB_MATH_TF32, &s, qkv, P, Pc, o));
+        const int bwd_fused = attention_backward_fused(&s, TLOB_MATH_TF32);
+        CHECK(!f || bwd_fused == expect_bwd_fused, "%s: backward fused %d, expected %d", tag,
+              bwd_fused, expect_bwd_fused);
+        if (!f || bwd_fused) {
+            TLOB_OK_OR_DIE(attention_backward(&c, TLOB_MATH_TF32, &s, qkv, P, dout, scratch, dq));
+        } else {
+            CHECK(attention_backward(&c, TLOB_MATH_TF32, &s, qkv, P, dout, scratch, dq) ==
+                      TLOB_ERR_INVALID_ARGUMENT,
+                  "%s: forced fused backward that does not fit is refused", tag);
+        }
+        TLOB_OK_OR_DIE(tlob_sync(L));
+        GPU_CHECK(cudaGetLastError());
+        hP[f] = malloc(NP * sizeof(float)), hPc[f] = malloc(NP * sizeof(float));
+        ho[f] = malloc(NE * sizeof(float)), hd[f] = malloc(3 * NE * sizeof(float));
+        TLOB_OK_OR_DIE(tlob_download(L, hP[f], P, NP));
+        TLOB_OK_OR_DIE(tlob_download(L, hPc[f], Pc, NP));
+        TLOB_OK_OR_DIE(tlob_download(L, ho[f], o, NE));
+        TLOB_OK_OR_DIE(tlob_download(L, hd[f], dq, 3 * NE));
+        const double eP = tlob_rel_l2(hP[f], rP, NP), eo = tlob_rel_l2(ho[f], ro, NE);
+        CHECK(eP <= PARITY_TOL_TF32 && eo <= PARITY_TOL_TF32, "%s %s: P %.3g o %.3g", tag,
+              pname[f], eP, eo);
+        CHECK(max_abs_diff(hP[f], hPc[f], NP) == 0.0, "%s %s: the copy of P equals P", tag,
+              pname[f]);
+        printf("%s %s %s: rel L2 vs double P %.2e o %.2e", eP <= PARITY_TOL_TF32 && eo <= PARITY_TOL_TF32 ? "ok  " : "FAIL",
+               tag, pname[f], eP, eo);
+        if (!f || bwd_fused)
+            for (int k = 0; k < 3; k++) {
+                const double e = tlob_rel_l2(hd[f] + k * NE, rd + k * NE, NE);
+                printf(" d%c %.2e", "qkv"[k], e);
+                CHECK(e <= PARITY_TOL_TF32, "%s %s: d%c rel L2 %.3g", tag, pname[f], "qkv"[k], e);
+            }
+        printf("\n");
+        GPU_CHECK(cudaFree(P));
+        GPU_CHECK(cudaFree(Pc));
+        GPU_CHECK(cudaFree(o));
+        GPU_CHECK(cudaFree(dq));
+    }
+    printf("     %s max |fused - general|: P %.2e o %.2e", tag, max_abs_diff(hP[1], hP[0], NP),
+           max_abs_diff(ho[1], ho[0], NE));
+    if (expect_bwd_fused) printf(" dqkv %.2e", max_abs_diff(hd[1], hd[0], 3 * NE));
+    printf("\n");
+    /* FP32 mode never takes the fused path: forcing it is refused */
+    attention_shape s32 = {B, T, D, nh, 1.0f, &dev, ATTENTION_FUSED};
+    CHECK(attention_forward(&c, TLOB_MATH_FP32, &s32, qkv, scratch, NULL, dout) ==
+              TLOB_ERR_INVALID_ARGUMENT,
+          "%s: fused forward in FP32 mode is refused", tag);
+    for (int f = 0; f < 2; f++) free(hP[f]), free(hPc[f]), free(ho[f]), free(hd[f]);
+    free(hqkv), free(hdo), free(rP), free(ro), free(rd);
+    GPU_CHECK(cudaFree(qkv));
+    GPU_CHECK(cudaFree(dout));
+    GPU_CHECK(cudaFree(scratch));
+    compute_ctx_destroy(&c);
+    tlob_destroy(L);
+}
+
 int main(void) {
     const shape shapes[] = {
         {1, 1, 33, 40, 1, 40, 1},    /* B = 1, odd T */
@@ -211,7 +366,7 @@ int main(void) {
     const tlob_status st = tlob_create(&probe, &L);
     if (st == TLOB_ERR_NO_DEVICE) {
         printf("SKIP GPU layer tests: no CUDA device (%s)\n", tlob_last_error());
-        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3);
+        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 7);
         return 0;
     }
     TLOB_OK_OR_DIE(st);
@@ -219,11 +374,26 @@ int main(void) {
     const char *fixed = getenv("TLOB_TEST_SEED");
     seed = fixed ? (unsigned)strtoul(fixed, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
     printf("random seed %u (TLOB_TEST_SEED=%u reproduces this run)\n", seed, seed);
+    /* TLOB_TEST_QUICK: two layer shapes (nh > 1 with Dout != D, and the
+     * temporal BTC sizes) and the attention checks, for the slow
+     * compute-sanitizer tools. */
+    const int quick = getenv("TLOB_TEST_QUICK") != NULL;
     for (int m = 0; m < 2; m++)
         for (int i = 0; i < nshapes; i++)
-            check_layer(&shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32);
-    check_fusion(16, 16, 32, 1); /* the origin's M=16-class sizes, N = 256 */
-    check_fusion(8, 16, 32, 2);  /* nh > 1 */
-    check_fusion(128, 128, 40, 1); /* temporal BTC, full batch */
+            if (!quick || i == 1 || i == 4) check_layer(&shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32);
+    if (!quick) {
+        check_fusion(16, 16, 32, 1); /* the origin's M=16-class sizes, N = 256 */
+        check_fusion(8, 16, 32, 2);  /* nh > 1 */
+        check_fusion(128, 128, 40, 1); /* temporal BTC, full batch */
+    }
+    /* fused attention against the general path: odd T and D, nh > 1, the
+     * reference sizes (FI-2010's backward does not fit: general) */
+    check_attention_paths(3, 7, 6, 2, 1);
+    check_attention_paths(4, 33, 17, 1, 1);
+    check_attention_paths(2, 16, 48, 3, 1);
+    check_attention_paths(8, 128, 40, 1, 1);
+    check_attention_paths(4, 40, 128, 1, 1);
+    check_attention_paths(2, 128, 144, 1, 0);
+    check_attention_paths(1, 5, 16, 1, 1);
     return test_summary();
 }

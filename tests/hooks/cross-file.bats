@@ -37,7 +37,7 @@ setup() {
   run git diff --cached --name-only
   assert_output kernels/scale.cu
   expect_blocked commit -m "scale: take the length"
-  assert_output --regexp "kernels/scale\.(h|cu):[0-9]+: kernel-signature: "
+  assert_output --regexp "kernels/scale\.(h|cu):[0-9]+:[0-9]+: kernel-signature: "
 }
 
 @test "the same change made in both files goes through" {

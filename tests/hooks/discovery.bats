@@ -38,7 +38,7 @@ wrapper() {
 @test "no gpulint anywhere: blocked, with how to build it or point GPULINT at one" {
   expect_blocked commit -m x
   assert_output --partial "gpulint not found"
-  assert_output --partial "make -C '$TOOL' analyzer"
+  assert_output --partial "make -C $(printf %q "$TOOL") analyzer"
   assert_output --partial "export GPULINT="
   # The hooks' own repository was found from their real location.
   assert_output --partial "$TOOL/build/gpulint"

@@ -99,3 +99,30 @@ runs() { wc -l <"$BATS_TEST_TMPDIR/runs"; }
   git commit -q -m "include fragment"
   assert_equal "$(runs)" 3
 }
+
+@test "a rebuild or reinstall of the same code keeps both caches warm" {
+  # A real binary (not the counting wrapper), replaced by a byte-identical
+  # copy: new inode and mtime, same content.
+  export GPULINT=$BATS_TEST_TMPDIR/bin/gpulint-real
+  cp "$REAL_GPULINT" "$GPULINT"
+  good_c src/a.c
+  printf '__global__ void k(float *x) { x[0] = 1.0f; }\n' >src/k.cu
+  git add src
+  git commit -q -m first
+  facts=$XDG_CACHE_HOME/gpulint/facts
+  find "$facts" -type f | LC_ALL=C sort >"$BATS_TEST_TMPDIR/facts-before"
+  [ -s "$BATS_TEST_TMPDIR/facts-before" ] || fail "no facts were cached"
+  entries_before=$(find "$GPULINT_HOOK_CACHE_DIR" -name 'clean-*' | wc -l)
+  rm -f "$GPULINT"
+  cp "$REAL_GPULINT" "$GPULINT"
+  touch -d '1 hour ago' "$GPULINT"
+  # The hook's cache answers the same snapshot (no new entry is needed)...
+  git commit -q --amend -m "first, reworded"
+  assert_equal "$(find "$GPULINT_HOOK_CACHE_DIR" -name 'clean-*' | wc -l)" "$entries_before"
+  # ...and gpulint's facts cache has every file's facts under the same keys.
+  run "$GPULINT" --staged
+  assert_success
+  find "$facts" -type f | LC_ALL=C sort >"$BATS_TEST_TMPDIR/facts-after"
+  run diff "$BATS_TEST_TMPDIR/facts-before" "$BATS_TEST_TMPDIR/facts-after"
+  assert_success
+}

@@ -155,9 +155,9 @@ $output"
   fi
 }
 
-# The hook's block message names each finding as "file:line: rule: message".
+# The hook's block message names each finding as "file:line:column: rule: message".
 assert_finding() {
-  assert_output --regexp "(^|[[:space:]])$(regex_quote "$1"):[0-9]+: $2: "
+  assert_output --regexp "(^|[[:space:]])$(regex_quote "$1"):[0-9]+:[0-9]+: $2: "
 }
 regex_quote() {
   printf '%s' "$1" | sed 's/[][\.*^$(){}?+|/]/\\&/g'

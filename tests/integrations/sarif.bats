@@ -8,16 +8,95 @@ load test_helper
 setup_file() { gpulint_env_setup_file; }
 setup() { gpulint_env_setup; }
 
-@test "SARIF for the whole fixture suite passes Microsoft's validator" {
+# Run the JS expression $2 on the JSON file $1 as `j`; ok(cond, msg) fails it.
+json_check() {
+  command -v node >/dev/null || skip "node is missing (make deps installs it)"
+  node -e '
+    const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const ok = (c, m) => { if (!c) { console.error(m); process.exit(1); } };
+    '"$2" "$1"
+}
+
+# The Azure Pipelines variables GHAzDO's rules ask for (TF_BUILD set).
+ado_env() {
+  env TF_BUILD=True SYSTEM_DEFINITIONID=17 BUILD_DEFINITIONNAME=gpu-lint \
+    SYSTEM_PHASEID=2c3f6a7e-5b1d-4e2a-9f0c-8d7e6b5a4c3d SYSTEM_PHASENAME=lint "$@"
+}
+
+@test "SARIF for the whole fixture suite passes Microsoft's validator: default, GitHub and Azure DevOps rule sets, upload and full record" {
   run -1 "$GL" --format sarif --config "$EMPTY_CONFIG" "$REPO_ROOT/tests/analyzer/fixtures"
-  printf '%s\n' "$output" >fixtures.sarif
-  run "$REPO_ROOT/tests/sarif/validate" fixtures.sarif
+  printf '%s\n' "$output" >upload.sarif
+  run -1 "$GL" --format sarif --sarif-full --config "$EMPTY_CONFIG" "$REPO_ROOT/tests/analyzer/fixtures"
+  printf '%s\n' "$output" >full.sarif
+  run -1 ado_env "$GL" --format sarif --config "$EMPTY_CONFIG" "$REPO_ROOT/tests/analyzer/fixtures"
+  printf '%s\n' "$output" >ado.sarif
+  run "$REPO_ROOT/tests/sarif/validate" upload.sarif full.sarif
   assert_success
-  # Findings of every kind are in it, suppressed ones recorded, not dropped.
-  run grep -c '"ruleId"' fixtures.sarif
+  run "$REPO_ROOT/tests/sarif/validate" --rule-kind 'Sarif;Gh' upload.sarif full.sarif
+  assert_success
+  run "$REPO_ROOT/tests/sarif/validate" --rule-kind 'Sarif;Gh;Ado' ado.sarif
+  assert_success
+  # Without the pipeline's variables, Azure DevOps' rules do fail (the check can fail).
+  run "$REPO_ROOT/tests/sarif/validate" --rule-kind Ado upload.sarif
+  assert_failure 1
+  assert_output --partial GHAzDO
+  # Findings of every kind are in it; the suppressed ones only in the full record.
+  run grep -c '"ruleId"' upload.sarif
   [ "$output" -gt 100 ]
-  grep -q '"justification"' fixtures.sarif
-  grep -q '"kind": *"inSource"' fixtures.sarif
+  ! grep -q '"justification"' upload.sarif
+  grep -q '"justification"' full.sarif
+  grep -q '"kind": *"inSource"' full.sarif
+  # Every result carries suppressions, every region its end.
+  json_check upload.sarif '
+    const rs = j.runs[0].results;
+    ok(rs.every(r => Array.isArray(r.suppressions) && r.suppressions.length === 0), "suppressions");
+    ok(rs.every(r => r.locations[0].physicalLocation.region.endColumn > 0), "endColumn");
+    ok(rs.every(r => /^[0-9a-f]+:[0-9]+$/.test(r.partialFingerprints.primaryLocationLineHash)), "line hash");
+    const levels = rs.map(r => r.level);
+    ok(levels.lastIndexOf("error") < levels.indexOf("warning"), "errors first");
+    ok(j.runs[0].tool.driver.rules.every(r => r.fullDescription.text.length <= 1024 && !r.helpUri),
+       "descriptions");'
+}
+
+@test "upload SARIF: a suppressed finding and a fixed baseline finding are not alerts; --sarif-full keeps them" {
+  write_uploads up.c 2
+  run -0 "$GL" --config "$EMPTY_CONFIG" --write-baseline base.json up.c
+  # One of the two is fixed, a new one is suppressed with a reason.
+  {
+    echo 'void upload_f32_via_pinned(float *dst, const float *src, int n);'
+    echo 'void step(float *d, const float *h) {'
+    echo '    upload_f32_via_pinned(d, h, 0);'
+    echo '    // gpulint: allow(no-via-pinned) -- the fallback path, measured'
+    echo '    upload_f32_via_pinned(d, h, 7);'
+    echo '}'
+  } >up.c
+  run -0 "$GL" --format sarif --config "$EMPTY_CONFIG" --baseline base.json up.c
+  printf '%s\n' "$output" >upload.sarif
+  run -0 "$GL" --format sarif --sarif-full --config "$EMPTY_CONFIG" --baseline base.json up.c
+  printf '%s\n' "$output" >full.sarif
+  json_check upload.sarif '
+    const rs = j.runs[0].results;
+    ok(rs.every(r => r.baselineState !== "absent" && r.suppressions.length === 0 && r.baselineState !== "unchanged"),
+       JSON.stringify(rs));'
+  json_check full.sarif '
+    const rs = j.runs[0].results;
+    ok(rs.some(r => r.baselineState === "absent"), "fixed entry");
+    ok(rs.some(r => r.suppressions.length === 1 && r.suppressions[0].justification === "the fallback path, measured"),
+       "suppressed entry");'
+}
+
+@test "primaryLocationLineHash stays the same when 10 lines are inserted above the finding" {
+  write_uploads up.c 1
+  run -1 "$GL" --format sarif --config "$EMPTY_CONFIG" up.c
+  printf '%s\n' "$output" >before.sarif
+  { for i in 1 2 3 4 5 6 7 8 9 10; do echo "/* line $i */"; done; cat up.c; } >moved.c
+  mv moved.c up.c
+  run -1 "$GL" --format sarif --config "$EMPTY_CONFIG" up.c
+  printf '%s\n' "$output" >after.sarif
+  hash() { grep -o '"primaryLocationLineHash": *"[^"]*"' "$1"; }
+  [ -n "$(hash before.sarif)" ]
+  assert_equal "$(hash after.sarif)" "$(hash before.sarif)"
+  grep -q '"startLine": 13' after.sarif
 }
 
 @test "SARIF for this repository passes Microsoft's validator and reports exit 0" {
@@ -58,7 +137,7 @@ void teardown(float *d_x)
     cudaFree(d_x);
 }
 CU
-  run -0 "$GL" --format sarif --config "$EMPTY_CONFIG" teardown.cu
+  run -0 "$GL" --format sarif --sarif-full --config "$EMPTY_CONFIG" teardown.cu
   printf '%s\n' "$output" >teardown.sarif
   run node -e '
     const r = JSON.parse(require("fs").readFileSync("teardown.sarif", "utf8")).runs[0].results;

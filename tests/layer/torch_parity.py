@@ -6,8 +6,9 @@ TransformerLayer, written from docs/layer.md / TLOB.md, against `build/tlob`.
    PyTorch module by their published names, runs the same x and dy in float64,
    and compares y, att, dx and every gradient with what `tlob layer` wrote
    (relative L2; FP32 mode <= 1e-5, TF32 mode <= 2e-3).
-2. Speed: PyTorch (float32, TF32 on and off) eager forward, eager fwd+bwd and
-   CUDA-graphed fwd+bwd at TLOB's reference sizes, next to `tlob bench --json`.
+2. Speed: PyTorch (float32, TF32 on and off) forward and fwd+bwd, eager and
+   CUDA-graphed, at TLOB's reference sizes and B=1 (one inference), next to
+   `tlob bench --json` (`make bench` runs both on the same device).
 
 usage: tests/layer/torch_parity.py [--tlob build/tlob] [--bench-json FILE] [--out FILE]
 Exit 1 if any parity check fails.
@@ -168,7 +169,16 @@ def time_torch(b, t, d, dout, tf32, iters=100):
     with torch.cuda.graph(g):
         fwdbwd()
     graph_us = median_us(g.replay)
-    return {"fwd_us": fwd_us, "fwd_bwd_us": fwdbwd_us, "fwd_bwd_graph_us": graph_us}
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fwd()
+    torch.cuda.current_stream().wait_stream(s)
+    gf = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(gf):
+        fwd()
+    fwd_graph_us = median_us(gf.replay)
+    return {"fwd_us": fwd_us, "fwd_bwd_us": fwdbwd_us, "fwd_graph_us": fwd_graph_us,
+            "fwd_bwd_graph_us": graph_us}
 
 
 def main():
@@ -197,11 +207,12 @@ def main():
         with open(args.bench_json) as f:
             for r in json.load(f)["layer"]:
                 bench[(r["B"], r["T"], r["D"], r["math"])] = r
-    print("\nspeed at TLOB's reference sizes, nh=1, median us (PyTorch float32 vs tlob)")
-    print(f"{'B':>4} {'T':>4} {'D':>4} {'math':>5} | {'torch fwd':>9} {'torch f+b':>9} "
-          f"{'torch f+b graph':>15} | {'tlob fwd':>8} {'tlob f+b':>8} {'tlob f+b graph':>14} | "
-          f"{'graph vs graph':>14}")
-    for b, t, d in ((128, 128, 40), (128, 40, 128), (32, 128, 144)):
+    print("\nspeed at TLOB's reference sizes and B=1, nh=1, median us (PyTorch float32 vs tlob; "
+          "'graph': CUDA-graph replay)")
+    print(f"{'B':>4} {'T':>4} {'D':>4} {'math':>5} | {'torch fwd':>9} {'f+b':>7} {'fwd grph':>8} "
+          f"{'f+b grph':>8} | {'tlob fwd':>8} {'f+b':>7} {'fwd grph':>8} {'f+b grph':>8} | "
+          f"{'fwd graph':>9} {'f+b graph':>9}")
+    for b, t, d in ((128, 128, 40), (128, 40, 128), (32, 128, 144), (1, 128, 40)):
         for tf32 in (True, False):
             m = "tf32" if tf32 else "fp32"
             r = {"B": b, "T": t, "D": d, "math": m, "torch": time_torch(b, t, d, d, tf32)}
@@ -210,11 +221,13 @@ def main():
                 r["tlob"] = tb
             results["speed"].append(r)
             tt = r["torch"]
-            line = (f"{b:>4} {t:>4} {d:>4} {m:>5} | {tt['fwd_us']:9.1f} {tt['fwd_bwd_us']:9.1f} "
-                    f"{tt['fwd_bwd_graph_us']:15.1f} | ")
+            line = (f"{b:>4} {t:>4} {d:>4} {m:>5} | {tt['fwd_us']:9.1f} {tt['fwd_bwd_us']:7.1f} "
+                    f"{tt['fwd_graph_us']:8.1f} {tt['fwd_bwd_graph_us']:8.1f} | ")
             if tb:
-                line += (f"{tb['fwd_us']:8.1f} {tb['fwd_bwd_us']:8.1f} {tb['fwd_bwd_graph_us']:14.1f} | "
-                         f"{tt['fwd_bwd_graph_us'] / tb['fwd_bwd_graph_us']:13.1f}x")
+                line += (f"{tb['fwd_us']:8.1f} {tb['fwd_bwd_us']:7.1f} {tb['fwd_graph_us']:8.1f} "
+                         f"{tb['fwd_bwd_graph_us']:8.1f} | "
+                         f"{tt['fwd_graph_us'] / tb['fwd_graph_us']:8.1f}x "
+                         f"{tt['fwd_bwd_graph_us'] / tb['fwd_bwd_graph_us']:8.1f}x")
             print(line)
     print(f"\ntorch {torch.__version__}, {torch.cuda.get_device_name(0)}")
     if args.out:

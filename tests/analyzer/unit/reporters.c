@@ -69,10 +69,11 @@ static void github_escapes_message_and_properties(void **state)
     config_free(&cfg);
 }
 
-static json_t *sarif_of(snapshot *snap, gl_config *cfg, diag_finding *fs, size_t n, int exit_code)
+static json_t *sarif_doc(snapshot *snap, gl_config *cfg, diag_finding *fs, size_t n, int exit_code,
+                         bool full)
 {
     report_input in = {.snap = snap, .cfg = cfg, .findings = fs, .nfindings = n,
-                       .files_analyzed = snap->nfiles, .exit_code = exit_code};
+                       .files_analyzed = snap->nfiles, .exit_code = exit_code, .sarif_full = full};
     char *out = render(report_sarif, &in);
     json_error_t err;
     json_t *doc = json_loads(out, 0, &err);
@@ -80,6 +81,12 @@ static json_t *sarif_of(snapshot *snap, gl_config *cfg, diag_finding *fs, size_t
         fail_msg("SARIF is not JSON: %s", err.text);
     free(out);
     return doc;
+}
+
+/* The full record (--sarif-full). */
+static json_t *sarif_of(snapshot *snap, gl_config *cfg, diag_finding *fs, size_t n, int exit_code)
+{
+    return sarif_doc(snap, cfg, fs, n, exit_code, true);
 }
 
 static json_t *run_of(json_t *doc)
@@ -121,7 +128,15 @@ static void sarif_rules_results_and_suppressions(void **state)
             assert_non_null(json_string_value(json_object_get(json_object_get(r, "shortDescription"), "text")));
             assert_non_null(json_string_value(json_object_get(json_object_get(r, "fullDescription"), "text")));
             assert_non_null(json_string_value(json_object_get(json_object_get(r, "help"), "text")));
-            assert_non_null(strstr(json_string_value(json_object_get(r, "helpUri")), "docs/"));
+            assert_non_null(strstr(json_string_value(json_object_get(json_object_get(r, "help"), "markdown")),
+                                   "```text\n"));
+            /* no docs/rules.md in the snapshot, not in Actions: no link to a page that is not there */
+            assert_null(json_object_get(r, "helpUri"));
+            assert_true(strlen(json_string_value(json_object_get(json_object_get(r, "fullDescription"), "text"))) <= 1024);
+            assert_non_null(json_string_value(json_object_get(r, "name")));
+            json_t *props = json_object_get(r, "properties");
+            assert_true(json_array_size(json_object_get(props, "tags")) > 0);
+            assert_non_null(json_string_value(json_object_get(props, "precision")));
         }
         if (!found)
             fail_msg("rule %s missing from tool.driver.rules", want_ids[w]);
@@ -139,15 +154,83 @@ static void sarif_rules_results_and_suppressions(void **state)
                         "src/a%20b.c");
     assert_int_equal(json_integer_value(json_object_get(json_object_get(phys, "region"), "startLine")), 2);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(phys, "region"), "startColumn")), 3);
-    assert_null(json_object_get(r0, "suppressions"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(phys, "region"), "endLine")), 2);
+    /* the word at the column: upload_f32_via_pinned, 21 characters */
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(phys, "region"), "endColumn")), 24);
+    assert_true(json_is_array(json_object_get(r0, "suppressions")));
+    assert_int_equal(json_array_size(json_object_get(r0, "suppressions")), 0);
     json_t *sup = json_array_get(json_object_get(json_array_get(results, 1), "suppressions"), 0);
     assert_string_equal(json_string_value(json_object_get(sup, "kind")), "inSource");
     assert_string_equal(json_string_value(json_object_get(sup, "justification")), "startup banner");
     json_t *inv = json_array_get(json_object_get(run, "invocations"), 0);
     assert_int_equal(json_integer_value(json_object_get(inv, "exitCode")), 1);
     assert_true(json_is_true(json_object_get(inv, "executionSuccessful")));
+    json_t *driver = json_object_get(json_object_get(run, "tool"), "driver");
+    assert_non_null(json_string_value(json_object_get(driver, "fullName")));
+    assert_string_equal(json_string_value(json_object_get(driver, "semanticVersion")),
+                        json_string_value(json_object_get(driver, "version")));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(run, "automationDetails"), "id")),
+                        "gpulint/");
+    json_decref(doc);
+    /* The upload file: the suppressed finding is no alert. */
+    doc = sarif_doc(&snap, &cfg, fs, 2, 1, false);
+    results = json_object_get(run_of(doc), "results");
+    assert_int_equal(json_array_size(results), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(results, 0), "ruleId")),
+                        "no-via-pinned");
     json_decref(doc);
     snapshot_free(&snap);
+    config_free(&cfg);
+}
+
+static const char *line_hash_of_result(json_t *doc, size_t i)
+{
+    json_t *r = json_array_get(json_object_get(run_of(doc), "results"), i);
+    return json_string_value(json_object_get(json_object_get(r, "partialFingerprints"),
+                                             "primaryLocationLineHash"));
+}
+
+/* GitHub's primaryLocationLineHash hashes the 100 characters from the
+ * line's start (spaces and tabs left out): 10 lines inserted above leave it
+ * as it was; an edit of the line changes it; two identical lines far enough
+ * apart are told apart by the ":<n>" count. */
+static void sarif_line_hash_survives_lines_inserted_above(void **state)
+{
+    (void)state;
+    const char *body = "void f(float *d)\n{\n    upload_f32_via_pinned(d);\n}\n";
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    snapshot snap = one_file(body);
+    diag_finding fs[] = {finding("no-via-pinned", 3, 5, "banned", SEV_ERROR)};
+    json_t *doc = sarif_doc(&snap, &cfg, fs, 1, 1, false);
+    char *before = xstrdup(line_hash_of_result(doc, 0));
+    json_decref(doc);
+    snapshot_free(&snap);
+    assert_non_null(strstr(before, ":1"));
+
+    char *moved = xasprintf("%s%s", "#include <stddef.h>\n/* 1 */\n/* 2 */\n/* 3 */\n\n/* 5 */\n"
+                                    "int a;\nint b;\n\t\nint c;\n", body);
+    snap = one_file(moved);
+    fs[0].line = 13;
+    doc = sarif_doc(&snap, &cfg, fs, 1, 1, false);
+    assert_string_equal(line_hash_of_result(doc, 0), before);
+    json_decref(doc);
+    snapshot_free(&snap);
+    free(moved);
+
+    /* indentation is not part of it; the code is */
+    snap = one_file("void f(float *d)\n{\n\t\tupload_f32_via_pinned(d);\n}\n");
+    fs[0].line = 3;
+    doc = sarif_doc(&snap, &cfg, fs, 1, 1, false);
+    assert_string_equal(line_hash_of_result(doc, 0), before);
+    json_decref(doc);
+    snapshot_free(&snap);
+    snap = one_file("void f(float *d)\n{\n    upload_f32_via_pinned(d + 1);\n}\n");
+    doc = sarif_doc(&snap, &cfg, fs, 1, 1, false);
+    assert_string_not_equal(line_hash_of_result(doc, 0), before);
+    json_decref(doc);
+    snapshot_free(&snap);
+    free(before);
     config_free(&cfg);
 }
 
@@ -226,24 +309,31 @@ static void sarif_records_failures_as_notifications(void **state)
     config_free(&cfg);
 }
 
+/* Above GitHub's 25,000 results the run is cut, errors kept first: here
+ * the one error comes last in output order and is still in. */
 static void sarif_truncates_above_25000_results(void **state)
 {
     (void)state;
     snapshot snap = one_file("x;\n");
     gl_config cfg;
     config_init_defaults(&cfg);
-    size_t n = 25001;
+    size_t n = 25002;
     diag_finding *fs = xcalloc(n, sizeof *fs);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i + 1 < n; i++)
         fs[i] = finding("doc-params", 1, 1, "m", SEV_WARNING);
-    json_t *doc = sarif_of(&snap, &cfg, fs, n, 0);
+    fs[n - 1] = finding("no-via-pinned", 1, 1, "banned", SEV_ERROR);
+    json_t *doc = sarif_of(&snap, &cfg, fs, n, 1);
     json_t *run = run_of(doc);
-    assert_int_equal(json_array_size(json_object_get(run, "results")), 25000);
+    json_t *results = json_object_get(run, "results");
+    assert_int_equal(json_array_size(results), 25000);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(results, 0), "ruleId")),
+                        "no-via-pinned");
     json_t *inv = json_array_get(json_object_get(run, "invocations"), 0);
     json_t *note = json_array_get(json_object_get(inv, "toolExecutionNotifications"), 0);
     assert_non_null(note);
-    assert_non_null(strstr(json_string_value(json_object_get(json_object_get(note, "message"), "text")),
-                           "25001 results, truncated to the first 25000"));
+    const char *text = json_string_value(json_object_get(json_object_get(note, "message"), "text"));
+    assert_non_null(strstr(text, "25002 results, cut to the first 25000"));
+    assert_non_null(strstr(text, "left out 0 errors, 2 warnings and 0 fixed baseline entries, of the rules doc-params;"));
     json_decref(doc);
     free(fs);
     snapshot_free(&snap);
@@ -287,6 +377,7 @@ int main(void)
         cmocka_unit_test(sarif_fingerprints_ignore_line_numbers_and_count_repeats),
         cmocka_unit_test(sarif_columns_are_utf16_units),
         cmocka_unit_test(sarif_records_failures_as_notifications),
+        cmocka_unit_test(sarif_line_hash_survives_lines_inserted_above),
         cmocka_unit_test(sarif_truncates_above_25000_results),
         cmocka_unit_test(sarif_passes_the_validator),
     };

@@ -1,0 +1,313 @@
+/* Fused attention on the tensor cores (attention_kernels.h).
+ *
+ * Layout in shared memory: every matrix is stored row-major with its width
+ * rounded up to a multiple of 16 (the wmma tile) plus ATT_PAD floats, so rows
+ * start on different banks; padding rows and columns hold zeros, so the
+ * products over padded widths equal those over the real ones. wmma needs
+ * 32-byte aligned tile pointers: tiles start at multiples of 8 columns and of
+ * 8 rows, which any row stride keeps aligned, and the regions start at
+ * multiples of 8 floats.
+ *
+ * The second pass (docs/layer-results.md) fused attention on the CUDA cores
+ * in FP32 and it was slower than cuBLAS's tensor-core products; these kernels
+ * use mma.sync through wmma (TF32 inputs, FP32 accumulation). */
+#include <cuda_runtime.h>
+#include <cuda_pipeline.h>
+#include <mma.h>
+
+#include "attention_kernels.h"
+
+using namespace nvcuda;
+
+#define ATT_WARPS 8
+#define ATT_THREADS (ATT_WARPS * 32)
+#define ATT_PAD 4
+#define ATT_STAGE_LD (16 + ATT_PAD) /* one warp's 16 x 16 output staging tile */
+#define ATT_STAGE_FLOATS (ATT_WARPS * 16 * ATT_STAGE_LD)
+
+typedef wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> frag_a_row;
+typedef wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::col_major> frag_a_col;
+typedef wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> frag_b_row;
+typedef wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> frag_b_col;
+typedef wmma::fragment<wmma::accumulator, 16, 16, 8, float> frag_acc;
+
+static __host__ __device__ __forceinline__ int round16(int n) { return (n + 15) / 16 * 16; }
+
+__device__ __forceinline__ float att_warp_sum(float v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+__device__ __forceinline__ float att_warp_max(float v) {
+    for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+    return v;
+}
+
+template <typename Frag> __device__ __forceinline__ void round_tf32(Frag &f) {
+#pragma unroll
+    for (int i = 0; i < f.num_elements; i++) f.x[i] = wmma::__float_to_tf32(f.x[i]);
+}
+
+/* hi = tf32(f), lo = tf32(f - hi): f = hi + lo to about 2^-22 relative. */
+template <typename Frag> __device__ __forceinline__ void split_tf32(const Frag &f, Frag &hi, Frag &lo) {
+#pragma unroll
+    for (int i = 0; i < f.num_elements; i++) {
+        hi.x[i] = wmma::__float_to_tf32(f.x[i]);
+        lo.x[i] = wmma::__float_to_tf32(f.x[i] - hi.x[i]);
+    }
+}
+
+/* acc = sum over `steps` k-steps of 8 of A_k B_k; A's tile moves a_step
+ * floats and B's b_step floats per k-step. split: three products of the
+ * split operands (lo*hi + hi*lo + hi*hi, small terms first). */
+template <typename FA, typename FB, bool split>
+__device__ __forceinline__ void mma_tile(frag_acc &acc, const float *a, int lda, int a_step,
+                                         const float *b, int ldb, int b_step, int steps) {
+    wmma::fill_fragment(acc, 0.0f);
+    for (int k = 0; k < steps; k++) {
+        FA fa;
+        FB fb;
+        wmma::load_matrix_sync(fa, a + (size_t)k * a_step, lda);
+        wmma::load_matrix_sync(fb, b + (size_t)k * b_step, ldb);
+        if (split) {
+            FA ahi, alo;
+            FB bhi, blo;
+            split_tf32(fa, ahi, alo);
+            split_tf32(fb, bhi, blo);
+            wmma::mma_sync(acc, alo, bhi, acc);
+            wmma::mma_sync(acc, ahi, blo, acc);
+            wmma::mma_sync(acc, ahi, bhi, acc);
+        } else {
+            round_tf32(fa);
+            round_tf32(fb);
+            wmma::mma_sync(acc, fa, fb, acc);
+        }
+    }
+}
+
+/* dst [rows_p][ld] = src [rows][cols] (row stride lds), zeros elsewhere,
+ * as asynchronous copies (cp.async) committed as one group: every thread
+ * has all its loads in flight at once. (Plain loads, each waited for before
+ * the next, left the first version latency-bound: 73 us forward, 121 us
+ * backward at BTC temporal on an H200, against 23 / 41 us for cuBLAS.) The
+ * caller waits with copies_wait() and a barrier. Whole 16-byte groups when
+ * the rows allow (cols and lds multiples of 4, src 16-byte aligned). */
+__device__ __forceinline__ void load_padded_async(float *dst, int ld, const float *src, int lds,
+                                                  int rows, int cols, int rows_p, int cols_p) {
+    if ((cols & 3) == 0 && (lds & 3) == 0 && ((size_t)src & 15) == 0) {
+        const int groups = cols_p / 4;
+        for (int i = threadIdx.x; i < rows_p * groups; i += blockDim.x) {
+            const int r = i / groups, c = 4 * (i - r * groups);
+            float *d = dst + r * ld + c;
+            if (r < rows && c < cols) __pipeline_memcpy_async(d, src + (size_t)r * lds + c, 16);
+            else *reinterpret_cast<float4 *>(d) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+    } else {
+        for (int i = threadIdx.x; i < rows_p * cols_p; i += blockDim.x) {
+            const int r = i / cols_p, c = i - r * cols_p;
+            if (r < rows && c < cols)
+                __pipeline_memcpy_async(dst + r * ld + c, src + (size_t)r * lds + c, sizeof(float));
+            else dst[r * ld + c] = 0.0f;
+        }
+    }
+    __pipeline_commit();
+}
+
+__device__ __forceinline__ void copies_wait() { __pipeline_wait_prior(0); }
+
+/* One warp: its accumulator tile through its staging tile to dst rows
+ * [0, 16) x cols [0, 16), keeping rows < rows and columns < cols. */
+__device__ __forceinline__ void store_tile_guarded(const frag_acc &acc, float *stage, float *dst,
+                                                   int ldd, int rows, int cols) {
+    const int lane = threadIdx.x % 32;
+    wmma::store_matrix_sync(stage, acc, ATT_STAGE_LD, wmma::mem_row_major);
+    __syncwarp();
+    for (int e = lane; e < 256; e += 32) {
+        const int r = e / 16, c = e % 16;
+        if (r < rows && c < cols) dst[(size_t)r * ldd + c] = stage[r * ATT_STAGE_LD + c];
+    }
+    __syncwarp();
+}
+
+/* Shared memory: Q [qrows][Dp+PAD] | K, then V [Tp][Dp+PAD] | S [qrows][Tp+PAD] | staging. */
+__global__ void __launch_bounds__(ATT_THREADS)
+tlob_attention_fused_fwd_kernel(const float *qkv, float *P, float *P_copy, float *o, int B, int T,
+                                int D, int nh, float scale, int qrows) {
+    extern __shared__ __align__(128) float sm[];
+    const int Dp = round16(D), Tp = round16(T), ldd = Dp + ATT_PAD, ldt = Tp + ATT_PAD;
+    float *Qs = sm, *KVs = Qs + qrows * ldd, *Ss = KVs + Tp * ldd, *stage_all = Ss + qrows * ldt;
+    const int b = blockIdx.z, h = blockIdx.y, r0 = blockIdx.x * qrows;
+    const int E = D * nh, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const size_t NE = (size_t)B * T * E;
+    const float *q = qkv + (size_t)b * T * E + h * D, *k = q + NE, *v = q + 2 * NE;
+    float *stage = stage_all + warp * 16 * ATT_STAGE_LD;
+    const int rows_here = T - r0 < qrows ? T - r0 : qrows;
+
+    load_padded_async(Qs, ldd, q + (size_t)r0 * E, E, rows_here, D, qrows, Dp);
+    load_padded_async(KVs, ldd, k, E, T, D, Tp, Dp);
+    copies_wait();
+    __syncthreads();
+    /* S = Q K^T: A = Q row-major, B = K^T (K row-major read as column-major) */
+    const int mt = qrows / 16, nt = Tp / 16, dt = Dp / 16;
+    for (int t = warp; t < mt * nt; t += ATT_WARPS) {
+        const int i = t / nt, j = t % nt;
+        frag_acc acc;
+        mma_tile<frag_a_row, frag_b_col, false>(acc, Qs + i * 16 * ldd, ldd, 8,
+                                                KVs + j * 16 * ldd, ldd, 8, Dp / 8);
+        wmma::store_matrix_sync(Ss + i * 16 * ldt + j * 16, acc, ldt, wmma::mem_row_major);
+    }
+    __syncthreads();
+    /* K is spent: V takes its place while the rows go through the softmax */
+    load_padded_async(KVs, ldd, v, E, T, D, Tp, Dp);
+    float *Pbh = P + (size_t)(b * nh + h) * T * T, *Cbh = P_copy ? P_copy + (size_t)(b * nh + h) * T * T : NULL;
+    for (int r = warp; r < qrows; r += ATT_WARPS) {
+        float *row = Ss + r * ldt;
+        const int gr = r0 + r;
+        float m = -INFINITY;
+        for (int c = lane; c < T; c += 32) m = fmaxf(m, row[c]);
+        m = att_warp_max(m) * scale;
+        float s = 0.0f;
+        for (int c = lane; c < T; c += 32) s += expf(row[c] * scale - m);
+        const float inv = 1.0f / att_warp_sum(s);
+        for (int c = lane; c < Tp; c += 32) {
+            const float p = c < T ? expf(row[c] * scale - m) * inv : 0.0f;
+            row[c] = p;
+            if (gr < T && c < T) {
+                Pbh[(size_t)gr * T + c] = p;
+                if (Cbh) Cbh[(size_t)gr * T + c] = p;
+            }
+        }
+    }
+    copies_wait();
+    __syncthreads();
+    /* O = P V: A = P row-major, B = V row-major */
+    float *ob = o + (size_t)b * T * E + h * D;
+    for (int t = warp; t < mt * dt; t += ATT_WARPS) {
+        const int i = t / dt, j = t % dt;
+        frag_acc acc;
+        mma_tile<frag_a_row, frag_b_row, false>(acc, Ss + i * 16 * ldt, ldt, 8, KVs + j * 16, ldd,
+                                                8 * ldd, Tp / 8);
+        store_tile_guarded(acc, stage, ob + (size_t)(r0 + i * 16) * E + j * 16, E,
+                           rows_here - i * 16, D - j * 16);
+    }
+}
+
+/* Shared memory: P [Tp][Tp+PAD] | dP, then dS [Tp][Tp+PAD] | dO, then Q
+ * [Tp][Dp+PAD] | V, then K [Tp][Dp+PAD] | staging. */
+__global__ void __launch_bounds__(ATT_THREADS)
+tlob_attention_fused_bwd_kernel(const float *qkv, const float *P, const float *dout, float *dqkv,
+                                int B, int T, int D, int nh, float scale) {
+    extern __shared__ __align__(128) float sm[];
+    const int Dp = round16(D), Tp = round16(T), ldd = Dp + ATT_PAD, ldt = Tp + ATT_PAD;
+    float *Ps = sm, *dPs = Ps + Tp * ldt, *As = dPs + Tp * ldt, *Bs = As + Tp * ldd,
+          *stage_all = Bs + Tp * ldd;
+    const int b = blockIdx.y, h = blockIdx.x;
+    const int E = D * nh, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const size_t NE = (size_t)B * T * E, head = (size_t)b * T * E + h * D;
+    const float *q = qkv + head, *k = q + NE, *v = q + 2 * NE, *dob = dout + head;
+    float *dq = dqkv + head, *dk = dq + NE, *dv = dq + 2 * NE;
+    float *stage = stage_all + warp * 16 * ATT_STAGE_LD;
+
+    load_padded_async(Ps, ldt, P + (size_t)(b * nh + h) * T * T, T, T, T, Tp, Tp);
+    load_padded_async(As, ldd, dob, E, T, D, Tp, Dp);
+    load_padded_async(Bs, ldd, v, E, T, D, Tp, Dp);
+    copies_wait();
+    __syncthreads();
+    const int nt = Tp / 16, dt = Dp / 16;
+    /* dV = P^T dO (A = P read column-major), and dP = dO V^T (split TF32) */
+    for (int t = warp; t < nt * dt + nt * nt; t += ATT_WARPS) {
+        frag_acc acc;
+        if (t < nt * dt) {
+            const int i = t / dt, j = t % dt;
+            mma_tile<frag_a_col, frag_b_row, false>(acc, Ps + i * 16, ldt, 8 * ldt, As + j * 16,
+                                                    ldd, 8 * ldd, Tp / 8);
+            store_tile_guarded(acc, stage, dv + (size_t)i * 16 * E + j * 16, E, T - i * 16,
+                               D - j * 16);
+        } else {
+            const int i = (t - nt * dt) / nt, j = (t - nt * dt) % nt;
+            mma_tile<frag_a_row, frag_b_col, true>(acc, As + i * 16 * ldd, ldd, 8,
+                                                   Bs + j * 16 * ldd, ldd, 8, Dp / 8);
+            wmma::store_matrix_sync(dPs + i * 16 * ldt + j * 16, acc, ldt, wmma::mem_row_major);
+        }
+    }
+    __syncthreads();
+    /* dO and V are spent: Q and K take their places while dS = scale P (dP -
+     * rowsum(P dP)) replaces dP (padding rows and columns of P are zero, so
+     * they give dS = 0) */
+    load_padded_async(As, ldd, q, E, T, D, Tp, Dp);
+    load_padded_async(Bs, ldd, k, E, T, D, Tp, Dp);
+    for (int r = warp; r < Tp; r += ATT_WARPS) {
+        const float *pr = Ps + r * ldt;
+        float *dr = dPs + r * ldt;
+        float s = 0.0f;
+        for (int c = lane; c < T; c += 32) s += pr[c] * dr[c];
+        s = att_warp_sum(s);
+        for (int c = lane; c < Tp; c += 32) dr[c] = scale * pr[c] * (dr[c] - s);
+    }
+    copies_wait();
+    __syncthreads();
+    /* dQ = dS K (B = K row-major); dK = dS^T Q (A = dS read column-major) */
+    for (int t = warp; t < 2 * nt * dt; t += ATT_WARPS) {
+        const int which = t / (nt * dt), i = (t % (nt * dt)) / dt, j = t % dt;
+        frag_acc acc;
+        if (which == 0)
+            mma_tile<frag_a_row, frag_b_row, false>(acc, dPs + i * 16 * ldt, ldt, 8, Bs + j * 16,
+                                                    ldd, 8 * ldd, Tp / 8);
+        else
+            mma_tile<frag_a_col, frag_b_row, false>(acc, dPs + i * 16, ldt, 8 * ldt, As + j * 16,
+                                                    ldd, 8 * ldd, Tp / 8);
+        store_tile_guarded(acc, stage, (which ? dk : dq) + (size_t)i * 16 * E + j * 16, E,
+                           T - i * 16, D - j * 16);
+    }
+}
+
+/* ---- launchers ------------------------------------------------------------- */
+
+extern "C" size_t tlob_attention_fused_fwd_smem(int T, int D, int qrows) {
+    const size_t ldd = (size_t)round16(D) + ATT_PAD, ldt = (size_t)round16(T) + ATT_PAD;
+    return ((size_t)qrows * ldd + (size_t)round16(T) * ldd + (size_t)qrows * ldt +
+            ATT_STAGE_FLOATS) * sizeof(float);
+}
+
+extern "C" size_t tlob_attention_fused_bwd_smem(int T, int D) {
+    const size_t ldd = (size_t)round16(D) + ATT_PAD, ldt = (size_t)round16(T) + ATT_PAD;
+    return (2 * (size_t)round16(T) * ldt + 2 * (size_t)round16(T) * ldd + ATT_STAGE_FLOATS) *
+           sizeof(float);
+}
+
+extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors) {
+    int dev;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(multiprocessors, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tlob_attention_fused_fwd_kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tlob_attention_fused_bwd_kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
+    return e;
+}
+
+extern "C" cudaError_t tlob_launch_attention_fused_fwd(const float *qkv, float *P, float *P_copy,
+                                                       float *o, int B, int T, int D, int nh,
+                                                       float scale, int qrows,
+                                                       cudaStream_t stream) {
+    if (qrows != 16 && qrows != 32 && qrows != TLOB_ATTN_MAX_QROWS) return cudaErrorInvalidValue;
+    const dim3 grid((unsigned)((T + qrows - 1) / qrows), (unsigned)nh, (unsigned)B);
+    tlob_attention_fused_fwd_kernel<<<grid, ATT_THREADS, tlob_attention_fused_fwd_smem(T, D, qrows),
+                                      stream>>>(qkv, P, P_copy, o, B, T, D, nh, scale, qrows);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t tlob_launch_attention_fused_bwd(const float *qkv, const float *P,
+                                                       const float *dout, float *dqkv, int B,
+                                                       int T, int D, int nh, float scale,
+                                                       cudaStream_t stream) {
+    const dim3 grid((unsigned)nh, (unsigned)B);
+    tlob_attention_fused_bwd_kernel<<<grid, ATT_THREADS, tlob_attention_fused_bwd_smem(T, D),
+                                      stream>>>(qkv, P, dout, dqkv, B, T, D, nh, scale);
+    return cudaGetLastError();
+}

@@ -1,0 +1,48 @@
+/* Launchers of the fused attention kernels (layer/attention_kernels.cu):
+ * one thread block per (sample, head) (the forward: per block of query rows)
+ * keeps Q, K, V and the scores in shared memory and multiplies on the tensor
+ * cores in TF32 with FP32 accumulation. Shapes as in attention.h: qkv
+ * [3, B, T, E] (E = nh D, head h in columns [h D, (h+1) D)), P [B, nh, T, T],
+ * o and dout [B, T, E]. Each launcher enqueues one kernel on `stream` and
+ * returns the launch status; layer/attention.c decides when they fit. */
+#ifndef TLOB_ATTENTION_KERNELS_H
+#define TLOB_ATTENTION_KERNELS_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Query rows of one forward block: 16, 32 or 64. */
+#define TLOB_ATTN_MAX_QROWS 64
+
+/* Raises both kernels' dynamic shared-memory limit to the device's opt-in
+ * maximum and reports it (bytes) and the multiprocessor count. Host-side
+ * setup, once per layer (tlob_create). */
+cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors);
+
+/* Shared memory (bytes) of one forward block of `qrows` query rows, and of
+ * one backward block, for T tokens and head width D. */
+size_t tlob_attention_fused_fwd_smem(int T, int D, int qrows);
+size_t tlob_attention_fused_bwd_smem(int T, int D);
+
+/* P = softmax(scale q_h k_h^T) (also stored into P_copy when not NULL),
+ * o_h = P v_h. Grid: (ceil(T / qrows), nh, B). */
+cudaError_t tlob_launch_attention_fused_fwd(const float *qkv, float *P, float *P_copy, float *o,
+                                            int B, int T, int D, int nh, float scale,
+                                            int qrows, cudaStream_t stream);
+
+/* From dout and the forward's qkv and P: dqkv [3, B, T, E] (overwritten).
+ * dP = dO V^T in split TF32 (hi*hi + hi*lo + lo*hi, about FP32 accuracy: the
+ * softmax backward's row-sum subtraction amplifies dP's error, attention.h);
+ * dV = P^T dO, dQ = dS K, dK = dS^T Q in TF32. Grid: (nh, B). */
+cudaError_t tlob_launch_attention_fused_bwd(const float *qkv, const float *P, const float *dout,
+                                            float *dqkv, int B, int T, int D, int nh,
+                                            float scale, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLOB_ATTENTION_KERNELS_H */
