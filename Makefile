@@ -55,6 +55,7 @@ help:
 	@echo "make bench-hooks   hook latency only (scripts/bench-hooks.sh)"
 	@echo "make fuzz [FUZZ_SECONDS=60]   every libFuzzer harness of tests/fuzz/ for that long"
 	@echo "make check-sanitize   ASan+UBSan build of gpulint and the CPU tests, and their suites"
+	@echo "make bench-analyzer   gpulint beside clang on this repo, generated files, llm.c, cuda-samples"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   |  make uninstall"
 	@echo "make install-hooks   point this clone's core.hooksPath at .githooks/"
 	@echo "  (any repository, after make install: git config core.hooksPath PREFIX/share/gpulint/hooks)"

@@ -40,6 +40,11 @@ $(BUILD)/tests/analyzer/unit_%: tests/analyzer/unit/%.c $(ANALYZER_LIB_OBJS)
 
 # docs/rules.md's rule table and --explain blocks, from the registry
 # (scripts/rules-doc.sh); tests/analyzer/rules_doc.bats fails when they differ.
+# Speed on real corpora beside clang (tests/bench/analyzer.sh; docs/performance.md).
+.PHONY: bench-analyzer
+bench-analyzer: $(BUILD)/gpulint
+	tests/bench/analyzer.sh
+
 .PHONY: rules-doc
 rules-doc: $(BUILD)/gpulint
 	scripts/rules-doc.sh $(BUILD)/gpulint docs/rules.md > docs/rules.md.tmp || \
@@ -49,3 +54,4 @@ rules-doc: $(BUILD)/gpulint
 ANALYZER_SUITES += tests/analyzer/run-rules-doc
 ANALYZER_SUITES += tests/analyzer/run-layering
 ANALYZER_SUITES += tests/analyzer/run-hostile
+ANALYZER_SUITES += tests/analyzer/run-shard

@@ -40,6 +40,10 @@ typedef struct {
     char *compile_commands;       /* -p DIR / --compile-commands FILE: the JSON file */
     bool list_rules;              /* --list-rules: after the config is read */
     const char *explain;          /* --explain RULE: likewise */
+    bool sharded;                 /* --shard K/N */
+    shard_spec shard;
+    const char *shard_dir;        /* --shard-dir DIR */
+    const char *merge_dir;        /* --merge DIR */
     bool sarif_full;              /* --sarif-full: suppressed, known and fixed findings too */
     const char *files_from;       /* --files-from FILE, "-": standard input */
     char **toggles;               /* --enable/--disable RULE, in order: "+id" / "-id" */
@@ -75,6 +79,11 @@ static const char USAGE[] =
     "  --write-baseline FILE record the current findings in FILE and exit 0\n"
     "  --baseline FILE       report only findings FILE does not know, and those\n"
     "                        of its findings that are fixed\n"
+    "  --shard K/N           extract the facts of a stable K-th of N parts of the\n"
+    "                        files into --shard-dir DIR and report nothing\n"
+    "  --shard-dir DIR       where --shard writes its facts (shard-K-of-N.json)\n"
+    "  --merge DIR           the facts of all N shards in DIR: run the rules once\n"
+    "                        over them and report, as one run over all files would\n"
     "  --list-rules          list the rules and exit\n"
     "  --explain RULE        what RULE forbids, why, examples, how to suppress\n"
     "  --version             print the version and exit\n"
@@ -172,7 +181,7 @@ static int parse_options(int argc, char **argv, options *opt)
     enum {
         OPT_STAGED = 256, OPT_FORMAT, OPT_CONFIG, OPT_COLOR, OPT_LIST, OPT_EXPLAIN, OPT_VERSION,
         OPT_BASELINE, OPT_WRITE_BASELINE, OPT_COMPILE_COMMANDS, OPT_SARIF_FULL, OPT_FILES_FROM,
-        OPT_ENABLE, OPT_DISABLE
+        OPT_ENABLE, OPT_DISABLE, OPT_SHARD, OPT_SHARD_DIR, OPT_MERGE
     };
     static const struct option longopts[] = {
         {"staged", no_argument, NULL, OPT_STAGED},
@@ -188,6 +197,9 @@ static int parse_options(int argc, char **argv, options *opt)
         {"baseline", required_argument, NULL, OPT_BASELINE},
         {"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
         {"compile-commands", required_argument, NULL, OPT_COMPILE_COMMANDS},
+        {"shard", required_argument, NULL, OPT_SHARD},
+        {"shard-dir", required_argument, NULL, OPT_SHARD_DIR},
+        {"merge", required_argument, NULL, OPT_MERGE},
         {"sarif-full", no_argument, NULL, OPT_SARIF_FULL},
         {"files-from", required_argument, NULL, OPT_FILES_FROM},
         {"enable", required_argument, NULL, OPT_ENABLE},
@@ -251,6 +263,17 @@ static int parse_options(int argc, char **argv, options *opt)
         case OPT_WRITE_BASELINE:
             opt->write_baseline = optarg;
             break;
+        case OPT_SHARD:
+            if (!shard_parse(optarg, &opt->shard))
+                return usage_error("--shard needs K/N with 1 <= K <= N <= 4096, not '%s'", optarg);
+            opt->sharded = true;
+            break;
+        case OPT_SHARD_DIR:
+            opt->shard_dir = optarg;
+            break;
+        case OPT_MERGE:
+            opt->merge_dir = optarg;
+            break;
         case OPT_SARIF_FULL:
             opt->sarif_full = true;
             break;
@@ -280,6 +303,13 @@ static int parse_options(int argc, char **argv, options *opt)
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (opt->sharded && !opt->shard_dir)
+        return usage_error("%s needs --shard-dir DIR (where the facts go)", "--shard");
+    if (opt->shard_dir && !opt->sharded)
+        return usage_error("%s is for --shard K/N", "--shard-dir");
+    if (opt->sharded && (opt->merge_dir || opt->baseline || opt->write_baseline))
+        return usage_error("%s reports nothing: --merge, --baseline and --write-baseline "
+                           "belong to the merge", "--shard");
     return -1;
 }
 
@@ -594,6 +624,9 @@ int main(int argc, char **argv)
         .show_progress = !opt.quiet && isatty(STDERR_FILENO),
         .baseline = opt.baseline ? opt.baseline : cfg.baseline,
         .write_baseline = opt.write_baseline,
+        .shard = opt.sharded ? &opt.shard : NULL,
+        .shard_dir = opt.shard_dir,
+        .merge_dir = opt.merge_dir,
     };
     char *staged_baseline = NULL, *staged_baseline_name = NULL;
     if (!opt.baseline && cfg.baseline && opt.staged &&
@@ -613,9 +646,14 @@ int main(int argc, char **argv)
     }
     pipeline_result result;
     int exit_code = pipeline_run(&snap, &cfg, &run, &result);
-
-    /* A baseline that could not be read or written was said on stderr. */
-    if (exit_code != EXIT_USAGE) {
+    if (opt.sharded) {
+        /* A shard reports nothing: the merge does. */
+        if (exit_code == EXIT_CLEAN)
+            fprintf(stderr, "gpulint: shard %u/%u: the facts of %zu of %zu files are in "
+                            "%s/shard-%u-of-%u.json\n", opt.shard.k, opt.shard.n,
+                    result.shard_files, snap.nfiles, opt.shard_dir, opt.shard.k, opt.shard.n);
+    } else if (exit_code != EXIT_USAGE) {
+        /* A baseline that could not be read or written was said on stderr. */
         report_input in = {
             .snap = &snap,
             .cfg = &cfg,

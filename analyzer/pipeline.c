@@ -6,6 +6,7 @@
 
 #include "extract/contain.h"
 #include "extract/extract.h"
+#include "shard.h"
 #include "findings/suppress.h"
 #include "rules/rule.h"
 #include "util/exit_codes.h"
@@ -18,25 +19,13 @@ static void fail(str_list *failures, const char *message)
     str_list_push(failures, message);
 }
 
-/* Extraction (after facts_global_init), then every rule: *found is what the
- * rules reported (sorted). Files not checked in full are counted out of
- * *files_checked; those libclang made no translation unit of are named in
- * *unbuilt (their not-checked findings exit 3). */
-static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
-                 diag_list *found, size_t *files_checked, str_list *unbuilt)
+/* Every rule over the facts of the whole snapshot (facts_of is freed). */
+static void judge(snapshot *snap, const gl_config *cfg, file_facts **facts_of,
+                  diag_list *found, size_t *files_checked, str_list *unbuilt)
 {
-    struct {
-        file_facts **facts;
-    } ex = {
-        .facts = xcalloc(snap->nfiles, sizeof(file_facts *)),
-    };
-    progress *shown = progress_start(snap->nfiles, opt->show_progress);
-    facts_extract_all(snap, cfg, opt->jobs, shown, ex.facts);
-    progress_finish(shown);
-
     *files_checked = 0;
     for (size_t i = 0; i < snap->nfiles; i++) {
-        const file_facts *facts = ex.facts[i];
+        const file_facts *facts = facts_of[i];
         *files_checked += facts->n_not_checked == 0;
         for (size_t k = 0; k < facts->n_not_checked; k++) {
             fact_unchecked_cause cause = facts->not_checked[k].cause;
@@ -48,7 +37,7 @@ static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     }
 
     diag_sink *sink = diag_sink_new();
-    analysis a = {.snap = snap, .facts = ex.facts, .cfg = cfg};
+    analysis a = {.snap = snap, .facts = facts_of, .cfg = cfg};
     for (size_t r = 0; r < rule_registry_len; r++)
         if (rule_registry[r]->check)
             rule_registry[r]->check(&a, sink);
@@ -56,10 +45,70 @@ static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     diag_sink_free(sink);
 
     for (size_t i = 0; i < snap->nfiles; i++)
-        facts_free(ex.facts[i]);
-    free(ex.facts);
+        facts_free(facts_of[i]);
+    free(facts_of);
+}
+
+/* Extraction (after facts_global_init), then every rule: *found is what the
+ * rules reported (sorted). Files not checked in full are counted out of
+ * *files_checked; those libclang made no translation unit of are named in
+ * *unbuilt (their not-checked findings exit 3). */
+static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                 diag_list *found, size_t *files_checked, str_list *unbuilt)
+{
+    file_facts **facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *facts);
+    progress *shown = progress_start(snap->nfiles, opt->show_progress);
+    facts_extract_all(snap, cfg, NULL, opt->jobs, shown, facts);
+    progress_finish(shown);
+    judge(snap, cfg, facts, found, files_checked, unbuilt);
     facts_global_cleanup();
 }
+
+/* --shard: extract the shard's files and write their facts. */
+static int extract_shard(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                         pipeline_result *out)
+{
+    file_facts **facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *facts);
+    bool *owned = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *owned);
+    for (size_t i = 0; i < snap->nfiles; i++)
+        owned[i] = shard_owns(opt->shard, snap->files[i].path);
+    progress *shown = progress_start(snap->nfiles, opt->show_progress);
+    facts_extract_all(snap, cfg, owned, opt->jobs, shown, facts);
+    progress_finish(shown);
+    free(owned);
+    char *error = NULL;
+    int rc = EXIT_CLEAN;
+    if (shard_write(opt->shard_dir, opt->shard, snap, facts, &out->shard_files, &error) != 0) {
+        fail(&out->failures, error);
+        free(error);
+        rc = EXIT_INTERNAL;
+    }
+    for (size_t i = 0; i < snap->nfiles; i++)
+        facts_free(facts[i]);
+    free(facts);
+    facts_global_cleanup();
+    return rc;
+}
+
+/* --merge: the facts of every file from the shards, then the rules. False
+ * (said on stderr) when the shards do not cover the snapshot. */
+static bool merge_shards(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
+                         pipeline_result *out)
+{
+    file_facts **facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *facts);
+    char *error = NULL;
+    if (shard_merge(opt->merge_dir, snap, facts, &error) != 0) {
+        fprintf(stderr, "gpulint: error: %s\n", error);
+        free(error);
+        for (size_t i = 0; i < snap->nfiles; i++)
+            facts_free(facts[i]);
+        free(facts);
+        return false;
+    }
+    judge(snap, cfg, facts, &out->findings, &out->files_checked, &out->unbuilt);
+    return true;
+}
+
 
 static bool names(const str_list *list, const char *path)
 {
@@ -122,7 +171,21 @@ int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *o
     diag_list *list = &out->findings;
     bool failed = false;
     char *error = NULL;
-    if (facts_global_init(cfg, &error) != 0) {
+    if (opt->shard || opt->merge_dir) {
+        if (opt->shard) {
+            if (facts_global_init(cfg, snap, &error) != 0) {
+                fprintf(stderr, "gpulint: error: internal error: %s\n", error);
+                free(error);
+                return EXIT_INTERNAL;
+            }
+            return extract_shard(snap, cfg, opt, out);
+        }
+        if (!merge_shards(snap, cfg, opt, out))
+            return EXIT_USAGE;
+        advance(list, applicable(list, cfg));
+        advance(list, suppressions_apply(snap, cfg, list));
+        assign_severities(list, cfg);
+    } else if (facts_global_init(cfg, snap, &error) != 0) {
         /* Nothing was analysed: no findings to judge, only the baseline's. */
         char *message = xasprintf("internal error: %s", error ? error : "extraction setup failed");
         fail(&out->failures, message);

@@ -13,6 +13,7 @@
 #include "diag/diag.h"
 #include "findings/baseline.h"
 #include "input/source.h"
+#include "shard.h"
 
 typedef struct {
     int jobs;                     /* extraction threads */
@@ -23,6 +24,9 @@ typedef struct {
     const char *baseline_text;
     size_t baseline_len;
     const char *write_baseline;   /* --write-baseline FILE, or NULL */
+    const shard_spec *shard;      /* --shard K/N: extract only its files, write their facts */
+    const char *shard_dir;        /* where --shard writes (shard.h) */
+    const char *merge_dir;        /* --merge DIR: the facts come from the shards there */
 } pipeline_options;
 
 typedef struct {
@@ -32,6 +36,7 @@ typedef struct {
     str_list failures;       /* internal errors, one message each */
     size_t files_checked;    /* files of the snapshot checked in full (no not-checked fact) */
     str_list unbuilt;        /* files libclang made no translation unit of */
+    size_t shard_files;      /* --shard: the files whose facts it wrote */
 } pipeline_result;
 
 /* Analyse snap into *out. Internal errors are described in out->failures
@@ -45,7 +50,10 @@ typedef struct {
  * translation unit of, else
  * EXIT_USAGE when the baseline could not be read or written (said on
  * stderr), else EXIT_FINDINGS when a reported finding is an error, else
- * EXIT_CLEAN. */
+ * EXIT_CLEAN. With opt->shard, no rule runs: the shard file is written
+ * (EXIT_CLEAN, or EXIT_INTERNAL when it cannot be); with opt->merge_dir, the
+ * facts come from the shards, and shards that do not cover snap are
+ * EXIT_USAGE (said on stderr). */
 int pipeline_run(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
                  pipeline_result *out);
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "extract/internal.h"
+#include "extract/reach.h"
 #include "facts/facts.h"
 #include "util/hash.h"
 
@@ -69,17 +71,6 @@ static char *entry_path(const char *dir, const char *key)
     return xasprintf("%s/%.2s/%s.json", dir, key, key + 2);
 }
 
-static const source_file *snapshot_file_at(const snapshot *snap, const char *abs_path)
-{
-    for (size_t i = 0; i < snap->nfiles; i++)
-        if (strcmp(snap->files[i].abs_path, abs_path) == 0)
-            return &snap->files[i];
-    for (size_t i = 0; i < snap->ncontext; i++)
-        if (strcmp(snap->context[i].abs_path, abs_path) == 0)
-            return &snap->context[i];
-    return NULL;
-}
-
 /* A file outside the snapshot, as stat sees it. The mtime alone is not
  * enough: `cp -p`, `tar` and `rsync -t` rewrite a file and keep its mtime
  * (and often its size). The ctime cannot be set from user space and moves on
@@ -100,9 +91,10 @@ static long long *stat_print_field(stat_print *p, size_t i)
 
 /* What a dependency is now: its snapshot hash, else its stat fingerprint;
  * false when it no longer exists. */
-static bool describe_dep(const snapshot *snap, const char *path, char **hash, stat_print *print)
+static bool describe_dep(const snapshot_reach *snap, const char *path, char **hash,
+                         stat_print *print)
 {
-    const source_file *f = snapshot_file_at(snap, path);
+    const source_file *f = reach_find(snap, path);
     *hash = NULL;
     *print = (stat_print){0};
     if (f) {
@@ -119,7 +111,7 @@ static bool describe_dep(const snapshot *snap, const char *path, char **hash, st
     return true;
 }
 
-static bool dep_unchanged(const snapshot *snap, json_t *dep)
+static bool dep_unchanged(const snapshot_reach *snap, json_t *dep)
 {
     const char *path = json_string_value(json_object_get(dep, "path"));
     const char *was_hash = json_string_value(json_object_get(dep, "hash"));
@@ -141,7 +133,7 @@ static bool dep_unchanged(const snapshot *snap, json_t *dep)
     return same;
 }
 
-file_facts *facts_cache_load(const char *dir, const char *key, const snapshot *snap)
+file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_reach *snap)
 {
     char *path = entry_path(dir, key);
     json_error_t jerr;
@@ -170,8 +162,16 @@ file_facts *facts_cache_load(const char *dir, const char *key, const snapshot *s
     return f;
 }
 
-static void remove_unused(const char *sub)
+/* Each of the 256 entry directories is swept once per run: sweeping it on
+ * every store made a cold run over many files read its directories over and
+ * over (the count of files times the entries of a directory). */
+static _Atomic unsigned char swept[256];
+
+static void remove_unused(const char *sub, const char *key)
 {
+    unsigned slot = (unsigned)strtoul((char[3]){key[0], key[1], '\0'}, NULL, 16) & 0xff;
+    if (atomic_exchange(&swept[slot], 1))
+        return;
     DIR *d = opendir(sub);
     if (!d)
         return;
@@ -190,7 +190,7 @@ static void remove_unused(const char *sub)
 }
 
 void facts_cache_store(const char *dir, const char *key, const file_facts *f,
-                       const snapshot *snap, const fact_strs *included)
+                       const snapshot_reach *snap, const fact_strs *included)
 {
     json_t *deps = json_array();
     for (size_t i = 0; i < included->n; i++) {
@@ -221,7 +221,7 @@ void facts_cache_store(const char *dir, const char *key, const file_facts *f,
                   json_dump_file(entry, tmp, JSON_COMPACT) == 0 && rename(tmp, path) == 0;
     if (!stored)
         unlink(tmp);
-    remove_unused(sub);
+    remove_unused(sub, key);
     json_decref(entry);
     free(path);
     free(sub);

@@ -248,8 +248,8 @@ static bool read_answer(worker *w, file_facts **facts, bool *gone)
     return true;
 }
 
-void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, progress *progress,
-                       file_facts **facts)
+void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *wanted, int jobs,
+                       progress *progress, file_facts **facts)
 {
     unsigned budget = cfg && cfg->limits.file_seconds ? cfg->limits.file_seconds
                                                        : GL_DEFAULT_FILE_SECONDS;
@@ -267,9 +267,9 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, pro
             if (workers[k].busy)
                 continue;
             while (next < snap->nfiles &&
-                   (snap->files[next].not_checked ||
+                   ((wanted && !wanted[next]) || snap->files[next].not_checked ||
                     (facts[next] = facts_extract_cached(snap, next, cfg)))) {
-                if (snap->files[next].not_checked)
+                if ((!wanted || wanted[next]) && snap->files[next].not_checked)
                     facts[next] = facts_not_checked(UNCHECKED_INPUT,
                                                     xstrdup(snap->files[next].not_checked));
                 next++;

@@ -12,11 +12,12 @@
 #include "input/source.h"
 #include "util/progress.h"
 
-/* Fill facts[i] for every file i of the snapshot. A file that was not
+/* Fill facts[i] for every file i of the snapshot that `wanted` marks (NULL:
+ * every file; the others stay NULL, as a --shard leaves them). A file that was not
  * checked has a not-checked fact saying why (facts/facts.h): its content was
  * not read (source_file.not_checked), its parse crashed (the signal) or ran
  * past cfg->limits.file_seconds. At most `jobs` parses run at once. */
-void facts_extract_all(const snapshot *snap, const gl_config *cfg, int jobs, progress *progress,
-                       file_facts **facts);
+void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *wanted, int jobs,
+                       progress *progress, file_facts **facts);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "extract/includes.h"
 #include "extract/internal.h"
+#include "extract/preamble.h"
 #include "input/inputs.h"
 #include "util/hash.h"
 #include "util/paths.h"
@@ -78,6 +79,7 @@ static struct {
     char *pch_path[LANG_COUNT];   /* by source_lang; NULL when it could not be built */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
+    snapshot_reach *reach;   /* of the snapshot given to facts_global_init, or NULL */
     bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
 } g;
 
@@ -358,7 +360,9 @@ static bool write_shim(const char *dir)
     return ok;
 }
 
-int facts_global_init(const gl_config *cfg, char **error)
+static void count_include_sets(const snapshot *snap, const gl_config *cfg);
+
+int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
 {
     (void)cfg;
     const char *cuda = getenv("CUDA_PATH");
@@ -412,6 +416,11 @@ int facts_global_init(const gl_config *cfg, char **error)
     g.identity = facts_identity();
     if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
         g.facts_dir = xasprintf("%s/facts", g.cache_dir);
+    if (snap) {
+        g.reach = reach_build(snap);
+        if (!getenv("GPULINT_NO_PCH"))
+            count_include_sets(snap, cfg);
+    }
     return 0;
 }
 
@@ -436,6 +445,8 @@ void facts_global_cleanup(void)
         free(g.pch_path[lang]);
     free(g.facts_dir);
     free(g.identity);
+    reach_free(g.reach);
+    preamble_cleanup();
     memset(&g, 0, sizeof g);
 }
 
@@ -549,16 +560,68 @@ static void arg_list_free(arg_list *a)
     free(a->argv);
 }
 
+/* A file's include set (extract/preamble.h): the base PCH's prelude and
+ * the system headers the file includes first, built with the base flags and
+ * the config's include dirs and defines (which every parse has too). */
+typedef struct {
+    char *prelude;      /* NULL: the file has no include set of its own */
+    arg_list args;
+    unsigned long long key;
+} include_set;
+
+static void include_set_of(const source_file *src, const gl_config *cfg,
+                           const snapshot_reach *reach, include_set *set)
+{
+    *set = (include_set){0};
+    char *leading = preamble_leading_includes(src, reach);
+    if (!*leading) {
+        free(leading);
+        return;
+    }
+    set->prelude = xasprintf("%s%s", pch_prelude[src->lang], leading);
+    free(leading);
+    const char *base[MAX_BASE_ARGS];
+    size_t nb = base_args(src->lang, base);
+    for (size_t i = 0; i < nb; i++)
+        arg_add(&set->args, base[i]);
+    for (size_t i = 0; cfg && i < cfg->include_dirs.n; i++)
+        arg_add_owned(&set->args, xasprintf("-I%s", cfg->include_dirs.items[i]));
+    for (size_t i = 0; cfg && i < cfg->defines.n; i++)
+        arg_add_owned(&set->args, xasprintf("-D%s", cfg->defines.items[i]));
+    set->key = pch_key(set->prelude, set->args.argv, set->args.n);
+}
+
+static void include_set_free(include_set *set)
+{
+    free(set->prelude);
+    arg_list_free(&set->args);
+}
+
+/* Which include sets the snapshot's files share (only shared ones get a PCH). */
+static void count_include_sets(const snapshot *snap, const gl_config *cfg)
+{
+    preamble_init(g.cache_dir);
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        if (!can_use_pch(&snap->files[i], cfg))
+            continue;
+        include_set set;
+        include_set_of(&snap->files[i], cfg, g.reach, &set);
+        if (set.prelude)
+            preamble_count(set.key);
+        include_set_free(&set);
+    }
+}
+
 static void build_args(arg_list *a, const snapshot *snap, const source_file *src,
-                       const gl_config *cfg, bool with_pch)
+                       const gl_config *cfg, const char *pch)
 {
     const char *base[MAX_BASE_ARGS];
     size_t nb = base_args(src->lang, base);
     for (size_t i = 0; i < nb; i++)
         arg_add(a, base[i]);
-    if (with_pch) {
+    if (pch) {
         arg_add(a, "-include-pch");
-        arg_add(a, g.pch_path[src->lang]);
+        arg_add(a, pch);
     }
     const char *slash = strrchr(src->abs_path, '/');
     if (slash)
@@ -726,20 +789,20 @@ static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned de
         return;   /* the main file: it is in the key */
     char *name = cx_take(clang_getFileName(included));
     fact_strs *files = data;
-    *FACT_PUSH(files->items, files->n) = path_normalise(name);
+    *FACT_PUSH(files->items, files->n) = path_canonical(name);
     free(name);
 }
 
 static enum CXErrorCode parse(CXIndex index, const snapshot *snap,
                               const source_file *src, const gl_config *cfg,
-                              struct CXUnsavedFile *unsaved, bool with_pch,
+                              struct CXUnsavedFile *unsaved, size_t nunsaved, const char *pch,
                               CXTranslationUnit *tu)
 {
     arg_list args = { 0 };
-    build_args(&args, snap, src, cfg, with_pch);
+    build_args(&args, snap, src, cfg, pch);
     enum CXErrorCode rc = clang_parseTranslationUnit2(
         index, src->abs_path, args.argv, (int)args.n, unsaved,
-        (unsigned)(snap->nfiles + snap->ncontext), CXTranslationUnit_KeepGoing, tu);
+        (unsigned)nunsaved, CXTranslationUnit_KeepGoing, tu);
     arg_list_free(&args);
     return rc;
 }
@@ -754,26 +817,46 @@ static const char *cx_error_text(enum CXErrorCode rc)
     }
 }
 
-/* Parse `tu_src` as a translation unit, with the PCH when it can. */
-static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap,
-                                   const source_file *tu_src, const gl_config *cfg,
+/* Parse snap->files[tu_index] as a translation unit, handed the snapshot
+ * files its includes can reach, with the PCH of its include set, else the
+ * language's, else none. */
+static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_t tu_index,
+                                   const gl_config *cfg, const snapshot_reach *reach,
                                    CXTranslationUnit *tu)
 {
-    size_t nunsaved = snap->nfiles + snap->ncontext;
+    const source_file *src = &snap->files[tu_index];
+    size_t *reached;
+    size_t nunsaved = reach_files(reach, tu_index, &reached);
     struct CXUnsavedFile *unsaved = xcalloc(nunsaved ? nunsaved : 1, sizeof *unsaved);
-    for (size_t i = 0; i < nunsaved; i++) {
-        const source_file *f =
-            i < snap->nfiles ? &snap->files[i] : &snap->context[i - snap->nfiles];
-        unsaved[i].Filename = f->abs_path;
-        unsaved[i].Contents = f->text;
-        unsaved[i].Length = f->len;
+    for (size_t k = 0; k < nunsaved; k++) {
+        const source_file *f = reached[k] < snap->nfiles ? &snap->files[reached[k]]
+                                                         : &snap->context[reached[k] - snap->nfiles];
+        unsaved[k].Filename = f->abs_path;
+        unsaved[k].Contents = f->text;
+        unsaved[k].Length = f->len;
     }
-    bool with_pch = can_use_pch(tu_src, cfg);
-    enum CXErrorCode rc = parse(cx_index, snap, tu_src, cfg, unsaved, with_pch, tu);
-    if (rc != CXError_Success && with_pch) {
-        /* A PCH the file's own flags are incompatible with (e.g. -D of a
-         * macro the CUDA headers test): parse the slow, certain way. */
-        rc = parse(cx_index, snap, tu_src, cfg, unsaved, false, tu);
+    free(reached);
+    bool with_pch = can_use_pch(src, cfg);
+    include_set set = {0};
+    const char *set_pch = NULL;
+    if (with_pch && g.reach) {
+        include_set_of(src, cfg, reach, &set);
+        if (set.prelude)
+            set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
+    }
+    enum CXErrorCode rc = CXError_Failure;
+    if (set_pch) {
+        rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, set_pch, tu);
+        if (rc != CXError_Success)
+            preamble_discard(set.key);   /* refused: a header changed since */
+    }
+    include_set_free(&set);
+    if (rc != CXError_Success && with_pch)
+        rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, g.pch_path[src->lang], tu);
+    if (rc != CXError_Success) {
+        /* No PCH, or one the file's own flags are incompatible with (e.g.
+         * -D of a macro the CUDA headers test): the slow, certain way. */
+        rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, NULL, tu);
     }
     free(unsaved);
     return rc;
@@ -783,9 +866,11 @@ file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_co
 {
     if (!g.facts_dir)
         return NULL;
+    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
     char *cache_key = facts_cache_key(g.identity, snap, &snap->files[index], cfg);
-    file_facts *cached = facts_cache_load(g.facts_dir, cache_key, snap);
+    file_facts *cached = facts_cache_load(g.facts_dir, cache_key, g.reach ? g.reach : own_reach);
     free(cache_key);
+    reach_free(own_reach);
     return cached;
 }
 
@@ -799,10 +884,13 @@ static file_facts *unbuilt_facts(enum CXErrorCode rc)
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
 {
     const source_file *src = &snap->files[index];
+    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
+    const snapshot_reach *reach = g.reach ? g.reach : own_reach;
     char *cache_key = g.facts_dir ? facts_cache_key(g.identity, snap, src, cfg) : NULL;
-    file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, snap) : NULL;
+    file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, reach) : NULL;
     if (cached) {
         free(cache_key);
+        reach_free(own_reach);
         return cached;
     }
     arg_list scanned = { 0 };
@@ -814,6 +902,7 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     arg_list_free(&scanned);
     if (hazard) {
         free(cache_key);
+        reach_free(own_reach);
         file_facts *facts = facts_not_checked(UNCHECKED_INCLUDE_HAZARD, hazard);
         facts->not_checked[0].loc.line = hazard_line;
         return facts;
@@ -827,7 +916,7 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
      * build compiles it; its facts are those located in the header. One
      * that unit does not reach after all (an #if) is parsed on its own. */
     if (src->context >= 0 &&
-        parse_unit(cx_index, snap, &snap->files[src->context], cfg, &tu) == CXError_Success &&
+        parse_unit(cx_index, snap, (size_t)src->context, cfg, reach, &tu) == CXError_Success &&
         tu) {
         main_file = clang_getFile(tu, src->abs_path);
         if (!main_file) {
@@ -837,12 +926,13 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     }
     enum CXErrorCode rc = CXError_Success;
     if (!tu) {
-        rc = parse_unit(cx_index, snap, src, cfg, &tu);
+        rc = parse_unit(cx_index, snap, index, cfg, reach, &tu);
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
     }
     if (rc != CXError_Success || !tu) {
         clang_disposeIndex(cx_index);
         free(cache_key);
+        reach_free(own_reach);
         return unbuilt_facts(rc == CXError_Success ? CXError_Failure : rc);
     }
     file_facts *facts = xcalloc(1, sizeof *facts);
@@ -863,7 +953,7 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     if (cache_key && facts->n_not_checked == 0) {
         fact_strs included = { 0 };
         clang_getInclusions(tu, note_inclusion, &included);
-        facts_cache_store(g.facts_dir, cache_key, facts, snap, &included);
+        facts_cache_store(g.facts_dir, cache_key, facts, reach, &included);
         for (size_t i = 0; i < included.n; i++)
             free(included.items[i]);
         free(included.items);
@@ -871,5 +961,6 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     free(cache_key);
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(cx_index);
+    reach_free(own_reach);
     return facts;
 }

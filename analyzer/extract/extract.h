@@ -9,7 +9,8 @@
 #include "input/source.h"
 
 /* Parse snap->files[index] (its text, handed to libclang as an unsaved file,
- * with every other snapshot file also unsaved so staged headers are seen)
+ * with the snapshot files its includes can reach also unsaved so staged
+ * headers are seen; extract/reach.h)
  * and collect its facts, compiler errors in the file among them (facts only:
  * rules/parse_error.c reports them); the AST libclang still builds is used.
  * What kept the file from being checked in full (an #include not found,
@@ -23,9 +24,12 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
  * start a parse). */
 file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg);
 
-/* One-time setup (CUDA shim dir, precompiled headers); call before the
- * worker threads start. Returns 0, or -1 with *error set. */
-int facts_global_init(const gl_config *cfg, char **error);
+/* One-time setup (CUDA shim dir, precompiled headers, the index of snap's
+ * includes); call before the worker threads start, with the snapshot
+ * facts_extract will be given (unchanged until facts_global_cleanup), or
+ * NULL: each facts_extract then indexes its own. Returns 0, or -1 with
+ * *error set. */
+int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error);
 void facts_global_cleanup(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include <clang-c/Index.h>
 
 #include "config/config.h"
+#include "extract/reach.h"
 #include "facts/facts.h"
 #include "input/source.h"
 #include "util/xalloc.h"
@@ -60,8 +61,8 @@ char *facts_cache_key(const char *identity, const snapshot *snap, const source_f
                       const gl_config *cfg);
 /* The cached facts, or NULL when there are none or a file the parse read
  * (`included` when stored) has changed since. */
-file_facts *facts_cache_load(const char *dir, const char *key, const snapshot *snap);
+file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_reach *snap);
 void facts_cache_store(const char *dir, const char *key, const file_facts *facts,
-                       const snapshot *snap, const fact_strs *included);
+                       const snapshot_reach *snap, const fact_strs *included);
 
 #endif

@@ -1,9 +1,11 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "util/paths.h"
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/xalloc.h"
 
@@ -48,4 +50,20 @@ char *path_join(const char *dir, const char *name)
     char *norm = path_normalise(joined);
     free(joined);
     return norm;
+}
+
+char *path_canonical(const char *path)
+{
+    char *lexical = path_normalise(path);
+    struct stat given, normal;
+    if (stat(path, &given) != 0)
+        return lexical;
+    if (stat(lexical, &normal) == 0 && normal.st_dev == given.st_dev &&
+        normal.st_ino == given.st_ino)
+        return lexical;
+    char resolved[PATH_MAX];
+    if (!realpath(path, resolved))
+        return lexical;
+    free(lexical);
+    return xstrdup(resolved);
 }

@@ -1,5 +1,5 @@
 /* Path strings, without touching the file system (a staged file may not
- * exist on disk). */
+ * exist on disk), apart from path_canonical. */
 #ifndef GPULINT_PATHS_H
 #define GPULINT_PATHS_H
 
@@ -9,5 +9,13 @@ char *path_normalise(const char *path);
 
 /* dir/name normalised; name as is when absolute or dir is empty (malloc'd). */
 char *path_join(const char *dir, const char *name);
+
+/* The name under which a path that a compiler opened is looked up again:
+ * path_normalise(path) when that names the same file as path or when path
+ * does not exist (a staged file), else what the file system resolves path to
+ * (realpath). Lexical ".." is wrong after a symbolic link: on a merged-/usr
+ * system "/lib/gcc/x/12/../../../../include/stdlib.h" is
+ * "/usr/include/stdlib.h", not "/include/stdlib.h" (malloc'd). */
+char *path_canonical(const char *path);
 
 #endif

@@ -590,6 +590,93 @@ findings_with() {
   assert_equal "$(findings_with plain.yaml)" ""
 }
 
+# "inode mtime path" of every facts cache entry, sorted by path.
+cache_entries() {
+  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.json' -printf '%i %T@ %P\n' | sort -k3
+}
+
+@test "one cold run over a .cu that includes <stdlib.h> and <cooperative_groups.h> stores an entry for every file, and the next run uses them" {
+  export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache
+  # libclang names these headers through ".." after a symbolic link on a
+  # merged-/usr system (/lib -> usr/lib): the dependency must still be found.
+  cat >kernel.cu <<'EOF2'
+#include <stdlib.h>
+#include <cooperative_groups.h>
+#include "scale.h"
+__global__ void scale(float *x) { x[threadIdx.x] *= SCALE; }
+EOF2
+  printf '#define SCALE 2.0f\n' >scale.h
+  run "$GL" --config "$EMPTY_CONFIG" kernel.cu scale.h
+  assert_equal "$status" 0
+  assert_equal "$(cache_entries | wc -l)" 2
+  # Entries aged, then a warm run: each is read (its mtime refreshed), none
+  # written again (a store replaces the file, a new inode).
+  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.json' -exec touch -d '2020-01-01' {} +
+  local before
+  before=$(cache_entries)
+  run "$GL" --config "$EMPTY_CONFIG" kernel.cu scale.h
+  assert_equal "$status" 0
+  local after
+  after=$(cache_entries)
+  assert_equal "$(awk '{print $1, $3}' <<<"$after")" "$(awk '{print $1, $3}' <<<"$before")"
+  assert_equal "$(awk '$2 < 1600000000' <<<"$after")" ""
+}
+
+# Two kernels files with the same leading system includes, one with a
+# dropped status on line 6.
+include_set_fixture() {
+  export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache
+  for name in first second; do
+    cat >$name.cu <<'EOF2'
+#include <stdio.h>
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
+void run(float *x) {
+    cudaDeviceSynchronize();
+    scale<<<1, 32>>>(x);
+}
+EOF2
+  done
+}
+
+@test "files that share their leading system includes share a precompiled preamble, with the findings of a full parse" {
+  include_set_fixture
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json first.cu second.cu
+  assert_equal "$status" 1
+  local with_pch=$output
+  [ "$(find "$XDG_CACHE_HOME/gpulint/pch" -name 'set-*.pch' | wc -l)" -eq 1 ]
+  grep -qx '#include <cooperative_groups.h>' "$XDG_CACHE_HOME"/gpulint/pch/set-*.prelude.h
+  GPULINT_NO_PCH=1 GPULINT_NO_FACTS_CACHE=1 run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json first.cu second.cu
+  assert_equal "$status" 1
+  assert_equal "$output" "$with_pch"
+  assert_equal "$(printf '%s' "$output" | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(j.findings.map(f => f.rule + ":" + f.file + ":" + f.line).join(" "))')" \
+    "unchecked-status:first.cu:6 unchecked-status:second.cu:6"
+}
+
+@test "preambles unused for a week, or over the disk budget, are removed; nothing else in the directory is" {
+  include_set_fixture
+  run "$GL" --config "$EMPTY_CONFIG" first.cu second.cu
+  assert_equal "$status" 1
+  local dir=$XDG_CACHE_HOME/gpulint/pch
+  printf 'not ours\n' >"$dir/notes.txt"
+  touch -d '30 days ago' "$dir/notes.txt"
+  # In budget and recently used: kept by a run that does not use it.
+  run "$GL" --config "$EMPTY_CONFIG" first.cu
+  [ "$(find "$dir" -name 'set-*.pch' | wc -l)" -eq 1 ]
+  # Over a zero budget: removed, with its prelude.
+  GPULINT_PCH_BUDGET_MB=0 run "$GL" --config "$EMPTY_CONFIG" first.cu
+  assert_equal "$(find "$dir" -name 'set-*' | wc -l)" 0
+  # Built again (the facts are cached: parse anyway), then unused for eight
+  # days: removed.
+  GPULINT_NO_FACTS_CACHE=1 run "$GL" --config "$EMPTY_CONFIG" first.cu second.cu
+  [ "$(find "$dir" -name 'set-*.pch' | wc -l)" -eq 1 ]
+  touch -d '8 days ago' "$dir"/set-*.pch
+  run "$GL" --config "$EMPTY_CONFIG" first.cu
+  assert_equal "$(find "$dir" -name 'set-*.pch' | wc -l)" 0
+  [ -f "$dir/notes.txt" ]
+}
+
 # ---- inputs: directories, default paths -------------------------------------------
 
 @test "a directory is searched recursively for sources; other files are not analysed" {

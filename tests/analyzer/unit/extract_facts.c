@@ -523,7 +523,7 @@ static int init(void **state)
 {
     (void)state;
     char *error = NULL;
-    return facts_global_init(NULL, &error);
+    return facts_global_init(NULL, NULL, &error);
 }
 
 static int cleanup(void **state)

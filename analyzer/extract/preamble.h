@@ -1,0 +1,45 @@
+/* Precompiled preambles per include set: files whose leading system
+ * includes are the same share one PCH of those headers (on top of the CUDA
+ * runtime and cuBLAS the base PCH holds), built on first use and kept in
+ * <cache>/pch, bounded in disk use and evicted by age. docs/performance.md
+ * has the measurements. */
+#ifndef GPULINT_EXTRACT_PREAMBLE_H
+#define GPULINT_EXTRACT_PREAMBLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "extract/reach.h"
+#include "input/source.h"
+
+/* The system headers a file includes before anything else (after an
+ * include guard or #pragma once): "#include <a.h>\n#include <b.h>\n",
+ * sorted and once each, or "" (malloc'd). An include that names a snapshot
+ * file ends the set: its text may differ from the disk a PCH is checked
+ * against. */
+char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach);
+
+/* Set up <cache_dir>/pch: remove our entries unused for a week, then the
+ * least recently used until the total is within the budget
+ * (GPULINT_PCH_BUDGET_MB, default 1024). */
+void preamble_init(const char *cache_dir);
+
+/* Note that a file of the snapshot would use the PCH of this key: only keys
+ * used by two files or more are built (one file alone parses faster than
+ * building a PCH and then parsing). Before the workers start. */
+void preamble_count(unsigned long long key);
+
+/* The PCH of this key, built from `prelude` with argv on first use (one
+ * thread builds, others wait), or NULL when the key is used once or the
+ * PCH cannot be built (a header that does not compile on its own). The
+ * path stays valid until preamble_cleanup. */
+const char *preamble_pch(unsigned long long key, const char *prelude, const char **argv,
+                         size_t argc);
+
+/* A PCH libclang refused (a header changed since it was built): removed,
+ * so the next run builds it again. */
+void preamble_discard(unsigned long long key);
+
+void preamble_cleanup(void);
+
+#endif

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# make bench-analyzer: gpulint's speed on four corpora, beside clang -fsyntax-only
+# with the same flags run two at a time, in the same run. Nothing comes from the
+# network: the public corpora are read from bare git mirrors when present
+# (BENCH_MIRRORS, default /work/.mirror) and extracted outside the repository
+# (BENCH_DIR, default ${TMPDIR:-/tmp}/gpulint-bench); a missing one is skipped
+# with a message. Prints one table: cold, warm (nothing changed), one file
+# changed, clang, cold/clang, peak memory (-j2). docs/performance.md records it.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+gl=${GPULINT:-$repo/build/gpulint}
+mirrors=${BENCH_MIRRORS:-/work/.mirror}
+work=${BENCH_DIR:-${TMPDIR:-/tmp}/gpulint-bench}
+small_files=${BENCH_SMALL_FILES:-10000}
+corpora=${BENCH_CORPORA:-repo small llmc samples}   # which rows to run
+clang=${CLANG:-$(command -v clang-19 || command -v /usr/lib/llvm-19/bin/clang || true)}
+cuda=${CUDA_PATH:-/usr/local/cuda}
+[ -x "$gl" ] || { echo "bench-analyzer: $gl not built (make analyzer)" >&2; exit 2; }
+mkdir -p "$work"
+export XDG_CACHE_HOME=$work/cache
+
+# seconds and peak KB of a command: "S KB"
+measure() {
+  /usr/bin/time -o "$work/time.txt" -f '%e %M' "$@" >/dev/null 2>&1 || true
+  tail -1 "$work/time.txt"
+}
+
+# clang -fsyntax-only over the corpus's .c/.cu files, two at a time, with the
+# flags gpulint's parses use (analyzer/extract/extract.c: base_args).
+clang_time() {
+  local dir=$1; shift
+  [ -n "$clang" ] || { printf 'n/a'; return; }
+  local shim=$XDG_CACHE_HOME/gpulint/shim start end
+  start=$(date +%s.%N)
+  (cd "$dir" && find . \( -name '*.cu' -o -name '*.c' \) -print0 |
+    xargs -0 -P2 -n1 sh -c '
+      case "$5" in
+        *.cu) exec "$1" -fsyntax-only -x cuda --cuda-host-only --cuda-path="$2" -nocudalib \
+                -Wno-unknown-cuda-version -idirafter "$3" -include "$3/gpulint_nvcc_host_math.h" \
+                -isystem "$2/include/cccl" -w -ferror-limit=0 -I"$(dirname "$5")" -I. $4 "$5" ;;
+        *) exec "$1" -fsyntax-only -x c -isystem "$2/include" -w -ferror-limit=0 \
+                -I"$(dirname "$5")" -I. $4 "$5" ;;
+      esac' sh "$clang" "$cuda" "$shim" "$*" 2>/dev/null >/dev/null || true)
+  end=$(date +%s.%N)
+  printf '%.2f' "$(echo "$end - $start" | bc)"
+}
+
+# row NAME DIR FILE-TO-CHANGE "CLANG-FLAGS" GPULINT-ARGS...: one table row
+row() {
+  local name=$1 dir=$2 one=$3 clang_flags=$4; shift 4
+  local args=("$@")
+  rm -rf "$XDG_CACHE_HOME/gpulint/facts" "$XDG_CACHE_HOME/gpulint/pch"
+  local cold warm changed
+  cold=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
+  warm=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
+  printf '\n/* changed by bench-analyzer */\n' >>"$dir/$one"
+  changed=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
+  local c
+  c=$(clang_time "$dir" "$clang_flags")
+  local ratio=n/a
+  [ "$c" != n/a ] && ratio=$(echo "scale=2; ${cold% *} / $c" | bc)
+  printf '| %s | %s s | %s s | %s s | %s s | %sx | %s MB |\n' "$name" "${cold% *}" "${warm% *}" \
+    "${changed% *}" "$c" "$ratio" "$(( ${cold#* } / 1024 ))"
+}
+
+extract() {   # mirror-name target [paths...]
+  local git_dir=$mirrors/$1/repo target=$2; shift 2
+  [ -d "$git_dir" ] || return 1
+  rm -rf "$target" && mkdir -p "$target"
+  # Source files only: a mirror may lack large blobs (documents) it never needed.
+  git --git-dir="$git_dir" ls-tree -r --name-only HEAD "$@" |
+    grep -E '\.(c|h|cu|cuh|cpp|hpp|cc|inl)$' |
+    xargs git --git-dir="$git_dir" archive HEAD 2>/dev/null | tar -x -C "$target" || true
+  [ -n "$(ls -A "$target")" ]
+}
+
+echo "gpulint $("$gl" --version | cut -d' ' -f2), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), clang: ${clang:-not installed (apt-get install clang-19)}"
+echo
+echo '| corpus | cold | warm | one file changed | clang -fsyntax-only (-P2) | cold / clang | peak memory |'
+echo '|---|---|---|---|---|---|---|'
+want() { [[ " $corpora " == *" $1 "* ]]; }
+if want repo; then
+tree=$work/this-repo
+rm -rf "$tree" && mkdir -p "$tree" && git -C "$repo" archive HEAD | tar -x -C "$tree"
+git -C "$tree" init -q && git -C "$tree" add -A && git -C "$tree" -c user.name=b -c user.email=b@b commit -qm bench
+row "this repository" "$tree" layer/tlob.c "-I$tree/layer"
+fi
+if want small; then
+  gen=$work/small-$small_files
+  [ -d "$gen" ] || "$repo/tests/bench/gen-small-files.sh" "$small_files" "$gen"
+  row "$small_files generated small .c/.h files" "$gen" d0/mod_0.c "" .
+fi
+if ! want llmc; then
+  :
+elif extract karpathy+llm.c "$work/llmc" dev/cuda; then
+  row "llm.c dev/cuda" "$work/llmc/dev/cuda" adamw.cu "" .
+else
+  echo "| llm.c dev/cuda | skipped: no mirror at $mirrors/karpathy+llm.c/repo |||||||"
+fi
+if ! want samples; then
+  :
+elif extract NVIDIA+cuda-samples "$work/samples" Samples Common; then
+  printf 'include-dirs: ["%s"]\n' "$work/samples/Common" >"$work/samples.yaml"
+  one=$(cd "$work/samples" && find Samples -name '*.cu' | sort | head -1)
+  row "cuda-samples Samples/" "$work/samples" "$one" "-I$work/samples/Common" \
+    --config "$work/samples.yaml" Samples
+else
+  echo "| cuda-samples Samples/ | skipped: no mirror at $mirrors/NVIDIA+cuda-samples/repo |||||||"
+fi
