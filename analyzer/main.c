@@ -375,7 +375,7 @@ static int load_staged_config(gl_config *cfg, const char *root)
     int rc = 0;
     if (found < 0) {
         fprintf(stderr, "gpulint: error: reading the staged .gpulint.yaml: %s\n", error);
-        rc = EXIT_INTERNAL;
+        rc = found == -2 ? EXIT_USAGE : EXIT_INTERNAL;
     } else if (found == 0) {
         if (access(path, F_OK) == 0)
             fprintf(stderr, "gpulint: note: .gpulint.yaml is not staged; --staged runs without "
@@ -420,9 +420,17 @@ static int load_config(gl_config *cfg, const options *opt, const char *root)
             return 0;
         path = xasprintf("%s/.gpulint.yaml", dir);
         struct stat st;
-        if (stat(path, &st) != 0) {
+        if (lstat(path, &st) != 0) {
             free(path);
             return 0;
+        }
+        /* A link to a shared config that is not there: the run must not
+         * go on with the defaults as if the repository had none. */
+        if (S_ISLNK(st.st_mode) && stat(path, &st) != 0) {
+            fprintf(stderr, "gpulint: error: .gpulint.yaml is a symlink whose target cannot be "
+                            "read: %s (restore the target, or remove the link)\n", strerror(errno));
+            free(path);
+            return EXIT_USAGE;
         }
         /* Name it the way the user sees it from the repository root. */
         bool at_root = getcwd(cwd, sizeof cwd) && root && strcmp(cwd, root) == 0;

@@ -389,14 +389,18 @@ int inputs_read_staged(const char *root, const char *path, char **data, size_t *
             /* Outside the repository. */
             char *abs = joined[0] == '/' ? xstrdup(joined) : path_join(root, joined);
             int rc = inputs_read_file(abs, data, len);
-            if (rc != 0)
+            if (rc != 0) {
                 *error = xasprintf("'%s' is a symlink to '%s', which cannot be read: %s",
                                    path, target, strerror(errno));
+                /* *data still points at the link's text, freed below. */
+                *data = NULL;
+                *len = 0;
+            }
             free(abs);
             free(joined);
             free(target);
             free(current);
-            return rc == 0 ? 1 : -1;
+            return rc == 0 ? 1 : -2;
         }
         free(joined);
         free(target);

@@ -20,7 +20,9 @@ int inputs_read_file(const char *abs_path, char **text, size_t *len);
  * the index git uses (GIT_INDEX_FILE honoured), symlinks followed (inside
  * the repository through the index, outside it on disk): 1 with *data
  * (malloc'd, NUL-terminated) and *len, 0 when the index has no merged entry
- * for it, -1 with *error when git failed or a link's target cannot be read. */
+ * for it, -1 with *error when git failed, -2 with *error when the entry is
+ * a symlink whose target cannot be read (the user's to fix, not an internal
+ * error). *data is set only when 1 is returned. */
 int inputs_read_staged(const char *root, const char *path, char **data, size_t *len,
                        char **error);
 

@@ -61,4 +61,12 @@ flagging_config() {
   git add .gpulint.yaml
   expect_blocked commit -m dangling
   assert_output --partial "'.gpulint.yaml' is a symlink to '$BATS_TEST_TMPDIR/nowhere.yaml', which cannot be read"
+  # A configuration error (exit 2), not a crash (it was a double free).
+  run "$GPULINT" --staged
+  assert_equal "$status" 2
+  refute_output --partial "double free"
+  # Plain gpulint does not run with the defaults as if there were no config.
+  run "$GPULINT"
+  assert_equal "$status" 2
+  assert_output --partial ".gpulint.yaml is a symlink whose target cannot be read"
 }
