@@ -862,14 +862,28 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
     return rc;
 }
 
+/* The cached facts of snap->files[index], or NULL; *key (when key is not
+ * NULL) keeps the cache key for storing what a parse finds, NULL without a
+ * cache. */
+static file_facts *cache_lookup(const snapshot *snap, size_t index, const gl_config *cfg,
+                                const snapshot_reach *reach, char **key)
+{
+    char *cache_key = g.facts_dir ? facts_cache_key(g.identity, snap, &snap->files[index], cfg)
+                                  : NULL;
+    file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, reach) : NULL;
+    if (key && !cached)
+        *key = cache_key;
+    else
+        free(cache_key);
+    return cached;
+}
+
 file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg)
 {
     if (!g.facts_dir)
         return NULL;
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
-    char *cache_key = facts_cache_key(g.identity, snap, &snap->files[index], cfg);
-    file_facts *cached = facts_cache_load(g.facts_dir, cache_key, g.reach ? g.reach : own_reach);
-    free(cache_key);
+    file_facts *cached = cache_lookup(snap, index, cfg, g.reach ? g.reach : own_reach, NULL);
     reach_free(own_reach);
     return cached;
 }
@@ -886,10 +900,9 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     const source_file *src = &snap->files[index];
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
     const snapshot_reach *reach = g.reach ? g.reach : own_reach;
-    char *cache_key = g.facts_dir ? facts_cache_key(g.identity, snap, src, cfg) : NULL;
-    file_facts *cached = cache_key ? facts_cache_load(g.facts_dir, cache_key, reach) : NULL;
+    char *cache_key = NULL;
+    file_facts *cached = cache_lookup(snap, index, cfg, reach, &cache_key);
     if (cached) {
-        free(cache_key);
         reach_free(own_reach);
         return cached;
     }
