@@ -1,6 +1,7 @@
 /* Launchers of the fused forward pass (layer/forward_kernels.cu): the whole
- * TransformerLayer forward in two kernels instead of thirteen, in FP32 on the
- * CUDA cores (strict FP32, so the same kernels serve both math modes).
+ * TransformerLayer forward in two kernels instead of thirteen; the products
+ * in TF32 on the tensor cores (TF32 mode) or in strict FP32 on the CUDA cores
+ * (FP32 mode).
  *  1. projections, per tile of rows: q0|k0|v0 = x Wq|Wk|Wv^T + b, then
  *     q|k|v = q0|k0|v0 W_in blocks^T + b_in;
  *  2. the rest, per (sample, tile of query rows): every head's attention
@@ -59,10 +60,11 @@ size_t tlob_forward_rest_smem(int T, int D, int nh, int O, int rows);
 cudaError_t tlob_forward_fused_prepare(int smem_limit);
 
 /* The forward of `B` samples of T tokens from x [B, T, D]. rows: 16 or 32
- * (cudaErrorInvalidValue otherwise). */
+ * (cudaErrorInvalidValue otherwise). tensor_cores: the products in TF32 on
+ * the tensor cores (TF32 mode), else strict FP32 on the CUDA cores. */
 cudaError_t tlob_launch_forward_fused(const float *x, const tlob_forward_weights *w,
                                       const tlob_forward_outputs *out, int B, int T, int D,
-                                      int nh, int O, float scale, int rows,
+                                      int nh, int O, float scale, int rows, int tensor_cores,
                                       cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -297,13 +297,20 @@ static tlob_status check_call(const tlob_layer *L, int batch) {
 /* Tile rows of the fused forward (layer/forward_kernels.h) for `batch`
  * samples, or 0 when it does not run. It runs when both kernels' shared
  * memory fits the device's limit per block: the rest kernel holds the four
- * weights after the attention, so D <= 48 or so at T = 128 (BTC temporal and
- * B = 1 inference, 145 / 126 KiB; feature BTC and FI-2010 take the general
- * path). 32 rows once the rest kernel has a block per multiprocessor with
- * them (fewer loads of K, V and the weights per row), else 16 (B = 1: 8
- * blocks instead of 4). Forcing: the tests and the benchmark. */
+ * weights beside the attention, so D <= 48 or so at T = 128 (BTC temporal and
+ * B = 1 inference; feature BTC and FI-2010 take the general path). In FP32
+ * mode (the CUDA cores) only while the rest kernel's grid of 16-row tiles is
+ * at most one block per multiprocessor: at B = 1 it beat the general path,
+ * at BTC temporal's 128 samples it was 1.8x slower (H200,
+ * docs/layer-results.md, sixth pass). 32 rows once the rest kernel has a
+ * block per multiprocessor with them (fewer loads of K, V and the weights per
+ * row), else 16 (B = 1: 8 blocks instead of 4). Forcing: the tests and the
+ * benchmark. */
 static int forward_fused_rows(const tlob_layer *L, int batch) {
     if (L->forward_path == ATTENTION_GENERAL) return 0;
+    if (L->forward_path == ATTENTION_AUTO && L->cfg.math == TLOB_MATH_FP32 &&
+        (long long)(L->T + 15) / 16 * batch > L->ctx.attention.multiprocessors)
+        return 0;
     int rows = L->forward_rows;
     if (!rows)
         rows = (long long)(L->T + 31) / 32 * batch >= L->ctx.attention.multiprocessors ? 32 : 16;
@@ -336,8 +343,8 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     const layer_tensors w = tensors_in(L->params, L->tensors);
     const int rows = forward_fused_rows(L, batch);
     if (rows) {
-        /* Two kernels, FP32 on the CUDA cores in both math modes; they write
-         * every activation the backward below reads. */
+        /* Two kernels (TF32 tensor cores in TF32 mode, the CUDA cores in
+         * FP32); they write every activation the backward below reads. */
         const tlob_forward_weights fw = {w.qkv_w, w.qkv_b, w.in_proj_w, w.in_proj_b,
                                          w.out_proj_w, w.out_proj_b, w.w0_w, w.w0_b,
                                          w.norm_w, w.norm_b, w.fc_w, w.fc_b,
@@ -346,7 +353,7 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                                           L->h1, L->y1, L->mean1, L->rstd1, L->f, L->g,
                                           L->z1, L->mean2, L->rstd2, y};
         CUDA_CHECK(tlob_launch_forward_fused(x, &fw, &out, batch, L->T, D, L->nh, O, L->scale,
-                                             rows, c->stream));
+                                             rows, math == TLOB_MATH_TF32, c->stream));
         return TLOB_OK;
     }
     if (L->forward_path == ATTENTION_FUSED)
