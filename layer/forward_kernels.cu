@@ -20,8 +20,12 @@
  *
  * Loads are asynchronous copies (cp.async) issued all at once and waited for
  * once (layer/attention_kernels.cu found plain loads, each waited for before
- * the next, latency-bound). A tile's rows past the end of the sample (or of
- * the batch) are zero in shared memory and never stored. */
+ * the next, latency-bound). Everything an epilogue reads is in shared memory
+ * too (biases, LayerNorm parameters, the x tile of the residuals): with
+ * those read from global memory inside the epilogue loops the first version
+ * waited one L1/L2 latency per element, since a load may not move above the
+ * global store before it (they may alias). A tile's rows past the end of
+ * the sample (or of the batch) are zero in shared memory and never stored. */
 #include <cuda_runtime.h>
 #include <cuda_pipeline.h>
 #include <mma.h>
@@ -85,6 +89,15 @@ __device__ __forceinline__ void fwd_load_async(float *dst, int ld, const float *
         }
     }
 }
+
+/* dst [n] = src [n], 4-byte asynchronous copies (the biases and LayerNorm
+ * parameters the epilogues read). */
+__device__ __forceinline__ void fwd_load_vec_async(float *dst, const float *src, int n) {
+    for (int i = threadIdx.x; i < n; i += FWD_THREADS) __pipeline_memcpy_async(dst + i, src + i, sizeof(float));
+}
+
+/* floats of a vector region: a multiple of 8, so the next region stays aligned */
+static __host__ __device__ __forceinline__ int pad8(int n) { return (n + 7) / 8 * 8; }
 
 /* Columns [c0, pad16(c0)) of rows [0, rows) set to zero: the padding that a
  * product over those columns reads and no load or epilogue writes. */
@@ -217,7 +230,8 @@ __device__ __forceinline__ void block_layernorm(const float *h, int ldh, int row
 
 /* Block x: rows [R x, R x + R) of the N = B T rows. Shared memory: x tile
  * [R][ld D] | q0 (k0, v0) tile [R][ld E] | Wq, Wk, Wv [pad E][ld D] each |
- * the three W_in blocks [pad E][ld E] each | staging. */
+ * the three W_in blocks [pad E][ld E] each | staging | bq|bk|bv, b_in
+ * [3E] each. */
 template <int RT, bool TC>
 __global__ void __launch_bounds__(FWD_THREADS)
 tlob_forward_proj_kernel(const float *x, tlob_forward_weights w, tlob_forward_outputs out, int N,
@@ -228,8 +242,10 @@ tlob_forward_proj_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     const int rows = N - n0 < R ? N - n0 : R;
     const int wq = pad16(E) * ldd, wi = pad16(E) * lde; /* one weight block */
     float *Xs = sm, *P0 = Xs + R * ldd, *Wqkv = P0 + R * lde, *Win = Wqkv + 3 * wq;
-    float *stage = Win + 3 * wi;
+    float *stage = Win + 3 * wi, *bqkv = stage + FWD_STAGE_FLOATS, *bin = bqkv + pad8(3 * E);
     fwd_load_async(Xs, ldd, x + (size_t)n0 * D, D, rows, D);
+    fwd_load_vec_async(bqkv, w.qkv_b, 3 * E);
+    fwd_load_vec_async(bin, w.in_b, 3 * E);
     for (int p = 0; p < 3; p++) {
         fwd_load_async(Wqkv + p * wq, ldd, w.qkv_w + (size_t)p * E * D, D, E, D);
         fwd_load_async(Win + p * wi, lde, w.in_w + (size_t)p * E * E, E, E, E);
@@ -239,7 +255,7 @@ tlob_forward_proj_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     const size_t NE = (size_t)N * E;
     for (int p = 0; p < 3; p++) {
         float *q0 = out.qkv0 + p * NE + (size_t)n0 * E, *q = out.qkv + p * NE + (size_t)n0 * E;
-        const float *b0 = w.qkv_b + p * E, *b1 = w.in_b + p * E;
+        const float *b0 = bqkv + p * E, *b1 = bin + p * E;
         block_product<RT, TC, false>(Xs, ldd, Wqkv + p * wq, ldd, E, D, stage, [&](int r, int j, float v) {
             v += b0[j];
             P0[r * lde + j] = v;
@@ -256,8 +272,10 @@ tlob_forward_proj_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
 /* Block (x, b): query rows [R x, R x + R) of sample b. Shared memory:
  * W_out [pad E][ld E] | W0 [pad D][ld E] | Wf [pad F][ld D] | Wf2 [pad
  * O][ld F] | Q tile [R][ld D] | O tile [R][ld E] | a tile [R][ld E] | h1 /
- * y1 tile [R][ld D] | staging | a union of K, V [pad T][ld D] and S
- * [R][ld T] (attention) with g [R][ld F] and z1 [R][ld O] (MLP). */
+ * y1 tile [R][ld D] | x tile [R][ld D] | staging | the vectors b_out [E],
+ * b0, gamma1, beta1 [D], bf [F], bf2, gamma2, beta2 [O] | a union of K, V
+ * [pad T][ld D] and S [R][ld T] (attention) with g [R][ld F] and z1
+ * [R][ld O] (MLP). */
 template <int RT, bool TC>
 __global__ void __launch_bounds__(FWD_THREADS)
 tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_outputs out, int B,
@@ -270,8 +288,10 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     float *Wout = sm, *W0 = Wout + pad16(E) * lde, *Wf = W0 + pad16(D) * lde;
     float *Wf2 = Wf + pad16(F) * ldd, *Qs = Wf2 + pad16(O) * ldf;
-    float *Os = Qs + R * ldd, *As = Os + R * lde, *Hs = As + R * lde, *stage = Hs + R * ldd;
-    float *U = stage + FWD_STAGE_FLOATS;
+    float *Os = Qs + R * ldd, *As = Os + R * lde, *Hs = As + R * lde, *Xs = Hs + R * ldd;
+    float *stage = Xs + R * ldd, *bout = stage + FWD_STAGE_FLOATS, *b0 = bout + pad8(E);
+    float *g1 = b0 + pad8(D), *be1 = g1 + pad8(D), *bf = be1 + pad8(D), *bf2 = bf + pad8(F);
+    float *g2 = bf2 + pad8(O), *be2 = g2 + pad8(O), *U = be2 + pad8(O);
     float *Ks = U, *Vs = Ks + pad16(T) * ldd, *Ss = Vs + pad16(T) * ldd; /* attention */
     float *Gs = U, *Zs = Gs + R * ldf;                                   /* MLP */
 
@@ -280,6 +300,15 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     fwd_load_async(W0, lde, w.w0_w, E, D, E);
     fwd_load_async(Wf, ldd, w.fc_w, D, F, D);
     fwd_load_async(Wf2, ldf, w.fc2_w, F, O, F);
+    fwd_load_async(Xs, ldd, x + row0 * D, D, rows, D);
+    fwd_load_vec_async(bout, w.out_b, E);
+    fwd_load_vec_async(b0, w.w0_b, D);
+    fwd_load_vec_async(g1, w.ln1_w, D);
+    fwd_load_vec_async(be1, w.ln1_b, D);
+    fwd_load_vec_async(bf, w.fc_b, F);
+    fwd_load_vec_async(bf2, w.fc2_b, O);
+    fwd_load_vec_async(g2, w.ln2_w, O);
+    fwd_load_vec_async(be2, w.ln2_b, O);
     /* padding columns that products read and nothing else writes */
     fwd_zero_cols(Os, lde, R, E);
     fwd_zero_cols(As, lde, R, E);
@@ -327,7 +356,7 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     }
     fwd_zero_cols(Gs, ldf, R, F); /* K, V are spent */
     block_product<RT, TC, false>(Os, lde, Wout, lde, E, E, stage, [&](int r, int j, float v) {
-        v += w.out_b[j];
+        v += bout[j];
         As[r * lde + j] = v;
         if (r < rows) out.a[(row0 + r) * E + j] = v;
     });
@@ -335,13 +364,13 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     /* h1 = a W0^T + b0 + x; y1 = LayerNorm(h1) */
     block_product<RT, TC, false>(As, lde, W0, lde, D, E, stage, [&](int r, int j, float v) {
         if (r < rows) {
-            v += w.w0_b[j] + x[(row0 + r) * D + j];
+            v += b0[j] + Xs[r * ldd + j];
             out.h1[(row0 + r) * D + j] = v;
         }
         Hs[r * ldd + j] = r < rows ? v : 0.0f;
     });
     __syncthreads();
-    block_layernorm(Hs, ldd, rows, D, w.ln1_w, w.ln1_b, out.mean1 + row0, out.rstd1 + row0,
+    block_layernorm(Hs, ldd, rows, D, g1, be1, out.mean1 + row0, out.rstd1 + row0,
                     [&](int r, int c, float v) {
                         Hs[r * ldd + c] = v;
                         out.y1[(row0 + r) * D + c] = v;
@@ -349,7 +378,7 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     __syncthreads();
     /* f = y1 Wf^T (saved without its bias), g = GELU(f + bf) */
     block_product<RT, TC, false>(Hs, ldd, Wf, ldd, F, D, stage, [&](int r, int j, float v) {
-        const float g = fwd_gelu(v + w.fc_b[j]);
+        const float g = fwd_gelu(v + bf[j]);
         Gs[r * ldf + j] = g;
         if (r < rows) {
             out.f[(row0 + r) * F + j] = v;
@@ -359,16 +388,16 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     __syncthreads();
     /* z1 = g Wf2^T + bf2 (+ y1) */
     block_product<RT, TC, false>(Gs, ldf, Wf2, ldf, O, F, stage, [&](int r, int j, float v) {
-        v += w.fc2_b[j] + (res ? Hs[r * ldd + j] : 0.0f);
+        v += bf2[j] + (res ? Hs[r * ldd + j] : 0.0f);
         Zs[r * ldo + j] = v;
         if (r < rows) out.z1[(row0 + r) * O + j] = v;
     });
     __syncthreads();
     /* y = GELU(LayerNorm(z1)) (+ x) */
-    block_layernorm(Zs, ldo, rows, O, w.ln2_w, w.ln2_b, out.mean2 + row0, out.rstd2 + row0,
+    block_layernorm(Zs, ldo, rows, O, g2, be2, out.mean2 + row0, out.rstd2 + row0,
                     [&](int r, int c, float v) {
                         out.y[(row0 + r) * O + c] =
-                            fwd_gelu(v) + (res ? x[(row0 + r) * D + c] : 0.0f);
+                            fwd_gelu(v) + (res ? Xs[r * ldd + c] : 0.0f);
                     });
 }
 
@@ -377,7 +406,8 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
 extern "C" size_t tlob_forward_proj_smem(int D, int nh, int rows) {
     const size_t E = (size_t)D * nh, ldd = (size_t)ld16(D), lde = (size_t)ld16((int)E),
                  Ep = (size_t)pad16((int)E);
-    return ((size_t)rows * (ldd + lde) + 3 * Ep * (ldd + lde) + FWD_STAGE_FLOATS) * sizeof(float);
+    return ((size_t)rows * (ldd + lde) + 3 * Ep * (ldd + lde) + FWD_STAGE_FLOATS +
+            2 * (size_t)pad8(3 * (int)E)) * sizeof(float);
 }
 
 extern "C" size_t tlob_forward_rest_smem(int T, int D, int nh, int O, int rows) {
@@ -386,9 +416,10 @@ extern "C" size_t tlob_forward_rest_smem(int T, int D, int nh, int O, int rows) 
                  ldf = (size_t)ld16(F), ldo = (size_t)ld16(O), ldt = (size_t)ld16(T);
     const size_t weights = (size_t)pad16(E) * lde + (size_t)pad16(D) * lde +
                            (size_t)pad16(F) * ldd + (size_t)pad16(O) * ldf;
-    const size_t tiles = R * ldd + 2 * R * lde + R * ldd + FWD_STAGE_FLOATS;
+    const size_t tiles = R * ldd + 2 * R * lde + 2 * R * ldd + FWD_STAGE_FLOATS;
+    const size_t vectors = (size_t)pad8(E) + 3 * (size_t)pad8(D) + (size_t)pad8(F) + 3 * (size_t)pad8(O);
     const size_t attention = 2 * (size_t)pad16(T) * ldd + R * ldt, mlp = R * ldf + R * ldo;
-    return (weights + tiles + (attention > mlp ? attention : mlp)) * sizeof(float);
+    return (weights + tiles + vectors + (attention > mlp ? attention : mlp)) * sizeof(float);
 }
 
 template <int RT, bool TC> static cudaError_t raise_limits(int smem_limit) {
