@@ -7,7 +7,8 @@
  *     the fraction of the H200's bandwidth and TF32 rate reached;
  *  3. the whole layer, forward and forward+backward, eager and replayed from a
  *     CUDA graph, at the reference sizes and at B = 1 (one inference), in TF32
- *     and FP32 math.
+ *     and FP32 math; where the fused forward runs, the graphs once more with
+ *     the general forward forced (an A/B of the two in one run).
  * Times are medians of per-iteration CUDA-event intervals (throughput) or of
  * host-clocked call+synchronize intervals (latency of one call). */
 #define _POSIX_C_SOURCE 200809L
