@@ -295,20 +295,20 @@ static tlob_status check_call(const tlob_layer *L, int batch) {
 }
 
 /* Tile rows of the fused forward (layer/forward_kernels.h) for `batch`
- * samples, or 0 when it does not run. It runs when both kernels' shared
+ * samples, or 0 when it does not run. It can run when both kernels' shared
  * memory fits the device's limit per block: the rest kernel holds the four
  * weights beside the attention, so D <= 48 or so at T = 128 (BTC temporal and
- * B = 1 inference; feature BTC and FI-2010 take the general path). In FP32
- * mode (the CUDA cores) only while the rest kernel's grid of 16-row tiles is
- * at most one block per multiprocessor: at B = 1 it beat the general path,
- * at BTC temporal's 128 samples it was 1.8x slower (H200,
+ * B = 1 inference; feature BTC and FI-2010 take the general path). By default
+ * (AUTO) only while the rest kernel's grid of 16-row tiles has at most one
+ * block per multiprocessor: at B = 1 it beat the general path (graphed
+ * forward, H200: 43.0 against 47.1 us in TF32, 38.9 against 68.7 us in FP32),
+ * at BTC temporal's 128 samples it was 2.1x slower (200 against 96 us:
  * docs/layer-results.md, sixth pass). 32 rows once the rest kernel has a
- * block per multiprocessor with them (fewer loads of K, V and the weights per
- * row), else 16 (B = 1: 8 blocks instead of 4). Forcing: the tests and the
+ * block per multiprocessor with them, else 16. Forcing: the tests and the
  * benchmark. */
 static int forward_fused_rows(const tlob_layer *L, int batch) {
     if (L->forward_path == ATTENTION_GENERAL) return 0;
-    if (L->forward_path == ATTENTION_AUTO && L->cfg.math == TLOB_MATH_FP32 &&
+    if (L->forward_path == ATTENTION_AUTO &&
         (long long)(L->T + 15) / 16 * batch > L->ctx.attention.multiprocessors)
         return 0;
     int rows = L->forward_rows;
