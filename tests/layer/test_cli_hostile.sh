@@ -131,7 +131,7 @@ expect init-ok-after 0 err '' -- "$tlob" init --dim 8 --seed 2 --out "$tmp/keep"
 cmp -s "$tmp/keep/w0.weight.npy" "$tmp/keep.orig/w0.weight.npy" && fail "init-ok-after: seed 2 wrote seed 1's values" || pass
 if [ "$(id -u)" -ne 0 ]; then
   cp -a "$tmp/keep.orig" "$tmp/ro" && chmod a-w "$tmp/ro"
-  expect init-read-only 1 err "$tmp/ro/[a-z_.0-9]+\.npy: cannot create: Permission denied" -- "$tlob" init --dim 8 --seed 3 --out "$tmp/ro"
+  expect init-read-only 1 err "$tmp/ro: cannot create files in the output directory: Permission denied" -- "$tlob" init --dim 8 --seed 3 --out "$tmp/ro"
   diff -r "$tmp/ro" "$tmp/keep.orig" >/dev/null && pass || fail "init-read-only: the old files changed"
   chmod u+w "$tmp/ro"
 else
