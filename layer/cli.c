@@ -3,7 +3,9 @@
  *   tlob init   write initialised parameters as .npy files
  *   tlob bench  QKV-stage microbenchmark and whole-layer timings
  * Exit codes: 0 success, 1 runtime or file error (the file is named),
- * 2 usage error. */
+ * 2 usage error (the option is named). Every input is checked and the
+ * output directory made before the device is touched; outputs replace old
+ * files only once written in full (layer/host_file.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <getopt.h>
@@ -40,7 +42,9 @@ static const char usage_text[] =
     "       to the safetensors file OUT when OUT ends in .safetensors.\n"
     "bench  times the QKV projection stage (3 cublasSgemm vs 1 strided-batched)\n"
     "       and the whole layer at TLOB's reference sizes, after validating both.\n"
-    "Defaults: NH 1, DOUT = D, math tf32, seed 0.\n";
+    "Defaults: NH 1, DOUT = D, math tf32, seed 0. Limits: D, DOUT and E = D * NH\n"
+    "at most 4096; y and att at most 2^30 floats each; seed 0 to 2^64-1.\n"
+    "Exit 0 done, 1 a file or runtime error (named), 2 a usage error.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...) {
@@ -55,9 +59,9 @@ static int usage_error(const char *fmt, ...) {
 
 /* Largest --dim, --out-dim and layer width E = D * NH `tlob` takes. At the
  * limit the parameters are about 1 GiB of host memory (in_proj alone is
- * 3 E^2 floats); TLOB's widest layer is D = 144 (docs/layer.md). */
+ * 3 E^2 floats); TLOB's widest layer is D = 144 (FI-2010, docs/layer.md). */
 #define CLI_MAX_WIDTH 4096
-/* Largest output array (y, att, dx) in floats: 4 GiB on the host and as
+/* Largest output array (y, att) in floats: 4 GiB on the host and as
  * much on the device, each. */
 #define CLI_MAX_OUTPUT_FLOATS (1ull << 30)
 
@@ -209,6 +213,11 @@ static int parse_options(int argc, char **argv, options *o) {
     }
     if (rc) return rc;
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    const struct { const char *name, *value; } paths[] = {
+        {"--params", o->params}, {"--x", o->x}, {"--dy", o->dy}, {"--out", o->out}};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if (paths[i].value && !*paths[i].value)
+            return usage_error("option '%s' needs a value (it is empty)", paths[i].name);
     if (!dim) return usage_error("--dim is required");
     if (heads > CLI_MAX_WIDTH / dim) {
         if (heads > LLONG_MAX / dim)

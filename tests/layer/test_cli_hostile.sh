@@ -13,6 +13,8 @@ expect short-alone 2 err "unknown option '-q'" -- "$tlob" layer -q --dim 4
 expect long-with-value 2 err "unknown option '--frob'" -- "$tlob" init --dim 4 --frob=3 --out "$tmp/p"
 expect ambiguous 2 err "ambiguous option '--d' \(--dim, --dy\)" -- "$tlob" layer --d 4 --out "$tmp/p"
 expect help-with-value 2 err "option '--help' takes no value" -- "$tlob" init --help=3
+expect empty-out 2 err "option '--out' needs a value \(it is empty\)" -- "$tlob" init --dim 4 --out ''
+expect empty-x 2 err "option '--x' needs a value \(it is empty\)" -- "$tlob" layer --dim 4 --x= --params p --out "$tmp/p"
 expect needs-value 2 err "option '--dim' needs a value" -- "$tlob" init --out "$tmp/p" --dim
 [ ! -s "$tmp/out" ] && pass || fail "usage errors write nothing on stdout"
 
