@@ -148,8 +148,8 @@ static int ensure_output_dir(const char *path) {
                 S_ISREG(sb.st_mode) ? "a regular file" : "not a directory");
         return 0;
     }
-    /* A probe file, not access(2): root passes access() on a read-only
-     * file system, and only creating a file shows that it can be done. */
+    /* A probe file, not access(2): access() judges by the real user and the
+     * mode bits, and only creating a file shows that the writes will work. */
     char probe[PATH_MAX];
     if ((size_t)snprintf(probe, sizeof probe, "%s/.tlob-probe-XXXXXX", path) >= sizeof probe) {
         fprintf(stderr, "tlob: %s: path too long\n", path);
