@@ -1,7 +1,11 @@
 # Shared by the `tlob` command-line suites (tests/layer/test_cli.sh,
 # tests/layer/test_cli_hostile.sh), sourced from the repository root. Every
 # command runs under a time limit: a hang is a failure, never a stuck suite.
-tlob=${TLOB:-build/tlob}
+# The tool beside the installed suite ($(BUILD)/tests/layer/ -> $(BUILD)/tlob),
+# so that make check-sanitize tests its own build; build/tlob from the source tree.
+here_tlob=$(dirname "$0")/../../tlob
+[ -x "$here_tlob" ] || here_tlob=build/tlob
+tlob=${TLOB:-$here_tlob}
 tmp=$(mktemp -d /tmp/tlob-test-cli-XXXXXX)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 passed=0 failed=0 skipped=0
