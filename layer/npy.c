@@ -157,8 +157,15 @@ static tlob_status read_npy(const char *path, int want_ndim, const size_t *want_
     }
     if (fread(header, 1, hlen, f) != hlen) goto truncated;
     header[hlen] = '\0';
-    if (strchr(header, '{') == NULL || strchr(header, '}') == NULL) {
-        st = TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header is not a dict", path);
+    /* A NUL would hide the rest of the header from the parser below. */
+    if (memchr(header, '\0', hlen) != NULL) {
+        st = TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header holds a NUL byte at offset %zu", path,
+                       (size_t)((char *)memchr(header, '\0', hlen) - header));
+        goto done;
+    }
+    const char *open_brace = header + strspn(header, " \t\n"), *close_brace = strrchr(header, '}');
+    if (*open_brace != '{' || !close_brace || close_brace[strspn(close_brace + 1, " \t\n") + 1]) {
+        st = TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header is not a dict (padded with spaces)", path);
         goto done;
     }
     st = parse_header(path, header, out);

@@ -198,6 +198,23 @@ int main(void) {
     expect_error("badshape.npy", TLOB_ERR_FORMAT, "malformed");
     write_raw("nodict.npy", V1, "'descr': '<f4'\n", body, 8);
     expect_error("nodict.npy", TLOB_ERR_FORMAT, "dict");
+    write_raw("after.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } 'x': 1\n", body, 8);
+    expect_error("after.npy", TLOB_ERR_FORMAT, "not a dict");
+    write_raw("before.npy", V1, "x{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", body, 8);
+    expect_error("before.npy", TLOB_ERR_FORMAT, "not a dict");
+    {
+        /* A NUL ends the dict early for a C-string parser: the key after it
+         * would go unseen. */
+        const char h[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\0'x': 1}\n";
+        FILE *nf = fopen(path_of("nul.npy"), "wb");
+        const unsigned char len[2] = {(unsigned char)(sizeof h - 1), 0};
+        fwrite(V1, 1, 8, nf);
+        fwrite(len, 1, 2, nf);
+        fwrite(h, 1, sizeof h - 1, nf);
+        fwrite(body, 1, 8, nf);
+        fclose(nf);
+        expect_error("nul.npy", TLOB_ERR_FORMAT, "NUL byte at offset 57");
+    }
     const char bad_magic[8] = {'\x93', 'N', 'U', 'M', 'P', 'X', 1, 0};
     write_raw("magic.npy", bad_magic, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", body, 4);
     expect_error("magic.npy", TLOB_ERR_FORMAT, "magic");
