@@ -21,11 +21,12 @@
  * Loads are asynchronous copies (cp.async) issued all at once and waited for
  * once (layer/attention_kernels.cu found plain loads, each waited for before
  * the next, latency-bound). Everything an epilogue reads is in shared memory
- * too (biases, LayerNorm parameters, the x tile of the residuals): with
- * those read from global memory inside the epilogue loops the first version
- * waited one L1/L2 latency per element, since a load may not move above the
- * global store before it (they may alias). A tile's rows past the end of
- * the sample (or of the batch) are zero in shared memory and never stored. */
+ * too (biases, LayerNorm parameters, the x tile of the residuals), so that
+ * no epilogue waits on a global load that may not move above the global
+ * store before it (they may alias); this measured no change on the H200,
+ * whose remaining cost is per-block overhead (docs/layer-results.md, sixth
+ * pass). A tile's rows past the end of the sample (or of the batch) are zero
+ * in shared memory and never stored. */
 #include <cuda_runtime.h>
 #include <cuda_pipeline.h>
 #include <mma.h>
