@@ -417,6 +417,7 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
         g.facts_dir = xasprintf("%s/facts", g.cache_dir);
     if (snap) {
+        facts_cache_run_begin();
         g.reach = reach_build(snap);
         if (!getenv("GPULINT_NO_PCH"))
             count_include_sets(snap, cfg);
@@ -446,6 +447,7 @@ void facts_global_cleanup(void)
     free(g.facts_dir);
     free(g.identity);
     reach_free(g.reach);
+    facts_cache_run_end();
     preamble_cleanup();
     memset(&g, 0, sizeof g);
 }

@@ -64,5 +64,10 @@ char *facts_cache_key(const char *identity, const snapshot *snap, const source_f
 file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_reach *snap);
 void facts_cache_store(const char *dir, const char *key, const file_facts *facts,
                        const snapshot_reach *snap, const fact_strs *included);
+/* Between these, a file outside the snapshot is stat'ed once (the first
+ * look is what every entry is checked against); call them around a run over
+ * one snapshot, before the worker processes start. */
+void facts_cache_run_begin(void);
+void facts_cache_run_end(void);
 
 #endif

@@ -592,7 +592,7 @@ findings_with() {
 
 # "inode mtime path" of every facts cache entry, sorted by path.
 cache_entries() {
-  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.json' -printf '%i %T@ %P\n' | sort -k3
+  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.entry' -printf '%i %T@ %P\n' | sort -k3
 }
 
 @test "one cold run over a .cu that includes <stdlib.h> and <cooperative_groups.h> stores an entry for every file, and the next run uses them" {
@@ -611,7 +611,7 @@ EOF2
   assert_equal "$(cache_entries | wc -l)" 2
   # Entries aged, then a warm run: each is read (its mtime refreshed), none
   # written again (a store replaces the file, a new inode).
-  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.json' -exec touch -d '2020-01-01' {} +
+  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.entry' -exec touch -d '2020-01-01' {} +
   local before
   before=$(cache_entries)
   run "$GL" --config "$EMPTY_CONFIG" kernel.cu scale.h
