@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extract/extract.h"
 #include "extract/includes.h"
 #include "extract/internal.h"
 #include "extract/preamble.h"
@@ -897,17 +898,25 @@ static file_facts *unbuilt_facts(enum CXErrorCode rc)
                              xstrdup(cx_error_text(rc)));
 }
 
-file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
+/* The translation unit the files of a group share (facts_extract_group):
+ * parsed on first need, once. */
+typedef struct {
+    size_t index;            /* the unit's file */
+    bool tried;
+    enum CXErrorCode rc;
+    CXTranslationUnit tu;    /* NULL unless rc is CXError_Success */
+} shared_unit;
+
+/* The facts of snap->files[index] found in a translation unit: the shared
+ * unit when it reaches the file, else a parse of the file's own. */
+static file_facts *extract_one(const snapshot *snap, size_t index, const gl_config *cfg,
+                               const snapshot_reach *reach, CXIndex cx_index, shared_unit *unit)
 {
     const source_file *src = &snap->files[index];
-    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
-    const snapshot_reach *reach = g.reach ? g.reach : own_reach;
     char *cache_key = NULL;
     file_facts *cached = cache_lookup(snap, index, cfg, reach, &cache_key);
-    if (cached) {
-        reach_free(own_reach);
+    if (cached)
         return cached;
-    }
     arg_list scanned = { 0 };
     build_args(&scanned, snap, src, cfg, false);
     unsigned hazard_line;
@@ -917,37 +926,40 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     arg_list_free(&scanned);
     if (hazard) {
         free(cache_key);
-        reach_free(own_reach);
         file_facts *facts = facts_not_checked(UNCHECKED_INCLUDE_HAZARD, hazard);
         facts->not_checked[0].loc.line = hazard_line;
         return facts;
     }
-    /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
-    CXIndex cx_index = clang_createIndex(1, 0);
-    CXTranslationUnit tu = NULL;
-    CXFile main_file = NULL;
     /* A header is analysed inside the translation unit of a source file
      * that includes it, with that file's flags, macros and types, as its
      * build compiles it; its facts are those located in the header. One
      * that unit does not reach after all (an #if) is parsed on its own. */
-    if (src->context >= 0 &&
-        parse_unit(cx_index, snap, (size_t)src->context, cfg, reach, &tu) == CXError_Success &&
-        tu) {
-        main_file = clang_getFile(tu, src->abs_path);
-        if (!main_file) {
-            clang_disposeTranslationUnit(tu);
-            tu = NULL;
+    if (!unit->tried) {
+        unit->tried = true;
+        unit->rc = parse_unit(cx_index, snap, unit->index, cfg, reach, &unit->tu);
+        if (unit->rc != CXError_Success && unit->tu) {
+            clang_disposeTranslationUnit(unit->tu);
+            unit->tu = NULL;
         }
     }
+    CXTranslationUnit tu = NULL, own_tu = NULL;
+    CXFile main_file = NULL;
     enum CXErrorCode rc = CXError_Success;
-    if (!tu) {
-        rc = parse_unit(cx_index, snap, index, cfg, reach, &tu);
+    if (index == unit->index) {
+        rc = unit->rc;
+        tu = unit->tu;
+        main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
+    } else if (unit->tu && (main_file = clang_getFile(unit->tu, src->abs_path)) != NULL) {
+        tu = unit->tu;
+    } else {
+        rc = parse_unit(cx_index, snap, index, cfg, reach, &own_tu);
+        tu = own_tu;
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
     }
     if (rc != CXError_Success || !tu) {
-        clang_disposeIndex(cx_index);
         free(cache_key);
-        reach_free(own_reach);
+        if (own_tu)
+            clang_disposeTranslationUnit(own_tu);
         return unbuilt_facts(rc == CXError_Success ? CXError_Failure : rc);
     }
     file_facts *facts = xcalloc(1, sizeof *facts);
@@ -974,8 +986,43 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
         free(included.items);
     }
     free(cache_key);
-    clang_disposeTranslationUnit(tu);
+    if (own_tu)
+        clang_disposeTranslationUnit(own_tu);
+    return facts;
+}
+
+size_t facts_unit_of(const snapshot *snap, size_t index)
+{
+    return snap->files[index].context >= 0 ? (size_t)snap->files[index].context : index;
+}
+
+void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
+                         const gl_config *cfg, facts_done done, void *arg)
+{
+    if (n == 0)
+        return;
+    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
+    const snapshot_reach *reach = g.reach ? g.reach : own_reach;
+    /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
+    CXIndex cx_index = clang_createIndex(1, 0);
+    shared_unit unit = {.index = facts_unit_of(snap, files[0])};
+    for (size_t k = 0; k < n; k++)
+        done(files[k], extract_one(snap, files[k], cfg, reach, cx_index, &unit), arg);
+    if (unit.tu)
+        clang_disposeTranslationUnit(unit.tu);
     clang_disposeIndex(cx_index);
     reach_free(own_reach);
+}
+
+static void keep_facts(size_t file, file_facts *facts, void *arg)
+{
+    (void)file;
+    *(file_facts **)arg = facts;
+}
+
+file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    file_facts *facts = NULL;
+    facts_extract_group(snap, &index, 1, cfg, keep_facts, &facts);
     return facts;
 }

@@ -179,3 +179,33 @@ rules_of() {
   assert_equal "$output" "$expected"
   assert_equal "$(cat "$XDG_CACHE_HOME/gpulint/facts")" "not a directory"
 }
+
+# Headers analysed in their includer's translation unit get their facts from
+# one parse of it with the includer's own (analyzer/extract/contain.c):
+# the same report as when each is extracted in a job of its own (here: the
+# includer's facts cached first, so every header is a job alone).
+@test "headers extracted in one job with their includer report what they report extracted alone" {
+  cat >use.cu <<'EOF'
+#include "kern.cuh"
+#include "more.cuh"
+#include "sync.h"
+void run(int *x) { scale<<<1, 1>>>(x, 2L); SYNC(); }
+EOF
+  cat >more.cuh <<'EOF'
+#pragma once
+#include <cuda_runtime.h>
+static inline void drop(void) { cudaDeviceSynchronize(); }
+EOF
+  FILES=(use.cu kern.cuh more.cuh sync.h kern.cu)
+  run --separate-stderr report
+  local together=$output
+  assert_equal "$(rules_of <<<"$together")" "kernel-signature:kern.cuh:2 unchecked-status:more.cuh:3 unchecked-status:use.cu:4"
+  rm -rf "$XDG_CACHE_HOME/gpulint/facts"
+  FILES=(use.cu kern.cu)
+  run --separate-stderr report
+  FILES=(use.cu kern.cuh more.cuh sync.h kern.cu)
+  run --separate-stderr report
+  assert_equal "$output" "$together"
+  GPULINT_NO_FACTS_CACHE=1 run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -j1 "${FILES[@]}"
+  assert_equal "$output" "$together"
+}
