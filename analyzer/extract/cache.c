@@ -197,8 +197,10 @@ static bool describe_dep(const snapshot_reach *snap, const char *path, const cha
 
 /* An entry file: ENTRY_MAGIC, a line "deps N", N dependency lines, then
  * the facts text (facts/serialize.c) as it is. A dependency line is
- *   "h HASH LEN PATH" (a snapshot file, by content) or
- *   "s SIZE MTIME CTIME INODE LEN PATH" (any other, by stat),
+ *   "h HASH LEN PATH" (a snapshot file, by content),
+ *   "s SIZE MTIME CTIME INODE LEN PATH" (any other, by stat) or
+ *   "a LEN PATH" (a path that must still not exist: where a header that was
+ *   not found would be),
  * LEN the byte length of PATH (which may hold any byte but NUL). Loading an
  * entry is one read, a scan of the lines and one parse of the facts (the
  * entry used to be JSON with the facts as a string inside, which jansson
@@ -268,13 +270,15 @@ static bool scan_number(const char **p, const char *end, char stop, long long *v
 static bool dep_unchanged(const snapshot_reach *snap, const char **p, const char *end)
 {
     const char *s = *p;
-    if (end - s < 2 || (s[0] != 'h' && s[0] != 's') || s[1] != ' ')
+    if (end - s < 2 || (s[0] != 'h' && s[0] != 's' && s[0] != 'a') || s[1] != ' ')
         return false;
-    bool by_hash = s[0] == 'h';
+    bool by_hash = s[0] == 'h', absent = s[0] == 'a';
     s += 2;
     const char *was_hash = s;
     long long was[4] = {0}, len;
-    if (by_hash) {
+    if (absent) {
+        /* nothing before the length */
+    } else if (by_hash) {
         if (end - s < 65 || s[64] != ' ')
             return false;
         s += 65;
@@ -290,9 +294,11 @@ static bool dep_unchanged(const snapshot_reach *snap, const char **p, const char
     *p = s + len + 1;
     const char *hash;
     stat_print now;
-    bool same = describe_dep(snap, path, &hash, &now);
+    bool exists = describe_dep(snap, path, &hash, &now);
     free(path);
-    if (!same)
+    if (absent)
+        return !exists;
+    if (!exists)
         return false;
     if (by_hash)
         return hash && memcmp(hash, was_hash, 64) == 0;
@@ -363,7 +369,8 @@ static int cmp_path(const void *a, const void *b)
 }
 
 void facts_cache_store(const char *dir, const char *key, const file_facts *f,
-                       const snapshot_reach *snap, const fact_strs *included)
+                       const snapshot_reach *snap, const fact_strs *included,
+                       const fact_strs *absent)
 {
     /* A header without a guard (stddef.h, with its __need_ macros) is
      * included many times: listed once. */
@@ -392,6 +399,20 @@ void facts_cache_store(const char *dir, const char *key, const file_facts *f,
         ndeps++;
     }
     free(paths);
+    for (size_t i = 0; i < absent->n; i++) {
+        const char *hash;
+        stat_print print;
+        if (describe_dep(snap, absent->items[i], &hash, &print)) {
+            buf_free(&deps);
+            return;   /* there after all (created during the parse) */
+        }
+        char *line = xasprintf("a %zu ", strlen(absent->items[i]));
+        buf_append(&deps, line, strlen(line));
+        buf_append(&deps, absent->items[i], strlen(absent->items[i]));
+        buf_append(&deps, "\n", 1);
+        free(line);
+        ndeps++;
+    }
     char *facts_text = facts_save(f);
     char *path = entry_path(dir, key);
     char *sub = xasprintf("%s/%.2s", dir, key);

@@ -898,6 +898,84 @@ static file_facts *unbuilt_facts(enum CXErrorCode rc)
                              xstrdup(cx_error_text(rc)));
 }
 
+/* Whether a file's facts may be cached: checked in full, or kept from it
+ * only by headers not found. Anything else that stopped clang (a file it
+ * could not read, a nesting bound, no CUDA toolkit) is not cached. */
+static bool cacheable(const file_facts *facts)
+{
+    for (size_t i = 0; i < facts->n_not_checked; i++)
+        if (facts->not_checked[i].cause != UNCHECKED_MISSING_INCLUDE)
+            return false;
+    return true;
+}
+
+static void fact_strs_clear(fact_strs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->items[i]);
+    free(s->items);
+    *s = (fact_strs){0};
+}
+
+static void add_dir(fact_strs *dirs, const char *dir, size_t len)
+{
+    for (size_t i = 0; i < dirs->n; i++)
+        if (strlen(dirs->items[i]) == len && memcmp(dirs->items[i], dir, len) == 0)
+            return;
+    *FACT_PUSH(dirs->items, dirs->n) = xstrndup(dir, len);
+}
+
+static void add_dir_of(fact_strs *dirs, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        add_dir(dirs, path, slash > path ? (size_t)(slash - path) : 1);
+}
+
+/* The paths where a header that was not found would have been found, had
+ * it been there: each missing name under every directory the parse could
+ * search. That is the directories of its search options (-I, -isystem,
+ * -iquote, -idirafter, joined or not), those of the files it did include
+ * (which holds clang's and the system's own: /usr/include, the compiler's
+ * include dir, CUDA's), its own, and /usr/local/include and /usr/include,
+ * which clang searches even when nothing was found there. The entry holds
+ * until one of them exists: a header installed, an include dir filled. */
+static void where_missing(const file_facts *facts, const source_file *parsed,
+                          const arg_list *args, const fact_strs *included, fact_strs *absent)
+{
+    static const char *const search_flags[] = {"-I", "-isystem", "-iquote", "-idirafter"};
+    fact_strs dirs = {0};
+    for (size_t i = 0; i < args->n; i++) {
+        for (size_t f = 0; f < sizeof search_flags / sizeof search_flags[0]; f++) {
+            size_t n = strlen(search_flags[f]);
+            if (strncmp(args->argv[i], search_flags[f], n) != 0)
+                continue;
+            const char *dir = args->argv[i][n] ? args->argv[i] + n
+                              : i + 1 < args->n ? args->argv[i + 1] : NULL;
+            if (dir && *dir)
+                add_dir(&dirs, dir, strlen(dir));
+        }
+    }
+    for (size_t i = 0; i < included->n; i++)
+        add_dir_of(&dirs, included->items[i]);
+    add_dir_of(&dirs, parsed->abs_path);
+    add_dir(&dirs, "/usr/local/include", strlen("/usr/local/include"));
+    add_dir(&dirs, "/usr/include", strlen("/usr/include"));
+    for (size_t k = 0; k < facts->n_not_checked; k++) {
+        const char *name = facts->not_checked[k].detail;
+        if (name[0] == '/') {
+            add_dir(absent, name, strlen(name));
+            continue;
+        }
+        for (size_t d = 0; d < dirs.n; d++) {
+            char *path = xasprintf("%s/%s", dirs.items[d], name);
+            add_dir(absent, path, strlen(path));
+            free(path);
+        }
+    }
+    fact_strs_clear(&dirs);
+}
+
 /* The translation unit the files of a group share (facts_extract_group):
  * parsed on first need, once. */
 typedef struct {
@@ -975,15 +1053,19 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
-    /* Not cached when something was not found: the file that appears later
-     * (a header created, an include-dirs entry filled) is in no cache key. */
-    if (cache_key && facts->n_not_checked == 0) {
-        fact_strs included = { 0 };
+    if (cache_key && cacheable(facts)) {
+        fact_strs included = { 0 }, absent = { 0 };
         clang_getInclusions(tu, note_inclusion, &included);
-        facts_cache_store(g.facts_dir, cache_key, facts, reach, &included);
-        for (size_t i = 0; i < included.n; i++)
-            free(included.items[i]);
-        free(included.items);
+        if (facts->n_not_checked > 0) {
+            const source_file *parsed = tu == own_tu ? src : &snap->files[unit->index];
+            arg_list args = { 0 };
+            build_args(&args, snap, parsed, cfg, NULL);
+            where_missing(facts, parsed, &args, &included, &absent);
+            arg_list_free(&args);
+        }
+        facts_cache_store(g.facts_dir, cache_key, facts, reach, &included, &absent);
+        fact_strs_clear(&included);
+        fact_strs_clear(&absent);
     }
     free(cache_key);
     if (own_tu)

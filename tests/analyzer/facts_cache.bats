@@ -209,3 +209,48 @@ EOF
   GPULINT_NO_FACTS_CACHE=1 run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -j1 "${FILES[@]}"
   assert_equal "$output" "$together"
 }
+
+# A file kept from a full check by headers not found is cached too (its
+# report is the same while those headers stay absent), and reported not
+# checked from the cache every time; a header that appears where the parse
+# would have found it (beside the file, in an include dir, under a
+# directory that did not exist) makes it parse again.
+missing_fixture() {
+  mkdir -p src inc
+  cat >src/use.c <<'EOF'
+#include <cuda_runtime_api.h>
+#include "later.h"
+#include <sub/deep.h>
+void go(void) { cudaDeviceSynchronize(); }
+EOF
+  printf 'include-dirs: ["%s/inc"]\n' "$PWD" >inc.yaml
+}
+
+# "rule:line" of use.c's findings, with the config inc.yaml.
+missing_report() {
+  "$GL" --config inc.yaml --format json src/use.c |
+    node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(j.findings.map(f => f.rule + ":" + f.line + (f.rule === "not-checked" ? ":" + f.message.split("'"'"'")[1] : "")).join(" "))'
+}
+
+@test "a file with headers not found is cached, reported not checked every time, and parsed again once a header appears" {
+  missing_fixture
+  local expected="not-checked:2:later.h not-checked:3:sub/deep.h unchecked-status:4"
+  assert_equal "$(missing_report)" "$expected"
+  assert_equal "$(entries | wc -l)" 1
+  local stored
+  stored=$(entries | xargs stat -c '%i')
+  # From the cache: the same report, the entry read and not written again.
+  assert_equal "$(missing_report)" "$expected"
+  assert_equal "$(entries | xargs stat -c '%i')" "$stored"
+  # later.h beside the file: found by the quoted include.
+  printf '#define LATER 1\n' >src/later.h
+  assert_equal "$(missing_report)" "not-checked:3:sub/deep.h unchecked-status:4"
+  # sub/deep.h under the include dir, in a directory that was not there.
+  mkdir -p inc/sub
+  assert_equal "$(missing_report)" "not-checked:3:sub/deep.h unchecked-status:4"
+  printf '#define DEEP 1\n' >inc/sub/deep.h
+  assert_equal "$(missing_report)" "unchecked-status:4"
+  # And gone again: not checked again, not the checked answer from before.
+  rm inc/sub/deep.h
+  assert_equal "$(missing_report)" "not-checked:3:sub/deep.h unchecked-status:4"
+}
