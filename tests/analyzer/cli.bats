@@ -654,6 +654,25 @@ EOF2
     "unchecked-status:first.cu:6 unchecked-status:second.cu:6"
 }
 
+@test "two runs at once building the same include set's preamble: one PCH, no lock or temporary file left, both reports those of a full parse" {
+  include_set_fixture
+  GPULINT_NO_PCH=1 GPULINT_NO_FACTS_CACHE=1 run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json first.cu second.cu
+  local expected=$output
+  GPULINT_NO_FACTS_CACHE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 first.cu second.cu >one.json &
+  local one=$!
+  GPULINT_NO_FACTS_CACHE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 first.cu second.cu >two.json &
+  local two=$!
+  local rc1=0 rc2=0
+  wait "$one" || rc1=$?
+  wait "$two" || rc2=$?
+  assert_equal "$rc1 $rc2" "1 1"
+  assert_equal "$(cat one.json)" "$expected"
+  assert_equal "$(cat two.json)" "$expected"
+  local dir=$XDG_CACHE_HOME/gpulint/pch
+  assert_equal "$(find "$dir" -name 'set-*.pch' | wc -l)" 1
+  assert_equal "$(find "$dir" \( -name '*.lock' -o -name '*.tmp' \) | wc -l)" 0
+}
+
 @test "preambles unused for a week, or over the disk budget, are removed; nothing else in the directory is" {
   include_set_fixture
   run "$GL" --config "$EMPTY_CONFIG" first.cu second.cu
