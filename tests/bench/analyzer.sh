@@ -6,6 +6,8 @@
 # (BENCH_DIR, default ${TMPDIR:-/tmp}/gpulint-bench); a missing one is skipped
 # with a message. Prints one table: cold, warm (nothing changed), one file
 # changed, clang, cold/clang, peak memory (-j2). docs/performance.md records it.
+# BENCH_CLANG=0 leaves the clang column out (n/a): on a shared machine the
+# largest corpus's clang run alone is minutes of CPU.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 gl=${GPULINT:-$repo/build/gpulint}
@@ -29,7 +31,7 @@ measure() {
 # flags gpulint's parses use (analyzer/extract/extract.c: base_args).
 clang_time() {
   local dir=$1; shift
-  [ -n "$clang" ] || { printf 'n/a'; return; }
+  [ -n "$clang" ] && [ "${BENCH_CLANG:-1}" != 0 ] || { printf 'n/a'; return; }
   local shim=$XDG_CACHE_HOME/gpulint/shim start end
   start=$(date +%s.%N)
   (cd "$dir" && find . \( -name '*.cu' -o -name '*.c' \) -print0 |
