@@ -108,7 +108,7 @@ if ! want samples; then
   :
 elif extract NVIDIA+cuda-samples "$work/samples" Samples Common; then
   printf 'include-dirs: ["%s"]\n' "$work/samples/Common" >"$work/samples.yaml"
-  one=$(cd "$work/samples" && find Samples -name '*.cu' | sort | head -1)
+  one=$(cd "$work/samples" && find Samples -name '*.cu' | sort | sed -n 1p)
   row "cuda-samples Samples/" "$work/samples" "$one" "-I$work/samples/Common" \
     --config "$work/samples.yaml" Samples
 else
