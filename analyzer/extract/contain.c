@@ -33,6 +33,8 @@ typedef struct {
     bool busy;
     size_t index;        /* the file it parses, when busy */
     double deadline;     /* monotonic seconds */
+    unsigned budget;     /* its seconds: limits.file-seconds per unit parsed
+                            (a header of several programs: one per program) */
     char *buf;           /* the answer so far */
     size_t len, cap;
 } worker;
@@ -297,7 +299,8 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             }
             workers[k].busy = true;
             workers[k].index = next++;
-            workers[k].deadline = now_seconds() + (double)budget;
+            workers[k].budget = budget * (unsigned)(1 + snap->files[next - 1].nother_contexts);
+            workers[k].deadline = now_seconds() + (double)workers[k].budget;
         }
         double t = now_seconds(), wait_s = 3600;
         int nfds = 0;
@@ -332,7 +335,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                 kill(w->pid, SIGKILL);
             size_t index = w->index;
             int status = end_worker(w);
-            facts[index] = death_facts(status, timed_out, budget);
+            facts[index] = death_facts(status, timed_out, w->budget);
             progress_step(progress);
         }
     }

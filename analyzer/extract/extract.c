@@ -895,6 +895,38 @@ static file_facts *unbuilt_facts(enum CXErrorCode rc)
                              xstrdup(cx_error_text(rc)));
 }
 
+/* The facts header `src` has in the unit of snap->files[unit], another
+ * program's (source_file.other_contexts); NULL when that unit does not
+ * reach it after all (an #if) or libclang made none. The unit's inclusions
+ * go to `included` (NULL: not wanted). */
+static file_facts *facts_in_other_unit(CXIndex cx_index, const snapshot *snap, size_t unit,
+                                       const source_file *src, const gl_config *cfg,
+                                       const snapshot_reach *reach, fact_strs *included)
+{
+    CXTranslationUnit tu = NULL;
+    if (parse_unit(cx_index, snap, unit, cfg, reach, &tu) != CXError_Success || !tu)
+        return NULL;
+    CXFile main_file = clang_getFile(tu, src->abs_path);
+    file_facts *facts = NULL;
+    if (main_file) {
+        facts = xcalloc(1, sizeof *facts);
+        walk_ctx ctx = {
+            .tu = tu,
+            .main_file = main_file,
+            .header_in_unit = true,
+            .src = src,
+            .facts = facts,
+        };
+        extract_walk(&ctx);
+        collect_parse_errors(&ctx);
+        free(ctx.device_bodies);
+        if (included)
+            clang_getInclusions(tu, note_inclusion, included);
+    }
+    clang_disposeTranslationUnit(tu);
+    return facts;
+}
+
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
 {
     const source_file *src = &snap->files[index];
@@ -961,18 +993,27 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
+    fact_strs included = { 0 };
+    if (cache_key)
+        clang_getInclusions(tu, note_inclusion, &included);
+    clang_disposeTranslationUnit(tu);
+    /* A header of several programs: what each other program's unit shows
+     * of it too, each fact once. */
+    for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
+        file_facts *more = facts_in_other_unit(cx_index, snap, (size_t)src->other_contexts[k],
+                                               src, cfg, reach, cache_key ? &included : NULL);
+        if (more)
+            facts_merge(facts, more);
+    }
     /* Not cached when something was not found: the file that appears later
      * (a header created, an include-dirs entry filled) is in no cache key. */
     if (cache_key && facts->n_not_checked == 0) {
-        fact_strs included = { 0 };
-        clang_getInclusions(tu, note_inclusion, &included);
         facts_cache_store(g.facts_dir, cache_key, facts, reach, &included);
-        for (size_t i = 0; i < included.n; i++)
-            free(included.items[i]);
-        free(included.items);
     }
+    for (size_t i = 0; i < included.n; i++)
+        free(included.items[i]);
+    free(included.items);
     free(cache_key);
-    clang_disposeTranslationUnit(tu);
     clang_disposeIndex(cx_index);
     reach_free(own_reach);
     return facts;

@@ -21,6 +21,7 @@
 #include "facts/facts.h"
 #include "rules/rule.h"
 #include "rules/symbol_index.h"
+#include "util/paths.h"
 #include "util/xalloc.h"
 
 static bool is_dependent(const char *type)
@@ -315,20 +316,6 @@ static bool is_c_function(const fact_function *f)
     return f->exec != EXEC_KERNEL && f->is_c_linkage;
 }
 
-/* Whether the file at `a` and the file at `b` can be linked into one
- * program: the same directory, or one's directory inside the other's
- * (src/ and the root's main.cu). Sibling directories (cuda-samples'
- * smokeParticles/ and volumeRender/, one sample each) are separate
- * programs: a declaration in one never drifted from a definition in the
- * other. */
-static bool can_link(const char *a, const char *b)
-{
-    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-    size_t da = sa ? (size_t)(sa - a) + 1 : 0, db = sb ? (size_t)(sb - b) + 1 : 0;
-    size_t shorter = da < db ? da : db;
-    return strncmp(a, b, shorter) == 0;
-}
-
 static void check_declarations(const analysis *a, const symbol_index *kernels,
                                const symbol_index *c_functions, diag_sink *sink)
 {
@@ -355,7 +342,7 @@ static void check_declarations(const analysis *a, const symbol_index *kernels,
                                 a->snap->files[d->file].is_header))
                     continue;
                 if (d->fn->is_template != decl->is_template || d->fn->unresolved_types ||
-                    !can_link(a->snap->files[fi].path, a->snap->files[d->file].path))
+                    !path_same_program(a->snap->files[fi].path, a->snap->files[d->file].path))
                     continue;
                 shown = d;
                 matched = decl->is_c_linkage && d->fn->is_c_linkage
