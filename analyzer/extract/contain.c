@@ -334,8 +334,9 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             if (timed_out)
                 kill(w->pid, SIGKILL);
             size_t index = w->index;
+            unsigned file_budget = w->budget;
             int status = end_worker(w);
-            facts[index] = death_facts(status, timed_out, w->budget);
+            facts[index] = death_facts(status, timed_out, file_budget);
             progress_step(progress);
         }
     }
