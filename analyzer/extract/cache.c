@@ -61,6 +61,15 @@ char *facts_cache_key(const char *identity, const snapshot *snap, const source_f
         for (size_t i = 0; i < unit->nargs; i++)
             buf_append(&b, unit->args[i], strlen(unit->args[i]) + 1);
     }
+    /* And the units of the other programs that include it. */
+    for (size_t k = 0; k < src->nother_contexts; k++) {
+        const source_file *unit = &snap->files[src->other_contexts[k]];
+        buf_append(&b, "\nother context\n", 15);
+        buf_append(&b, unit->abs_path, strlen(unit->abs_path) + 1);
+        buf_append(&b, unit->hash, strlen(unit->hash) + 1);
+        for (size_t i = 0; i < unit->nargs; i++)
+            buf_append(&b, unit->args[i], strlen(unit->args[i]) + 1);
+    }
     char hex[65];
     sha256_hex(b.data, b.len, hex);
     buf_free(&b);

@@ -239,9 +239,17 @@ static file_facts *death_facts(int status, bool timed_out, unsigned budget)
                                        WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 }
 
+/* A file's seconds: limits.file-seconds per unit parsed for it (a header
+ * of several programs is parsed in one unit of each, extract.c). */
+static unsigned file_budget(const snapshot *snap, size_t index, unsigned budget)
+{
+    return budget * (unsigned)(1 + snap->files[index].nother_contexts);
+}
+
 /* Read what the worker has written and take every whole frame in it; true
  * once the job is answered in full (then the worker is idle again). */
-static bool read_answer(worker *w, file_facts **facts, unsigned budget, bool *gone)
+static bool read_answer(worker *w, const snapshot *snap, file_facts **facts, unsigned budget,
+                        bool *gone)
 {
     if (w->cap - w->len < 65536) {
         w->cap = w->cap ? 2 * w->cap : 131072;
@@ -275,7 +283,8 @@ static bool read_answer(worker *w, file_facts **facts, unsigned budget, bool *go
         text[size] = after;
         used += FRAME_HEADER + (size_t)size;
         /* The budget is each file's: the next one starts now. */
-        w->deadline = now_seconds() + (double)budget;
+        if (w->ndone < w->nfiles)
+            w->deadline = now_seconds() + (double)file_budget(snap, w->files[w->ndone], budget);
     }
     memmove(w->buf, w->buf + used, w->len - used);
     w->len -= used;
@@ -434,7 +443,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             workers[k].files = files;
             workers[k].nfiles = n;
             workers[k].ndone = 0;
-            workers[k].deadline = now_seconds() + (double)budget;
+            workers[k].deadline = now_seconds() + (double)file_budget(snap, files[0], budget);
         }
         double t = now_seconds(), wait_s = 3600;
         int nfds = 0;
@@ -457,7 +466,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                 continue;
             bool gone = false;
             size_t done_before = w->ndone;
-            bool finished = fds[f++].revents && read_answer(w, facts, budget, &gone);
+            bool finished = fds[f++].revents && read_answer(w, snap, facts, budget, &gone);
             for (size_t d = done_before; d < w->ndone; d++)
                 progress_step(progress);
             if (finished)
@@ -473,7 +482,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             for (size_t r = w->ndone + 1; r < w->nfiles; r++)
                 plan.again[plan.nagain++] = w->files[r];
             int status = end_worker(w);
-            facts[index] = death_facts(status, timed_out, budget);
+            facts[index] = death_facts(status, timed_out, file_budget(snap, index, budget));
             progress_step(progress);
         }
     }

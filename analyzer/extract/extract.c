@@ -976,6 +976,38 @@ static void where_missing(const file_facts *facts, const source_file *parsed,
     fact_strs_clear(&dirs);
 }
 
+/* The facts header `src` has in the unit of snap->files[unit], another
+ * program's (source_file.other_contexts); NULL when that unit does not
+ * reach it after all (an #if) or libclang made none. The unit's inclusions
+ * go to `included` (NULL: not wanted). */
+static file_facts *facts_in_other_unit(CXIndex cx_index, const snapshot *snap, size_t unit,
+                                       const source_file *src, const gl_config *cfg,
+                                       const snapshot_reach *reach, fact_strs *included)
+{
+    CXTranslationUnit tu = NULL;
+    if (parse_unit(cx_index, snap, unit, cfg, reach, &tu) != CXError_Success || !tu)
+        return NULL;
+    CXFile main_file = clang_getFile(tu, src->abs_path);
+    file_facts *facts = NULL;
+    if (main_file) {
+        facts = xcalloc(1, sizeof *facts);
+        walk_ctx ctx = {
+            .tu = tu,
+            .main_file = main_file,
+            .header_in_unit = true,
+            .src = src,
+            .facts = facts,
+        };
+        extract_walk(&ctx);
+        collect_parse_errors(&ctx);
+        free(ctx.device_bodies);
+        if (included)
+            clang_getInclusions(tu, note_inclusion, included);
+    }
+    clang_disposeTranslationUnit(tu);
+    return facts;
+}
+
 /* The translation unit the files of a group share (facts_extract_group):
  * parsed on first need, once. */
 typedef struct {
@@ -1053,9 +1085,22 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
-    if (cache_key && cacheable(facts)) {
-        fact_strs included = { 0 }, absent = { 0 };
+    fact_strs included = { 0 }, absent = { 0 };
+    if (cache_key)
         clang_getInclusions(tu, note_inclusion, &included);
+    /* A header of several programs: what each other program's unit shows
+     * of it too, each fact once. */
+    for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
+        file_facts *more = facts_in_other_unit(cx_index, snap, (size_t)src->other_contexts[k],
+                                               src, cfg, reach, cache_key ? &included : NULL);
+        if (more)
+            facts_merge(facts, more);
+    }
+    /* where_missing knows the search path of one unit only: a header of
+     * several programs with a header not found is parsed again each run. */
+    bool store = cache_key && cacheable(facts) &&
+                 (facts->n_not_checked == 0 || src->nother_contexts == 0);
+    if (store) {
         if (facts->n_not_checked > 0) {
             const source_file *parsed = tu == own_tu ? src : &snap->files[unit->index];
             arg_list args = { 0 };
@@ -1064,9 +1109,9 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
             arg_list_free(&args);
         }
         facts_cache_store(g.facts_dir, cache_key, facts, reach, &included, &absent);
-        fact_strs_clear(&included);
-        fact_strs_clear(&absent);
     }
+    fact_strs_clear(&included);
+    fact_strs_clear(&absent);
     free(cache_key);
     if (own_tu)
         clang_disposeTranslationUnit(own_tu);

@@ -41,6 +41,11 @@ typedef struct {
      * errors of the file. */
     offset_range *device_bodies;
     size_t n_device_bodies;
+    /* Function-pointer variables and what they are set to
+     * (extract/walk_pointers.c), gathered on the first call through one. */
+    struct pointer_binding *pointer_bindings;
+    size_t n_pointer_bindings;
+    bool pointer_bindings_known;
 } walk_ctx;
 
 /* Fill ctx->facts from the translation unit's main file. */

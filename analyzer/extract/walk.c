@@ -9,30 +9,16 @@
 
 #include "extract/walk.h"
 
-/* The name as the programmer writes it: cuda.h and cublas_v2.h turn
- * cuMemcpyHtoD into cuMemcpyHtoD_v2 and cublasCreate into cublasCreate_v2,
- * and a per-thread default stream build (nvcc --default-stream per-thread,
- * CUDA_API_PER_THREAD_DEFAULT_STREAM) turns cudaMemcpy into cudaMemcpy_ptds,
- * cudaMemcpyAsync into cudaMemcpyAsync_ptsz, cuMemcpyHtoDAsync into
- * cuMemcpyHtoDAsync_v2_ptsz. */
-static char *api_name(const char *name)
-{
-    static const char *const suffixes[] = {"_ptsz", "_ptds", "_v2"};
-    size_t n = strlen(name);
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        size_t k = strlen(suffixes[i]);
-        if (n > k && strncmp(name + n - k, suffixes[i], k) == 0)
-            n -= k;
-    }
-    return xstrndup(name, n);
-}
-
 static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc)
 {
     bool unique;
     CXCursor callee = callee_of(call, &unique);
-    if (clang_Cursor_isNull(callee))
+    if (clang_Cursor_isNull(callee)) {
+        CXCursor holder = called_pointer(call);
+        if (!clang_Cursor_isNull(holder))
+            record_copy_through_pointer(b, call, holder, loc);
         return;
+    }
     cursor_list kids = children_of(call);
     bool chevron = kids.n >= 2 && is_launch_configuration(kids.items[1]);
     free(kids.items);
@@ -45,7 +31,7 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
      * their headers renamed them to; call edges keep the callee's own name. */
     char *api = api_name(name);
     record_launch_api_call(b, call, api, loc);
-    record_copy(b, call, callee, api, loc);
+    record_copy(b, call, clang_getCursorType(callee), api, loc);
     record_unchecked_status(b, call, parent, callee, api, loc);
     free(api);
     /* An edge to the wrong overload could invent a chain: only certain ones. */
@@ -140,4 +126,5 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
 void extract_walk(walk_ctx *ctx)
 {
     clang_visitChildren(clang_getTranslationUnitCursor(ctx->tu), visit_decl, ctx);
+    free_pointer_bindings(ctx);
 }

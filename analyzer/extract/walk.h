@@ -70,6 +70,7 @@ CXCursor primary_template(CXCursor c);
 bool in_system_header(CXCursor c);
 bool is_floating(CXType t);
 char *parameter_spelling(CXType t);
+char *api_name(const char *name);
 
 /* extract/walk_symbols.c: a function's name and the parts of its cursor. */
 char *function_name(CXCursor c, bool *c_linkage);
@@ -104,9 +105,22 @@ void record_direct_launch(body_ctx *b, CXCursor call, CXCursor kernel, int first
 bool is_launch_configuration(CXCursor c);
 void record_launch_api_call(body_ctx *b, CXCursor call, const char *name, fact_loc loc);
 
-/* extract/walk_copies.c: copies and their kinds. */
-void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char *name,
-                 fact_loc loc);
+/* extract/walk_copies.c: copies and their kinds. `ftype`: the called
+ * function's type (its parameters say where the kind is); NULL when `name`
+ * is no copy API. */
+fact_copy *record_copy(body_ctx *b, CXCursor call, CXType ftype, const char *name,
+                       fact_loc loc);
+void record_copy_through_pointer(body_ctx *b, CXCursor call, CXCursor holder, fact_loc loc);
+
+/* extract/walk_pointers.c: function-pointer variables. */
+typedef struct pointer_binding pointer_binding;
+bool is_function_pointer(CXCursor decl);
+/* The function-pointer variable, parameter or field a call goes through
+ * (`fp(...)`, `(*fp)(...)`, `api.copy(...)`), or null. */
+CXCursor called_pointer(CXCursor call);
+/* The functions `holder` is set to in the unit (caller frees items). */
+cursor_list functions_held(walk_ctx *ctx, CXCursor holder);
+void free_pointer_bindings(walk_ctx *ctx);
 
 /* extract/walk_statuses.c: unchecked statuses. */
 void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,

@@ -220,27 +220,26 @@ static bool copies_by_memory_type(const char *name)
             !strstr(name, "Peer") && !strstr(name, "Batch"));
 }
 
-void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char *name,
-                        fact_loc loc)
+fact_copy *record_copy(body_ctx *b, CXCursor call, CXType ftype, const char *name,
+                       fact_loc loc)
 {
     bool always = always_uploads(name), by_kind = copies_by_kind(name),
          by_pointer = copies_by_pointer(name), by_memory_type = copies_by_memory_type(name);
     if (!always && !by_kind && !by_pointer && !by_memory_type)
-        return;
+        return NULL;
     fact_copy *copy = FACT_PUSH(b->w->facts->copies, b->w->facts->n_copies);
     copy->callee = xstrdup(name);
     copy->loc = loc;
     copy->kind_value = -1;
     if (always) {
         copy->kind = COPY_ALWAYS_UPLOAD;
-        return;
+        return copy;
     }
     if (by_pointer) {
         copy->kind = COPY_BY_POINTERS;
-        return;
+        return copy;
     }
     copy->kind = COPY_KIND_UNRESOLVED;
-    CXType ftype = clang_getCursorType(callee);
     int np = clang_getNumArgTypes(ftype), na = clang_Cursor_getNumArguments(call);
     for (int i = 0; i < np && i < na; i++) {
         char *t = type_spelling(clang_getArgType(ftype, (unsigned)i));
@@ -257,6 +256,37 @@ void record_copy(body_ctx *b, CXCursor call, CXCursor callee, const char *name,
             copy->kind_value = v;
         }
         if (is_kind || is_params || is_driver_params)
-            return;
+            return copy;
     }
+    return copy;
+}
+
+/* A call through a function-pointer variable: a copy when the variable
+ * holds a copy API (what the unit sets it to), or is named after one (a
+ * loader's `cuMemcpyHtoD = dlsym(...)`). Its own type says where the kind
+ * is; the finding names both. */
+void record_copy_through_pointer(body_ctx *b, CXCursor call, CXCursor holder, fact_loc loc)
+{
+    CXType ftype = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(holder)));
+    char *holder_name = cx_take(clang_getCursorSpelling(holder));
+    cursor_list held = functions_held(b->w, holder);
+    fact_copy *copy = NULL;
+    for (size_t i = 0; i < held.n && !copy; i++) {
+        char *name = cx_take(clang_getCursorSpelling(held.items[i]));
+        char *api = api_name(name);
+        copy = record_copy(b, call, ftype, api, loc);
+        if (copy) {
+            free(copy->callee);
+            copy->callee = xasprintf("%s (called through %s)", api, holder_name);
+        }
+        free(api);
+        free(name);
+    }
+    free(held.items);
+    if (!copy) {
+        char *api = api_name(holder_name);
+        record_copy(b, call, ftype, api, loc);
+        free(api);
+    }
+    free(holder_name);
 }

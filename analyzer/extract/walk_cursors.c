@@ -223,3 +223,21 @@ bool is_floating(CXType t)
         return false;
     }
 }
+
+/* The name as the programmer writes it: cuda.h and cublas_v2.h turn
+ * cuMemcpyHtoD into cuMemcpyHtoD_v2 and cublasCreate into cublasCreate_v2,
+ * and a per-thread default stream build (nvcc --default-stream per-thread,
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM) turns cudaMemcpy into cudaMemcpy_ptds,
+ * cudaMemcpyAsync into cudaMemcpyAsync_ptsz, cuMemcpyHtoDAsync into
+ * cuMemcpyHtoDAsync_v2_ptsz. */
+char *api_name(const char *name)
+{
+    static const char *const suffixes[] = {"_ptsz", "_ptds", "_v2"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n > k && strncmp(name + n - k, suffixes[i], k) == 0)
+            n -= k;
+    }
+    return xstrndup(name, n);
+}

@@ -6,13 +6,48 @@
 
 #include "extract/walk.h"
 
+/* A type as C linkage passes it (fact_function.abi_types): the symbol
+ * carries no types, so what the two sides must agree on is the bits. An
+ * enum is its underlying integer type, which the compiler picks; a pointer
+ * (or an array parameter, one) is marked as one to an object, which
+ * `void *` stands for. */
+static char *abi_spelling(CXType t)
+{
+    if (t.kind == CXType_Invalid)
+        return xstrdup("");
+    CXType canonical = clang_getCanonicalType(t);
+    if (canonical.kind == CXType_Enum) {
+        CXType integer = clang_getEnumDeclIntegerType(clang_getTypeDeclaration(canonical));
+        char *s = type_spelling(integer), *r = xasprintf("enum %s", s);
+        free(s);
+        return r;
+    }
+    char *s = parameter_spelling(t);
+    bool array = canonical.kind == CXType_ConstantArray ||
+                 canonical.kind == CXType_IncompleteArray ||
+                 canonical.kind == CXType_VariableArray;
+    if (array || canonical.kind == CXType_Pointer) {
+        enum CXTypeKind pointee = clang_getCanonicalType(clang_getPointeeType(canonical)).kind;
+        if (array || (pointee != CXType_FunctionProto && pointee != CXType_FunctionNoProto)) {
+            char *r = xasprintf("pointer %s", s);
+            free(s);
+            return r;
+        }
+    }
+    return s;
+}
+
 static void fill_params(fact_function *f, CXCursor c, const function_parts *parts)
 {
     CXType type = clang_getCursorType(c);
     int n = clang_getNumArgTypes(type);
     if (n >= 0 && !f->is_template) {
-        for (int i = 0; i < n; i++)
-            strs_push(&f->params, parameter_spelling(clang_getArgType(type, (unsigned)i)));
+        strs_push(&f->abi_types, abi_spelling(clang_getCursorResultType(c)));
+        for (int i = 0; i < n; i++) {
+            CXType arg = clang_getArgType(type, (unsigned)i);
+            strs_push(&f->params, parameter_spelling(arg));
+            strs_push(&f->abi_types, abi_spelling(arg));
+        }
         return;
     }
     /* Templates (and K&R declarations) have no prototype type to ask:

@@ -89,6 +89,10 @@ struct file_facts {
 
 void facts_free(file_facts *facts);
 
+/* Moves into `into` each fact of `from` that `into` does not have (equal in
+ * every field), frees the rest and `from` (facts/merge.c). */
+void facts_merge(file_facts *into, file_facts *from);
+
 /* Facts of a file that was not checked: one not-checked fact at 1:1 of this
  * cause, with `detail` (taken). */
 file_facts *facts_not_checked(fact_unchecked_cause cause, char *detail);

@@ -142,6 +142,59 @@ static bool has_cuda_or_cpp_syntax(const source_file *f)
     return false;
 }
 
+/* Whether snap->files[s] is of the program of the header's context or of
+ * one of its other contexts. */
+static bool program_has_context(const snapshot *snap, const source_file *h, size_t s)
+{
+    const char *path = snap->files[s].path;
+    if (path_same_program(path, snap->files[h->context].path))
+        return true;
+    for (size_t k = 0; k < h->nother_contexts; k++)
+        if (path_same_program(path, snap->files[h->other_contexts[k]].path))
+            return true;
+    return false;
+}
+
+/* A header that several programs include is analysed in one unit of each
+ * (an #ifdef, a typedef or a macro of the includer may give it other code
+ * in each): after its context, every source file that reaches it and is of
+ * none of the programs already covered adds its own unit, in the order the
+ * context was chosen in. `queue` has room for every file. */
+static void add_other_programs(snapshot *snap, long *const *includes, const size_t *nincludes,
+                               size_t *queue)
+{
+    static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
+    size_t n = snap->nfiles;
+    size_t *seen = xcalloc(n, sizeof *seen);   /* step + 1 of the last visit */
+    for (size_t step = 0; step < 3 * n; step++) {
+        size_t s = step % n;
+        if (snap->files[s].is_header || snap->files[s].lang != by_preference[step / n])
+            continue;
+        size_t head = 0, tail = 0;
+        queue[tail++] = s;
+        seen[s] = step + 1;
+        while (head < tail) {
+            size_t i = queue[head++];
+            for (size_t k = 0; k < nincludes[i]; k++) {
+                size_t h = (size_t)includes[i][k];
+                source_file *hf = &snap->files[h];
+                if (!hf->is_header || seen[h] == step + 1)
+                    continue;
+                seen[h] = step + 1;
+                queue[tail++] = h;
+                if (hf->context >= 0 && (size_t)hf->context != s &&
+                    !program_has_context(snap, hf, s)) {
+                    hf->other_contexts = xrealloc(hf->other_contexts,
+                                                  (hf->nother_contexts + 1) *
+                                                      sizeof *hf->other_contexts);
+                    hf->other_contexts[hf->nother_contexts++] = (long)s;
+                }
+            }
+        }
+    }
+    free(seen);
+}
+
 void header_langs_resolve(snapshot *snap, const gl_config *cfg)
 {
     size_t n = snap->nfiles;
@@ -206,6 +259,7 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
             }
         }
     }
+    add_other_programs(snap, includes, nincludes, queue);
     for (size_t i = 0; i < n; i++)
         free(includes[i]);
     free(includes);

@@ -91,6 +91,8 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     mask_text(text, len, MASK_COMMENTS | MASK_STRINGS, f->masked);
     sha256_hex(text, len, f->hash);
     f->context = -1;
+    f->other_contexts = NULL;
+    f->nother_contexts = 0;
     if (!source_classify(path, cfg, &f->lang, &f->is_header)) {
         f->lang = LANG_C;
         f->is_header = false;
@@ -132,6 +134,7 @@ static void source_file_free(source_file *f)
     free(f->masked);
     free(f->line_starts);
     free(f->not_checked);
+    free(f->other_contexts);
     for (size_t i = 0; i < f->nargs; i++)
         free(f->args[i]);
     free(f->args);

@@ -31,6 +31,13 @@ typedef struct {
                           that includes it, directly or through other headers,
                           whose translation unit it is analysed in (its flags,
                           macros and types); -1: parsed on its own */
+    long *other_contexts;  /* a header: one includer (snapshot source file) of
+                              each other program that includes it (programs
+                              as path_same_program tells them apart: none
+                              links with `context` or another of these); it
+                              is analysed in each of their units too, and
+                              its facts are those of all its units */
+    size_t nother_contexts;
     char hash[65];     /* hex SHA-256 of text: key for cached facts */
     char **args;       /* extra compiler arguments for this file (-I, -D, -std, ...)
                           from a compilation database (-p); the config's

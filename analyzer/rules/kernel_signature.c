@@ -6,8 +6,9 @@
  *    cudaLaunchKernelExC args array, or the variadic cudaLaunchKernelEx's
  *    arguments that match none of those definitions in count and type;
  *  - an extern "C" function defined in a CUDA file whose C-linkage
- *    declaration in another file differs (C linkage hides it from the
- *    compiler and the linker).
+ *    declaration in another file differs in what the ABI passes
+ *    (same_c_signature; C linkage hides it from the compiler and the
+ *    linker).
  * Same-named kernels *defined* in separate programs are not a refactor:
  * matching any one definition is enough. A static kernel matches within its
  * file only (the lookup by name of rules/symbol_index.h). Template parameters
@@ -20,6 +21,7 @@
 #include "facts/facts.h"
 #include "rules/rule.h"
 #include "rules/symbol_index.h"
+#include "util/paths.h"
 #include "util/xalloc.h"
 
 static bool is_dependent(const char *type)
@@ -73,6 +75,51 @@ static bool same_signature(const fact_function *a, const fact_function *b)
         return false;
     for (size_t i = 0; i < a->params.n; i++)
         if (strcmp(a->params.items[i], b->params.items[i]) != 0)
+            return false;
+    return true;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static const char *unsigned_stripped(const char *t);
+
+/* Two fact_function.abi_types entries that pass the same bits: the same
+ * type; an enum and an integer of its underlying type, in either
+ * signedness (the compiler, not the code, picks an unscoped enum's); a
+ * `void *` (of any qualifiers) and a pointer to any object. Another width
+ * or kind (int for size_t, float * for double *, void * for a function
+ * pointer) is not. */
+static bool same_abi_type(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return true;
+    if (starts(a, "enum ") || starts(b, "enum ")) {
+        const char *ia = starts(a, "enum ") ? a + 5 : a, *ib = starts(b, "enum ") ? b + 5 : b;
+        return strcmp(unsigned_stripped(ia), unsigned_stripped(ib)) == 0;
+    }
+    if (!starts(a, "pointer ") || !starts(b, "pointer "))
+        return false;
+    char *ua = unqualified(a + 8), *ub = unqualified(b + 8);
+    bool same = strcmp(ua, "void *") == 0 || strcmp(ub, "void *") == 0;
+    free(ua);
+    free(ub);
+    return same;
+}
+
+/* Two C-linkage signatures: their symbols carry no types, so what the ABI
+ * tells apart is what must agree (same_abi_type); by spelling where a side
+ * has no ABI types recorded. */
+static bool same_c_signature(const fact_function *a, const fact_function *b)
+{
+    if (a->abi_types.n != a->params.n + 1 || b->abi_types.n != b->params.n + 1)
+        return same_signature(a, b);
+    if (a->abi_types.n != b->abi_types.n)
+        return false;
+    for (size_t i = 0; i < a->abi_types.n; i++)
+        if (!same_abi_type(a->abi_types.items[i], b->abi_types.items[i]))
             return false;
     return true;
 }
@@ -269,20 +316,6 @@ static bool is_c_function(const fact_function *f)
     return f->exec != EXEC_KERNEL && f->is_c_linkage;
 }
 
-/* Whether the file at `a` and the file at `b` can be linked into one
- * program: the same directory, or one's directory inside the other's
- * (src/ and the root's main.cu). Sibling directories (cuda-samples'
- * smokeParticles/ and volumeRender/, one sample each) are separate
- * programs: a declaration in one never drifted from a definition in the
- * other. */
-static bool can_link(const char *a, const char *b)
-{
-    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-    size_t da = sa ? (size_t)(sa - a) + 1 : 0, db = sb ? (size_t)(sb - b) + 1 : 0;
-    size_t shorter = da < db ? da : db;
-    return strncmp(a, b, shorter) == 0;
-}
-
 static void check_declarations(const analysis *a, const symbol_index *kernels,
                                const symbol_index *c_functions, diag_sink *sink)
 {
@@ -309,10 +342,12 @@ static void check_declarations(const analysis *a, const symbol_index *kernels,
                                 a->snap->files[d->file].is_header))
                     continue;
                 if (d->fn->is_template != decl->is_template || d->fn->unresolved_types ||
-                    !can_link(a->snap->files[fi].path, a->snap->files[d->file].path))
+                    !path_same_program(a->snap->files[fi].path, a->snap->files[d->file].path))
                     continue;
                 shown = d;
-                matched = same_signature(decl, d->fn);
+                matched = decl->is_c_linkage && d->fn->is_c_linkage
+                              ? same_c_signature(decl, d->fn)
+                              : same_signature(decl, d->fn);
             }
             if (shown && !matched) {
                 format_params(have, sizeof have, &decl->params, decl);
@@ -395,7 +430,12 @@ const rule_def rule_kernel_signature = {
         "    cudaLaunchKernelExC with a `void *args[] = {&a, &b}` array, whose\n"
         "    arguments differ in count or type from the kernel's definition;\n"
         "  - an extern \"C\" function defined in a .cu file whose declaration in a C\n"
-        "    header or another file has a different signature.\n"
+        "    header or another file has a different signature. C linkage puts no\n"
+        "    types in the symbol, so the two are compared as the ABI passes them:\n"
+        "    an enum is an integer of its underlying type (either signedness),\n"
+        "    and `void *` stands for a pointer to any object; another width or\n"
+        "    kind (int for size_t, float * for double *, void * for a function\n"
+        "    pointer) is a finding.\n"
         "A launch or declaration is checked against the definition in its own file\n"
         "when there is one, else against every definition of that (namespace-\n"
         "qualified) name: kernels defined in two separate programs are fine as long\n"

@@ -67,3 +67,11 @@ char *path_canonical(const char *path)
     free(lexical);
     return xstrdup(resolved);
 }
+
+bool path_same_program(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t da = sa ? (size_t)(sa - a) + 1 : 0, db = sb ? (size_t)(sb - b) + 1 : 0;
+    size_t shorter = da < db ? da : db;
+    return strncmp(a, b, shorter) == 0;
+}

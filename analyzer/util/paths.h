@@ -3,6 +3,8 @@
 #ifndef GPULINT_PATHS_H
 #define GPULINT_PATHS_H
 
+#include <stdbool.h>
+
 /* "a/./b/../c.h" -> "a/c.h" (malloc'd); leading ".." that cannot be resolved
  * is kept, an absolute path stays absolute. */
 char *path_normalise(const char *path);
@@ -17,5 +19,12 @@ char *path_join(const char *dir, const char *name);
  * system "/lib/gcc/x/12/../../../../include/stdlib.h" is
  * "/usr/include/stdlib.h", not "/include/stdlib.h" (malloc'd). */
 char *path_canonical(const char *path);
+
+/* Whether the files at paths `a` and `b` can be linked into one program, as
+ * gpulint tells programs apart (docs/rules.md): the same directory, or one's
+ * directory inside the other's (src/ and the root's main.cu). Sibling
+ * directories (cuda-samples' smokeParticles/ and volumeRender/, one sample
+ * each) are separate programs. */
+bool path_same_program(const char *a, const char *b);
 
 #endif

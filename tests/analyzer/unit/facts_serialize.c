@@ -35,6 +35,7 @@ static file_facts *every_kind(void)
         .type_param_names = strs2("T", "U"), .result = xstrdup("void"), .loc = { 3, 17 },
         .exec = EXEC_KERNEL, .is_definition = true, .is_static = true, .is_template = true,
         .no_prototype = true, .is_c_linkage = true, .is_hot_annotated = true,
+        .abi_types = strs2("void", "pointer float *"),
     };
     f->launches = xcalloc(f->n_launches = 1, sizeof *f->launches);
     f->launches[0] = (fact_launch){

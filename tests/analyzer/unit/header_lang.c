@@ -86,11 +86,49 @@ static void headers_alone_are_cuda_by_their_syntax(void **state)
     snapshot_free(&snap);
 }
 
+static const source_file *file_of(const snapshot *snap, const char *path)
+{
+    long i = snapshot_find(snap, path);
+    assert_true(i >= 0);
+    return &snap->files[i];
+}
+
+/* A header of several programs (sibling directories) gets one unit of each:
+ * its context, then one more per program that none of those links with. */
+static void headers_get_a_unit_per_program(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    add(&snap, "shared.cuh", "int s;\n");
+    add(&snap, "blur/blur.cu", "#include \"../shared.cuh\"\n");
+    add(&snap, "blur/host.cu", "#include \"../shared.cuh\"\n");      /* blur's program again */
+    add(&snap, "blur/sub/tool.cu", "#include \"../../shared.cuh\"\n"); /* links with blur/ */
+    add(&snap, "sharpen/cfg.h", "#include \"../shared.cuh\"\n");
+    add(&snap, "sharpen/sharpen.cu", "#include \"cfg.h\"\n");         /* through a header */
+    add(&snap, "tools/t.c", "#include \"../shared.cuh\"\n");
+    add(&snap, "only/k.cu", "#include \"own.h\"\n");
+    add(&snap, "only/own.h", "int o;\n");
+    snapshot_sort(&snap);
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    header_langs_resolve(&snap, &cfg);
+    const source_file *shared = file_of(&snap, "shared.cuh");
+    assert_int_equal(shared->context, snapshot_find(&snap, "blur/blur.cu"));
+    assert_int_equal(shared->nother_contexts, 2);
+    assert_int_equal(shared->other_contexts[0], snapshot_find(&snap, "sharpen/sharpen.cu"));
+    assert_int_equal(shared->other_contexts[1], snapshot_find(&snap, "tools/t.c"));
+    assert_int_equal(file_of(&snap, "sharpen/cfg.h")->nother_contexts, 0);
+    assert_int_equal(file_of(&snap, "only/own.h")->nother_contexts, 0);
+    config_free(&cfg);
+    snapshot_free(&snap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cuda_reaches_headers_transitively),
         cmocka_unit_test(headers_alone_are_cuda_by_their_syntax),
+        cmocka_unit_test(headers_get_a_unit_per_program),
     };
     return cmocka_run_group_tests_name("header_lang", tests, NULL, NULL);
 }

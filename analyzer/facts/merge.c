@@ -1,0 +1,86 @@
+/* Facts of one file found in several translation units (a header analysed
+ * in one unit per program that includes it): their union, each fact once.
+ * Equality is read off each kind's description (facts/fact_kinds.def), so
+ * a new field takes part without a line here. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts/facts.h"
+#include "util/xalloc.h"
+
+static bool same_texts(const fact_strs *a, const fact_strs *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->items[i], b->items[i]) != 0)
+            return false;
+    return true;
+}
+
+static void strs_free(fact_strs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->items[i]);
+    free(s->items);
+}
+
+/* Whether two fields of each codec are equal, and what freeing one takes. */
+#define SAME_TEXT(a, b) (strcmp((a), (b)) == 0)
+#define SAME_TEXT_OR_NULL(a, b) ((!(a) && !(b)) || ((a) && (b) && strcmp((a), (b)) == 0))
+#define SAME_TEXTS(a, b) same_texts(&(a), &(b))
+#define SAME_LOC(a, b) ((a).line == (b).line && (a).col == (b).col)
+#define SAME_INT(a, b) ((a) == (b))
+#define SAME_BOOL(a, b) ((a) == (b))
+#define FREE_TEXT(field) free(field)
+#define FREE_TEXT_OR_NULL(field) free(field)
+#define FREE_TEXTS(field) strs_free(&(field))
+#define FREE_LOC(field)
+#define FREE_INT(field)
+#define FREE_BOOL(field)
+
+/* One function per kind: whether `into` already has `x`; and one that
+ * frees a fact's fields. */
+#define FACT_KIND(type, array)                                                 \
+    static bool has_##array(const file_facts *into, const type *x)             \
+    {                                                                          \
+        for (size_t i = 0; i < into->n_##array; i++) {                         \
+            const type *y = &into->array[i];                                   \
+            bool same = true;
+#define FACT_FIELD(ctype, codec, name, key) same = same && SAME_##codec(x->name, y->name);
+#define FACT_KIND_END                                                          \
+            if (same)                                                          \
+                return true;                                                   \
+        }                                                                      \
+        return false;                                                          \
+    }
+#include "facts/fact_kinds.def"
+
+#define FACT_KIND(type, array)                                                 \
+    static void free_one_##array(type *x)                                      \
+    {                                                                          \
+        (void)x;
+#define FACT_FIELD(ctype, codec, name, key) FREE_##codec(x->name);
+#define FACT_KIND_END }
+#include "facts/fact_kinds.def"
+
+void facts_merge(file_facts *into, file_facts *from)
+{
+#define FACT_KIND(type, array)                                                 \
+    if (from->n_##array > 0) {                                                 \
+        into->array = xrealloc(into->array, (into->n_##array + from->n_##array) * \
+                                                sizeof *into->array);          \
+        size_t kept = into->n_##array;                                         \
+        for (size_t i = 0; i < from->n_##array; i++) {                         \
+            if (has_##array(into, &from->array[i]))                            \
+                free_one_##array(&from->array[i]);                             \
+            else                                                               \
+                into->array[kept++] = from->array[i];                          \
+            into->n_##array = kept;                                            \
+        }                                                                      \
+    }                                                                          \
+    free(from->array);
+#include "facts/fact_kinds.def"
+    free(from);
+}
