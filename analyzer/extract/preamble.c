@@ -134,14 +134,15 @@ char *preamble_leading_includes(const source_file *src, const snapshot_reach *re
         qsort(names, n, sizeof *names, cmp_str);
     byte_buf out = {0};
     buf_append(&out, "", 0);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (i == 0 || strcmp(names[i], names[i - 1]) != 0) {
             char *line = xasprintf("#include <%s>\n", names[i]);
             buf_append(&out, line, strlen(line));
             free(line);
         }
+    /* Freed only now: each name is compared with the one before it. */
+    for (size_t i = 0; i < n; i++)
         free(names[i]);
-    }
     free(names);
     return out.data;
 }
