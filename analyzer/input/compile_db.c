@@ -121,27 +121,42 @@ static void push_flag(str_list *out, const kept_flag *f, const char *value, cons
     free(v);
 }
 
-static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
-                          str_list *out, int depth, char **problem);
-
 /* Response files nest at most this deep (one that includes itself ends). */
 #define MAX_RESPONSE_DEPTH 8
 /* A response file holds flags; more than this is not one (and a bound keeps
  * a response file named /dev/zero from eating memory). */
 #define MAX_RESPONSE_BYTES ((off_t)1 << 20)
+/* Response files read for one command at most: a file naming itself ten
+ * times (-optf r,r,r,...) would otherwise be read 10^8 times. */
+#define MAX_RESPONSE_FILES 256
+
+/* One command's translation: the response files read so far, and the first
+ * problem with one (NULL while there is none). */
+typedef struct {
+    unsigned files_read;
+    char *problem;
+} translation;
+
+static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
+                          str_list *out, int depth, translation *tr);
 
 /* A response file's words, translated in place of its name: `@file` (gcc,
  * clang) or nvcc's --options-file / -optf (CMake's default generator puts
  * the -I and -D of a CUDA target in one). A missing one contributes
  * nothing: the build that wrote the database had it. Only a regular file
  * under MAX_RESPONSE_BYTES is read: a FIFO would block the open and the read
- * forever, /dev/zero would fill memory; either sets *problem (the first one
- * found) naming the file. */
+ * forever, /dev/zero would fill memory; either sets tr->problem (the first
+ * one found) naming the file, and so does going past MAX_RESPONSE_FILES. */
 static void translate_response_file(const char *name, const char *directory, str_list *out,
-                                    int depth, char **problem)
+                                    int depth, translation *tr)
 {
-    if (depth >= MAX_RESPONSE_DEPTH)
+    if (depth >= MAX_RESPONSE_DEPTH || tr->problem)
         return;
+    if (++tr->files_read > MAX_RESPONSE_FILES) {
+        tr->problem = xasprintf("more than %d response files in one command (at %s: do they "
+                                "name each other?)", MAX_RESPONSE_FILES, name);
+        return;
+    }
     char *path = path_join(directory, name);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -152,12 +167,11 @@ static void translate_response_file(const char *name, const char *directory, str
         return;
     }
     if (!S_ISREG(st.st_mode) || st.st_size > MAX_RESPONSE_BYTES) {
-        if (!*problem)
-            *problem = S_ISREG(st.st_mode)
-                           ? xasprintf("response file %s is %lld bytes, more than the %lld "
-                                       "gpulint reads", path, (long long)st.st_size,
-                                       (long long)MAX_RESPONSE_BYTES)
-                           : xasprintf("response file %s is not a regular file", path);
+        tr->problem = S_ISREG(st.st_mode)
+                          ? xasprintf("response file %s is %lld bytes, more than the %lld "
+                                      "gpulint reads", path, (long long)st.st_size,
+                                      (long long)MAX_RESPONSE_BYTES)
+                          : xasprintf("response file %s is not a regular file", path);
         close(fd);
         free(path);
         return;
@@ -178,7 +192,7 @@ static void translate_response_file(const char *name, const char *directory, str
     str_list words = { 0 };
     if (shell_split(text.data, &words) == 0)
         for (size_t j = 0; j < words.n; j++)
-            translate_one(words.items, words.n, &j, directory, out, depth + 1, problem);
+            translate_one(words.items, words.n, &j, directory, out, depth + 1, tr);
     for (size_t j = 0; j < words.n; j++)
         free(words.items[j]);
     free(words.items);
@@ -187,12 +201,12 @@ static void translate_response_file(const char *name, const char *directory, str
 
 /* Translate argv[*i] (consuming its value word when it has one). */
 static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
-                          str_list *out, int depth, char **problem)
+                          str_list *out, int depth, translation *tr)
 {
     const char *a = argv[*i];
     const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
     if (a[0] == '@' && a[1]) {
-        translate_response_file(a + 1, directory, out, depth, problem);
+        translate_response_file(a + 1, directory, out, depth, tr);
         return;
     }
     if ((strcmp(a, "--options-file") == 0 || strcmp(a, "-optf") == 0) && next) {
@@ -200,13 +214,13 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
         char *files = xstrdup(next);
         char *save = NULL;
         for (char *f = strtok_r(files, ",", &save); f; f = strtok_r(NULL, ",", &save))
-            translate_response_file(f, directory, out, depth, problem);
+            translate_response_file(f, directory, out, depth, tr);
         free(files);
         (*i)++;
         return;
     }
     if (strncmp(a, "--options-file=", 15) == 0) {
-        translate_response_file(a + 15, directory, out, depth, problem);
+        translate_response_file(a + 15, directory, out, depth, tr);
         return;
     }
     for (size_t k = 0; k < sizeof KEPT / sizeof *KEPT; k++) {
@@ -263,7 +277,7 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
             str_list_push(&words, w);
         free(copy);
         for (size_t j = 0; j < words.n; j++)
-            translate_one(words.items, words.n, &j, directory, out, depth, problem);
+            translate_one(words.items, words.n, &j, directory, out, depth, tr);
         for (size_t j = 0; j < words.n; j++)
             free(words.items[j]);
         free(words.items);
@@ -278,10 +292,11 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
 int compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out,
                            char **error)
 {
-    *error = NULL;
+    translation tr = {0};
     for (size_t i = 1; i < argc; i++)
-        translate_one(argv, argc, &i, directory, out, 0, error);
-    return *error ? -1 : 0;
+        translate_one(argv, argc, &i, directory, out, 0, &tr);
+    *error = tr.problem;
+    return tr.problem ? -1 : 0;
 }
 
 static int compare_files(const void *a, const void *b)

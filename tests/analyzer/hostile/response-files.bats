@@ -2,8 +2,11 @@
 # Response files named by a compilation database (@file, nvcc's
 # --options-file / -optf): only a regular file of at most 1 MiB is read; a
 # FIFO, a device or a larger file is an exit 2 naming the database, the
-# entry and the response file (analyzer/input/compile_db.c). Before, a FIFO
-# blocked gpulint forever and @/dev/zero grew it by 200 MB a second.
+# entry and the response file, and so is reading more than 256 of them for
+# one command (analyzer/input/compile_db.c). Before, a FIFO
+# blocked gpulint forever, @/dev/zero grew it by 200 MB a second, and a
+# file naming itself ten times was read 10^8 times (seen in fuzz_response_file:
+# its executions slowed, and the input was a libFuzzer timeout).
 
 bats_require_minimum_version 1.5.0
 load '/usr/lib/bats/bats-support/load'
@@ -53,4 +56,12 @@ cdb_with() { # $1: the command's response-file words
   assert_equal "$status" 1
   assert_output --partial "bad.c:3:"
   assert_output --partial "[no-via-pinned]"
+}
+
+@test "response files that name each other ten times over: refused after 256 reads, at once" {
+  printf -- '-optf r.rsp,r.rsp,r.rsp,r.rsp,r.rsp,r.rsp,r.rsp,r.rsp,r.rsp,r.rsp\n' >r.rsp
+  cdb_with '@r.rsp'
+  gl_within 30 --config "$EMPTY_CONFIG" --compile-commands cdb.json bad.c
+  assert_equal "$status" 2
+  assert_equal "$stderr" "gpulint: error: cdb.json: error: entry 0: more than 256 response files in one command (at r.rsp: do they name each other?)"
 }
