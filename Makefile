@@ -117,6 +117,7 @@ check-sanitize: deps
 .PHONY: check-sanitize sanitize-suites
 sanitize-suites:
 	@$(SAN_ENV) GPULINT=$(abspath $(BUILD))/gpulint HOOK_TEST_GPULINT=$(abspath $(BUILD))/gpulint \
+	    TLOB=$(abspath $(BUILD))/tlob \
 	    tests/harness $(filter-out tests/layer/test_python.sh,$(LAYER_SUITES)) $(ANALYZER_SUITES) \
 	    $(HOOKS_SUITES)
 
