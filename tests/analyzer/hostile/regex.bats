@@ -2,8 +2,9 @@
 # A pattern: rule whose regex hits PCRE2's match or depth limit did not
 # search the rest of the file: that is a not-checked error naming the
 # pattern and the file, whatever the pattern's own severity
-# (analyzer/rules/pattern.c). Before, a warning pattern reported the limit
-# as a warning and the run passed (exit 0) with the file unsearched.
+# (analyzer/rules/pattern.c), and the file is not counted as fully checked
+# (analyzer/pipeline.c). Before, a warning pattern reported the limit as a
+# warning and the run passed (exit 0) with the file unsearched.
 
 bats_require_minimum_version 1.5.0
 load '/usr/lib/bats/bats-support/load'
@@ -26,6 +27,7 @@ slow_pattern() { # $1: severity, $2: the limits: lines
   assert_equal "$status" 1
   assert_output --partial "slow.c:1:1: error: not checked by pattern:slow from here on: match limit exceeded (limits: regex-match-limit: 1000 in .gpulint.yaml raises it, or make the regex cheaper) [not-checked]"
   refute_output --partial "warning"
+  assert_equal "$stderr" "gpulint: 1 error, 0 warnings in 1 file analysed, 0 fully checked"
 }
 
 @test "a pattern within its limits: its own finding at its own severity, exit 0 for a warning" {
