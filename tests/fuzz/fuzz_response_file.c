@@ -10,18 +10,25 @@
 #include "fuzz_input.h"
 #include "input/compile_db.h"
 
+static char dir[256], path[300];
+
+static void remove_input(void)
+{
+    unlink(path);
+    rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* The input is the file "rsp" of a directory of its own. */
-    static char dir[256];
     if (!dir[0]) {
         const char *tmp = getenv("TMPDIR");
         snprintf(dir, sizeof dir, "%s/gpulint-fuzz-rsp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(dir))
             abort();
+        snprintf(path, sizeof path, "%s/rsp", dir);
+        atexit(remove_input);
     }
-    char path[300];
-    snprintf(path, sizeof path, "%s/rsp", dir);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();
