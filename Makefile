@@ -135,9 +135,12 @@ sanitize-bins: $(BUILD)/tlob analyzer $(filter-out $(BUILD)/tests/gpu/%,$(TEST_B
 # and ci-recipe.bats builds its own gpulint in a clone. Without make's
 # variables: MAKEFLAGS would carry BUILD=build/sanitize into every make a
 # suite starts (ci-recipe's clone then built its gpulint under
-# build/sanitize/, and the recipe found no build/gpulint).
+# build/sanitize/, and the recipe found no build/gpulint). TEST_TIMEOUT_SCALE:
+# the 5 MB file of tests/analyzer/cli.bats takes 8 s of CPU, 154 s under
+# ASan (mostly the allocator's page faults), past its 300 s hang guard on a
+# loaded machine.
 sanitize-suites:
-	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SAN_ENV) INTEGRATIONS_SKIP=ci-recipe \
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SAN_ENV) INTEGRATIONS_SKIP=ci-recipe TEST_TIMEOUT_SCALE=4 \
 	    GPULINT=$(abspath $(BUILD))/gpulint HOOK_TEST_GPULINT=$(abspath $(BUILD))/gpulint \
 	    TLOB=$(abspath $(BUILD))/tlob \
 	    tests/harness $(filter-out tests/layer/test_python.sh,$(LAYER_SUITES)) \
