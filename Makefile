@@ -142,7 +142,6 @@ sanitize-bins: $(BUILD)/tlob analyzer $(filter-out $(BUILD)/tests/gpu/%,$(TEST_B
 sanitize-suites:
 	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SAN_ENV) INTEGRATIONS_SKIP=ci-recipe TEST_TIMEOUT_SCALE=4 \
 	    GPULINT=$(abspath $(BUILD))/gpulint HOOK_TEST_GPULINT=$(abspath $(BUILD))/gpulint \
-	    TLOB=$(abspath $(BUILD))/tlob \
 	    tests/harness $(filter-out tests/layer/test_python.sh,$(LAYER_SUITES)) \
 	    $(filter-out tests/analyzer/run-layering,$(ANALYZER_SUITES)) $(HOOKS_SUITES)
 

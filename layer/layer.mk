@@ -19,7 +19,8 @@ LAYER_SAFETENSORS := layer/safetensors_unavailable.c
 JANSSON_LIBS :=
 endif
 LAYER_LIB_C := layer/tlob.c layer/compute.c layer/linear.c layer/attention.c layer/layout.c \
-               layer/npy.c layer/ref.c layer/params_io.c layer/parity.c $(LAYER_SAFETENSORS)
+               layer/npy.c layer/host_file.c layer/ref.c layer/params_io.c layer/parity.c \
+               $(LAYER_SAFETENSORS)
 LAYER_LIB_CU := layer/kernels.cu layer/attention_kernels.cu
 LAYER_CLI_C := layer/cli.c layer/bench.c
 
@@ -36,8 +37,9 @@ LAYER_GPU_TESTS := $(BUILD)/tests/gpu/test_layer_gpu $(BUILD)/tests/gpu/test_str
 LAYER_TEST_OBJS := $(LAYER_CPU_TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.o) \
                    $(LAYER_GPU_TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.o)
 
-TEST_BINS += $(LAYER_CPU_TESTS) $(BUILD)/tests/layer/test_cli $(LAYER_GPU_TESTS)
-LAYER_SUITES += $(LAYER_CPU_TESTS) $(BUILD)/tests/layer/test_cli tests/layer/test_python.sh
+LAYER_CLI_SUITES := $(BUILD)/tests/layer/test_cli $(BUILD)/tests/layer/test_cli_hostile
+TEST_BINS += $(LAYER_CPU_TESTS) $(LAYER_CLI_SUITES) $(LAYER_GPU_TESTS)
+LAYER_SUITES += $(LAYER_CPU_TESTS) $(LAYER_CLI_SUITES) tests/layer/test_python.sh
 GPU_SUITES += $(LAYER_GPU_TESTS)
 
 # The flags above (position-independent, hidden) are part of every object.
@@ -94,8 +96,9 @@ $(BUILD)/tests/gpu/%: $(BUILD)/obj/tests/gpu/%.o $(BUILD)/libtlob.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LAYER_LINK) -lpthread -o $@
 
-# The CLI suite is a script; installing it under build/ ties it to the tool.
-$(BUILD)/tests/layer/test_cli: tests/layer/test_cli.sh $(BUILD)/tlob
+# The CLI suites are scripts; installing them under build/ ties them to the
+# tool. They source tests/layer/cli_helpers.sh from the repository root.
+$(LAYER_CLI_SUITES): $(BUILD)/tests/layer/%: tests/layer/%.sh tests/layer/cli_helpers.sh $(BUILD)/tlob
 	@mkdir -p $(@D)
 	cp $< $@
 	chmod +x $@

@@ -1,11 +1,8 @@
 /* Minimal .npy reader/writer for float32 C-order arrays. The header is a
  * Python dict literal; we accept exactly the keys numpy writes ('descr',
  * 'fortran_order', 'shape') and reject what we cannot represent faithfully. */
-#define _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,11 +11,6 @@
 
 #include "npy.h"
 #include "status.h"
-
-static long long st_size_of(FILE *f) {
-    struct stat st;
-    return fstat(fileno(f), &st) == 0 ? (long long)st.st_size : 0;
-}
 
 static const char npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
@@ -124,23 +116,15 @@ static tlob_status parse_header(const char *path, const char *header, npy_array 
     return TLOB_OK;
 }
 
-tlob_status npy_read_f32(const char *path, npy_array *out) {
+/* Reads path; with want_shape, a file of another shape is refused from its
+ * header, before its data is allocated or read. */
+static tlob_status read_npy(const char *path, int want_ndim, const size_t *want_shape,
+                            npy_array *out) {
     if (!path || !out) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null argument");
     memset(out, 0, sizeof *out);
-    /* Only a regular file: a FIFO would block, a directory reads as "bad
-     * magic". O_NONBLOCK keeps the open of a FIFO from waiting. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat file_stat;
-    if (fd < 0) return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &file_stat) != 0 || !S_ISREG(file_stat.st_mode)) {
-        close(fd);
-        return TLOB_FAIL(TLOB_ERR_IO, "%s: not a regular file", path);
-    }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    }
+    FILE *f;
+    long long file_size;
+    TLOB_CHECK(host_file_open_read(path, &f, &file_size));
 
     tlob_status st = TLOB_OK;
     char *header = NULL;
@@ -173,19 +157,37 @@ tlob_status npy_read_f32(const char *path, npy_array *out) {
     }
     if (fread(header, 1, hlen, f) != hlen) goto truncated;
     header[hlen] = '\0';
-    if (strchr(header, '{') == NULL || strchr(header, '}') == NULL) {
-        st = TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header is not a dict", path);
+    /* A NUL would hide the rest of the header from the parser below. */
+    if (memchr(header, '\0', hlen) != NULL) {
+        st = TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header holds a NUL byte at offset %zu", path,
+                       (size_t)((char *)memchr(header, '\0', hlen) - header));
+        goto done;
+    }
+    const char *open_brace = header + strspn(header, " \t\n"), *close_brace = strrchr(header, '}');
+    if (*open_brace != '{' || !close_brace || close_brace[strspn(close_brace + 1, " \t\n") + 1]) {
+        st = TLOB_FAIL(TLOB_ERR_FORMAT, "%s: .npy header is not a dict (padded with spaces)", path);
         goto done;
     }
     st = parse_header(path, header, out);
     if (st != TLOB_OK) goto done;
+    if (want_shape) {
+        int same = out->ndim == want_ndim;
+        for (int i = 0; same && i < want_ndim; i++) same = out->shape[i] == want_shape[i];
+        if (!same) {
+            char want[128], got[128];
+            npy_format_shape(want, sizeof want, want_ndim, want_shape);
+            npy_format_shape(got, sizeof got, out->ndim, out->shape);
+            st = TLOB_FAIL(TLOB_ERR_SHAPE, "%s: shape %s, expected %s", path, got, want);
+            goto done;
+        }
+    }
     /* The data the shape claims must be in the file before any of it is
      * allocated: a header of (10**12,) on a 100-byte file is an error, not
      * a 4 TB allocation. */
     const long data_at = ftell(f);
-    if (data_at < 0 || (unsigned long long)(st_size_of(f) - data_at) / sizeof(float) < out->numel) {
+    if (data_at < 0 || (unsigned long long)(file_size - data_at) / sizeof(float) < out->numel) {
         st = TLOB_FAIL(TLOB_ERR_FORMAT, "%s: the header's shape needs %zu floats, the file holds %lld",
-                       path, out->numel, (long long)((st_size_of(f) - data_at) / 4));
+                       path, out->numel, (long long)((file_size - data_at) / 4));
         goto done;
     }
 
@@ -209,22 +211,18 @@ done:
     return st;
 }
 
-tlob_status npy_read_f32_shape(const char *path, int ndim, const size_t *shape,
-                               npy_array *out) {
-    TLOB_CHECK(npy_read_f32(path, out));
-    int same = out->ndim == ndim;
-    for (int i = 0; same && i < ndim; i++) same = out->shape[i] == shape[i];
-    if (!same) {
-        char want[128], got[128];
-        npy_format_shape(want, sizeof want, ndim, shape);
-        npy_format_shape(got, sizeof got, out->ndim, out->shape);
-        npy_free(out);
-        return TLOB_FAIL(TLOB_ERR_SHAPE, "%s: shape %s, expected %s", path, got, want);
-    }
-    return TLOB_OK;
+tlob_status npy_read_f32(const char *path, npy_array *out) {
+    return read_npy(path, 0, NULL, out);
 }
 
-tlob_status npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape) {
+tlob_status npy_read_f32_shape(const char *path, int ndim, const size_t *shape,
+                               npy_array *out) {
+    if (!shape) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null argument");
+    return read_npy(path, ndim, shape, out);
+}
+
+tlob_status npy_write_f32_pending(const char *path, const float *data, int ndim,
+                                  const size_t *shape, host_file_out *out) {
     if (!path || (!data && ndim > 0) || ndim < 0 || ndim > NPY_MAX_DIMS)
         return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "npy_write_f32: bad argument");
     char shape_text[256];
@@ -243,13 +241,16 @@ tlob_status npy_write_f32(const char *path, const float *data, int ndim, const s
     size_t numel = 1;
     for (int i = 0; i < ndim; i++) numel *= shape[i];
 
-    FILE *f = fopen(path, "wb");
-    if (!f) return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    TLOB_CHECK(host_file_create(path, out));
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
                              (unsigned char)(hlen >> 8)};
-    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, hlen, f) == hlen &&
-             fwrite(data, sizeof(float), numel, f) == numel;
-    if (fclose(f) != 0) ok = 0;
-    if (!ok) return TLOB_FAIL(TLOB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-    return TLOB_OK;
+    const int ok = fwrite(pre, 1, 10, out->f) == 10 && fwrite(header, 1, hlen, out->f) == hlen &&
+                   fwrite(data, sizeof(float), numel, out->f) == numel;
+    return host_file_finish(out, ok);
+}
+
+tlob_status npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape) {
+    host_file_out out;
+    TLOB_CHECK(npy_write_f32_pending(path, data, ndim, shape, &out));
+    return host_file_rename(&out);
 }

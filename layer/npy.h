@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "host_file.h"
 #include "tlob.h"
 
 #ifdef __cplusplus
@@ -32,8 +33,16 @@ tlob_status npy_read_f32(const char *path, npy_array *out);
 tlob_status npy_read_f32_shape(const char *path, int ndim, const size_t *shape,
                                npy_array *out);
 
-/* Writes a version 1.0 .npy file. */
+/* Writes a version 1.0 .npy file: to a temporary file beside it, renamed
+ * over path once complete (host_file.h), so a failed write leaves the old
+ * file as it was. */
 tlob_status npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape);
+
+/* Writes the file of npy_write_f32 and leaves it finished but not renamed,
+ * for sets of files that replace their old versions only once every one is
+ * written (host_file_rename each, or host_file_discard each). */
+tlob_status npy_write_f32_pending(const char *path, const float *data, int ndim,
+                                  const size_t *shape, host_file_out *out);
 
 void npy_free(npy_array *array);
 

@@ -90,19 +90,32 @@ tlob_status tlob_read_params_host(const char *dir, int dim, int heads, int out_d
     return TLOB_OK;
 }
 
+/* The 20 files replace the old ones only once all are written: a full disk
+ * halfway leaves the old set, not a mix of two. */
 tlob_status tlob_write_params_host(const char *dir, int dim, int heads, int out_dim,
                                    const float *host) {
     if (!dir || !host) return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "null argument");
     tlob_tensor_info t[TLOB_NUM_TENSORS];
     size_t total;
     TLOB_CHECK(tlob_param_layout(dim, heads, out_dim, t, &total));
-    for (int i = 0; i < TLOB_NUM_TENSORS; i++) {
-        char path[4096];
-        TLOB_CHECK(tensor_path(path, sizeof path, dir, t[i].name));
-        const size_t shape[2] = {(size_t)t[i].shape[0], (size_t)t[i].shape[1]};
-        TLOB_CHECK(npy_write_f32(path, host + t[i].offset, t[i].ndim, shape));
+    char paths[TLOB_NUM_TENSORS][4096];
+    host_file_out files[TLOB_NUM_TENSORS];
+    tlob_status st = TLOB_OK;
+    int written = 0;
+    for (; st == TLOB_OK && written < TLOB_NUM_TENSORS; written++) {
+        const tlob_tensor_info *ti = &t[written];
+        const size_t shape[2] = {(size_t)ti->shape[0], (size_t)ti->shape[1]};
+        st = tensor_path(paths[written], sizeof paths[written], dir, ti->name);
+        if (st == TLOB_OK)
+            st = npy_write_f32_pending(paths[written], host + ti->offset, ti->ndim, shape,
+                                       &files[written]);
     }
-    return TLOB_OK;
+    if (st != TLOB_OK) written--; /* the failed one cleaned up after itself */
+    for (int i = 0; i < written; i++) {
+        if (st == TLOB_OK) st = host_file_rename(&files[i]);
+        else host_file_discard(&files[i]);
+    }
+    return st;
 }
 
 tlob_status tlob_read_params_any(const char *path, int dim, int heads, int out_dim, float *host) {

@@ -5,13 +5,13 @@
  * byte after the header. Only F32 tensors of the published names and shapes
  * are read; other entries are ignored. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "host_file.h"
 #include "status.h"
 #include "tlob.h"
 
@@ -29,11 +29,7 @@ typedef struct {
 
 static tlob_status open_file(const char *path, st_file *sf, json_t **header) {
     *header = NULL;
-    sf->f = fopen(path, "rb");
-    if (!sf->f) return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (fseek(sf->f, 0, SEEK_END) != 0 || (sf->file_size = ftell(sf->f)) < 0 ||
-        fseek(sf->f, 0, SEEK_SET) != 0)
-        return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot seek: %s", path, strerror(errno));
+    TLOB_CHECK(host_file_open_read(path, &sf->f, &sf->file_size));
     unsigned char len_bytes[8];
     if (fread(len_bytes, 1, 8, sf->f) != 8)
         return TLOB_FAIL(TLOB_ERR_FORMAT, "%s: not a safetensors file (shorter than 8 bytes)", path);
@@ -164,16 +160,15 @@ tlob_status tlob_write_safetensors_host(const char *path, int dim, int heads, in
     if (!header) return TLOB_FAIL(TLOB_ERR_OUT_OF_MEMORY, "%s: building the header", path);
     unsigned char len_bytes[8];
     for (int i = 0; i < 8; i++) len_bytes[i] = (unsigned char)((uint64_t)len >> (8 * i));
-    FILE *f = fopen(path, "wb");
-    if (!f) {
+    host_file_out out;
+    const tlob_status st = host_file_create(path, &out);
+    if (st != TLOB_OK) {
         free(header);
-        return TLOB_FAIL(TLOB_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        return st;
     }
     /* The flat layout is packed in the header's order: one write of it all. */
-    const int ok = fwrite(len_bytes, 1, 8, f) == 8 && fwrite(header, 1, len, f) == len &&
-                   fwrite(host, sizeof(float), total, f) == total;
+    const int ok = fwrite(len_bytes, 1, 8, out.f) == 8 && fwrite(header, 1, len, out.f) == len &&
+                   fwrite(host, sizeof(float), total, out.f) == total;
     free(header);
-    if (fclose(f) != 0 || !ok)
-        return TLOB_FAIL(TLOB_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-    return TLOB_OK;
+    return host_file_commit(&out, ok);
 }

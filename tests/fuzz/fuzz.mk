@@ -17,8 +17,8 @@ FUZZ_NAMES := config suppress mask glob compile_db response_file baseline index_
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_ANALYZER_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out analyzer/main.c,$(ANALYZER_SRCS)))
-FUZZ_LAYER_OBJS := $(FUZZ_DIR)/obj/layer/npy.o $(FUZZ_DIR)/obj/layer/layout.o \
-                   $(FUZZ_DIR)/obj/layer/safetensors.o
+FUZZ_LAYER_OBJS := $(FUZZ_DIR)/obj/layer/npy.o $(FUZZ_DIR)/obj/layer/host_file.o \
+                   $(FUZZ_DIR)/obj/layer/layout.o $(FUZZ_DIR)/obj/layer/safetensors.o
 
 $(FUZZ_DIR)/obj/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)

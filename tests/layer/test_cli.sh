@@ -3,34 +3,7 @@
 # (exit 1, the file named), `tlob init` output. Runs without a GPU; where a
 # command needs the device and there is none, it must say so and exit 1.
 set -u
-tlob=${TLOB:-build/tlob}
-tmp=$(mktemp -d /tmp/tlob-test-cli-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-# expect NAME WANT_RC STREAM(out|err) PATTERN -- CMD...   (empty PATTERN: exit code only)
-expect() {
-  local name=$1 want=$2 stream=$3 pattern=$4
-  shift 5
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -eq "$want" ] && { [ -z "$pattern" ] || grep -Eq -- "$pattern" "$tmp/$stream"; }; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name: exit $rc (want $want), $stream lacks /$pattern/"
-    sed 's/^/  stdout: /' "$tmp/out" | head -5
-    sed 's/^/  stderr: /' "$tmp/err" | head -5
-  fi
-}
-
-# npy FILE DESCR SHAPE NBYTES: a v1.0 .npy file with zero data
-npy() {
-  local header="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
-  local len=$(( ${#header} + 1 ))
-  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))";
-    printf '%s\n' "$header"; head -c "$4" /dev/zero; } >"$1"
-}
+. tests/layer/cli_helpers.sh
 
 expect help 0 out '^usage: tlob layer' -- "$tlob" --help
 expect help-layer 0 out '^usage: tlob layer' -- "$tlob" layer --help
@@ -50,7 +23,7 @@ expect init 0 out '' -- "$tlob" init --dim 4 --heads 2 --out-dim 3 --seed 5 --ou
 n=$(ls "$tmp/p" | wc -l)
 if [ "$n" -eq 20 ] && [ -f "$tmp/p/attention.in_proj_weight.npy" ]; then passed=$((passed + 1));
 else failed=$((failed + 1)); echo "FAIL init wrote $n files"; fi
-"$tlob" init --dim 4 --heads 2 --out-dim 3 --seed 5 --out "$tmp/p2" && cmp -s "$tmp/p/w0.weight.npy" "$tmp/p2/w0.weight.npy"
+within "$tlob" init --dim 4 --heads 2 --out-dim 3 --seed 5 --out "$tmp/p2" && [ "$rc" -eq 0 ] && cmp -s "$tmp/p/w0.weight.npy" "$tmp/p2/w0.weight.npy"
 if [ $? -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL init is not deterministic"; fi
 
 npy "$tmp/x.npy" '<f4' '(2, 3, 4)' 96
@@ -71,8 +44,8 @@ expect params-missing 1 err "$tmp/p2/mlp.fc.bias.npy: cannot open" -- "$tlob" la
 
 # safetensors parameters: written by `tlob init`, read by `tlob layer --params FILE`
 # (a build without jansson must say so instead: docs/dependencies.md)
-"$tlob" init --dim 4 --heads 2 --out-dim 3 --seed 5 --out "$tmp/p.safetensors" >"$tmp/out" 2>"$tmp/err"
-if [ $? -ne 0 ] && grep -q 'TLOB_ERR_UNSUPPORTED' "$tmp/err" && grep -q 'without jansson' "$tmp/err"; then
+within "$tlob" init --dim 4 --heads 2 --out-dim 3 --seed 5 --out "$tmp/p.safetensors"
+if [ $rc -ne 0 ] && grep -q 'TLOB_ERR_UNSUPPORTED' "$tmp/err" && grep -q 'without jansson' "$tmp/err"; then
   safetensors=no; passed=$((passed + 1)); echo "note: this tlob has no safetensors support (built without jansson); its checks skipped"
 else
   safetensors=yes
@@ -85,18 +58,16 @@ fi
 expect params-st-missing 1 err "$tmp/none.safetensors: cannot open" -- "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/none.safetensors" --x "$tmp/x.npy" --out "$tmp/o"
 
 # Valid files: runs on a GPU; without one, says so and exits 1.
-"$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/p" --x "$tmp/x.npy" --out "$tmp/o" >"$tmp/out" 2>"$tmp/err"
-rc=$?
+within "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/p" --x "$tmp/x.npy" --out "$tmp/o"
 if [ $rc -eq 0 ] && [ -f "$tmp/o/y.npy" ] && [ -f "$tmp/o/att.npy" ]; then passed=$((passed + 1));
 elif [ $rc -eq 1 ] && grep -q 'TLOB_ERR_NO_DEVICE' "$tmp/err"; then passed=$((passed + 1)); echo "note: no CUDA device; 'tlob layer' reported it";
 else failed=$((failed + 1)); echo "FAIL valid layer run: exit $rc"; cat "$tmp/err"; fi
 
 rc=skip
-[ "$safetensors" = yes ] && { "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/p.safetensors" --x "$tmp/x.npy" --out "$tmp/o2" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+[ "$safetensors" = yes ] && within "$tlob" layer --dim 4 --heads 2 --out-dim 3 --params "$tmp/p.safetensors" --x "$tmp/x.npy" --out "$tmp/o2"
 if [ "$rc" = skip ]; then :
 elif [ $rc -eq 0 ] && cmp -s "$tmp/o/y.npy" "$tmp/o2/y.npy"; then passed=$((passed + 1));
 elif [ $rc -eq 1 ] && grep -q 'TLOB_ERR_NO_DEVICE' "$tmp/err"; then passed=$((passed + 1));
 else failed=$((failed + 1)); echo "FAIL layer run from safetensors: exit $rc (or y differs from the .npy run)"; cat "$tmp/err"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

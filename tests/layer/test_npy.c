@@ -1,7 +1,10 @@
 /* .npy reading and writing: round trips, and rejection of malformed files
  * with an error that names the file. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,7 +68,70 @@ static void round_trip(int ndim, const size_t *shape) {
     free(v);
 }
 
+/* Whether the test directory holds no temporary file of a failed write. */
+static int no_temporaries(void) {
+    DIR *d = opendir(dir);
+    int clean = d != NULL;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        if (strstr(e->d_name, ".tmp-")) clean = 0;
+    if (d) closedir(d);
+    return clean;
+}
+
+static long file_size(const char *name) {
+    struct stat sb;
+    return stat(path_of(name), &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* A write that fails leaves the old file byte for byte. A file-size limit
+ * (SIGXFSZ ignored, so write() fails with EFBIG) stands in for a full disk;
+ * it holds for root too, where a read-only directory would not. */
+static void write_failures(const float *body) {
+    const size_t s2[1] = {2};
+    CHECK(npy_write_f32(path_of("old.npy"), body, 1, s2) == TLOB_OK, "write old.npy");
+    const long old_size = file_size("old.npy");
+    static float big[4096];
+    const size_t sbig[1] = {4096};
+    struct rlimit saved, small;
+    getrlimit(RLIMIT_FSIZE, &saved);
+    small = saved;
+    small.rlim_cur = 1024;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0, "setrlimit");
+    const tlob_status st = npy_write_f32(path_of("old.npy"), big, 1, sbig);
+    setrlimit(RLIMIT_FSIZE, &saved);
+    signal(SIGXFSZ, old_handler);
+    CHECK(st == TLOB_ERR_IO && strstr(tlob_last_error(), "old.npy: write failed: File too large"),
+          "full disk: %s", tlob_last_error());
+    npy_array a;
+    CHECK(file_size("old.npy") == old_size && npy_read_f32(path_of("old.npy"), &a) == TLOB_OK &&
+              a.numel == 2 && memcmp(a.data, body, 8) == 0,
+          "the old file is intact after the failed write");
+    npy_free(&a);
+    CHECK(no_temporaries(), "no temporary file left");
+    /* A successful write replaces it, with the umask's permissions. */
+    CHECK(npy_write_f32(path_of("old.npy"), big, 1, sbig) == TLOB_OK, "write: %s", tlob_last_error());
+    CHECK(file_size("old.npy") == 128 + 4 * 4096, "replaced: %ld bytes", file_size("old.npy"));
+    const mode_t mask = umask(022);
+    umask(mask);
+    struct stat sb;
+    CHECK(stat(path_of("old.npy"), &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~mask),
+          "mode %o, want %o", (unsigned)(sb.st_mode & 0777), (unsigned)(0666 & ~mask));
+    /* A target that is not a regular file is never replaced. */
+    CHECK(mkdir(path_of("target-dir.npy"), 0755) == 0, "mkdir");
+    CHECK(npy_write_f32(path_of("target-dir.npy"), body, 1, s2) == TLOB_ERR_IO &&
+              strstr(tlob_last_error(), "target-dir.npy: is a directory; not replaced"),
+          "directory target: %s", tlob_last_error());
+    CHECK(mkfifo(path_of("target-fifo.npy"), 0644) == 0, "mkfifo");
+    CHECK(npy_write_f32(path_of("target-fifo.npy"), body, 1, s2) == TLOB_ERR_IO &&
+              strstr(tlob_last_error(), "target-fifo.npy: is a FIFO; not replaced"),
+          "FIFO target: %s", tlob_last_error());
+    CHECK(no_temporaries(), "no temporary file left");
+}
+
 int main(void) {
+    /* A read or write that blocks (a FIFO) must fail the suite, not hang it. */
+    alarm(60);
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
@@ -115,9 +181,15 @@ int main(void) {
     write_raw("extra.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1, }\n", body, 8);
     expect_error("extra.npy", TLOB_ERR_FORMAT, "unknown key 'x'");
     CHECK(mkdir(path_of("dir.npy"), 0755) == 0, "mkdir dir.npy");
-    expect_error("dir.npy", TLOB_ERR_IO, "not a regular file");
+    expect_error("dir.npy", TLOB_ERR_IO, "is a directory, not a regular file");
     CHECK(mkfifo(path_of("fifo.npy"), 0644) == 0, "mkfifo fifo.npy");
-    expect_error("fifo.npy", TLOB_ERR_IO, "not a regular file");
+    expect_error("fifo.npy", TLOB_ERR_IO, "is a FIFO, not a regular file");
+    {
+        npy_array a;
+        CHECK(npy_read_f32("/dev/zero", &a) == TLOB_ERR_IO &&
+                  strstr(tlob_last_error(), "/dev/zero: is a character device, not a regular file"),
+              "/dev/zero refused: %s", tlob_last_error());
+    }
     write_raw("long.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", body, 12);
     expect_error("long.npy", TLOB_ERR_FORMAT, "longer");
     write_raw("noshape.npy", V1, "{'descr': '<f4', 'fortran_order': False, }\n", body, 12);
@@ -126,6 +198,23 @@ int main(void) {
     expect_error("badshape.npy", TLOB_ERR_FORMAT, "malformed");
     write_raw("nodict.npy", V1, "'descr': '<f4'\n", body, 8);
     expect_error("nodict.npy", TLOB_ERR_FORMAT, "dict");
+    write_raw("after.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } 'x': 1\n", body, 8);
+    expect_error("after.npy", TLOB_ERR_FORMAT, "not a dict");
+    write_raw("before.npy", V1, "x{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", body, 8);
+    expect_error("before.npy", TLOB_ERR_FORMAT, "not a dict");
+    {
+        /* A NUL ends the dict early for a C-string parser: the key after it
+         * would go unseen. */
+        const char h[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\0'x': 1}\n";
+        FILE *nf = fopen(path_of("nul.npy"), "wb");
+        const unsigned char len[2] = {(unsigned char)(sizeof h - 1), 0};
+        fwrite(V1, 1, 8, nf);
+        fwrite(len, 1, 2, nf);
+        fwrite(h, 1, sizeof h - 1, nf);
+        fwrite(body, 1, 8, nf);
+        fclose(nf);
+        expect_error("nul.npy", TLOB_ERR_FORMAT, "NUL byte at offset 57");
+    }
     const char bad_magic[8] = {'\x93', 'N', 'U', 'M', 'P', 'X', 1, 0};
     write_raw("magic.npy", bad_magic, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", body, 4);
     expect_error("magic.npy", TLOB_ERR_FORMAT, "magic");
@@ -151,6 +240,17 @@ int main(void) {
         CHECK(npy_read_f32_shape(path_of("s.npy"), 2, s23, &a) == TLOB_OK, "matching shape");
         npy_free(&a);
     }
+    /* The expected shape is checked from the header: a body too short for
+     * the declared shape is never allocated or read. */
+    {
+        write_raw("declared.npy", V1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000,), }\n", body, 8);
+        const size_t want[1] = {2};
+        npy_array a;
+        CHECK(npy_read_f32_shape(path_of("declared.npy"), 1, want, &a) == TLOB_ERR_SHAPE &&
+                  strstr(tlob_last_error(), "shape (1000000000,), expected (2,)"),
+              "shape refused from the header: %s", tlob_last_error());
+    }
+    write_failures(body);
     CHECK(npy_write_f32("/nonexistent-dir/x.npy", body, 1, s1) == TLOB_ERR_IO, "unwritable path");
     CHECK(strstr(tlob_last_error(), "/nonexistent-dir/x.npy") != NULL, "names it: %s", tlob_last_error());
 

@@ -3,9 +3,12 @@
  * order, extra metadata) read by name, and rejection of bad files with an
  * error that names the file and the tensor. */
 #define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -99,7 +102,62 @@ static void round_trip(int D, int nh, int O) {
     free(a), free(b);
 }
 
+/* Files that are not regular files are refused at once, saying what they
+ * are (a FIFO hung the reader), and none is replaced by a write. */
+static void not_regular_files(void) {
+    float host[64];
+    CHECK(mkfifo(path_of("fifo.safetensors"), 0644) == 0, "mkfifo");
+    CHECK(tlob_read_safetensors_host(path_of("fifo.safetensors"), 1, 1, 1, host) == TLOB_ERR_IO &&
+              strstr(tlob_last_error(), "fifo.safetensors: is a FIFO, not a regular file"),
+          "FIFO read: %s", tlob_last_error());
+    CHECK(tlob_write_safetensors_host(path_of("fifo.safetensors"), 1, 1, 1, host) == TLOB_ERR_IO &&
+              strstr(tlob_last_error(), "fifo.safetensors: is a FIFO; not replaced"),
+          "FIFO write: %s", tlob_last_error());
+    CHECK(tlob_read_params_any(path_of("fifo.safetensors"), 1, 1, 1, host) == TLOB_ERR_IO &&
+              strstr(tlob_last_error(), "is a FIFO, not a regular file"),
+          "FIFO as parameters: %s", tlob_last_error());
+    CHECK(tlob_read_safetensors_host("/dev/null", 1, 1, 1, host) == TLOB_ERR_IO &&
+              strstr(tlob_last_error(), "/dev/null: is a character device, not a regular file"),
+          "device read: %s", tlob_last_error());
+    CHECK(mkdir(path_of("dir.safetensors"), 0755) == 0, "mkdir");
+    CHECK(tlob_read_safetensors_host(path_of("dir.safetensors"), 1, 1, 1, host) == TLOB_ERR_IO &&
+              strstr(tlob_last_error(), "dir.safetensors: is a directory, not a regular file"),
+          "directory read: %s", tlob_last_error());
+}
+
+/* A write that fails (a file-size limit standing in for a full disk) leaves
+ * the old file byte for byte. */
+static void failed_write_keeps_old(void) {
+    float *v = malloc(8192 * sizeof(float));
+    for (int i = 0; i < 8192; i++) v[i] = (float)i;
+    CHECK(tlob_write_safetensors_host(path_of("keep.safetensors"), 1, 1, 1, v) == TLOB_OK,
+          "write keep.safetensors: %s", tlob_last_error());
+    struct stat before, after;
+    stat(path_of("keep.safetensors"), &before);
+    struct rlimit saved, small;
+    getrlimit(RLIMIT_FSIZE, &saved);
+    small = saved;
+    small.rlim_cur = 4096;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    setrlimit(RLIMIT_FSIZE, &small);
+    /* TransformerLayer(16, 2, 16): about 8,400 floats (33 KB), past the 4 KB limit. */
+    const tlob_status st = tlob_write_safetensors_host(path_of("keep.safetensors"), 16, 2, 16,
+                                                       (float[8192 * 4]){0});
+    setrlimit(RLIMIT_FSIZE, &saved);
+    signal(SIGXFSZ, old_handler);
+    CHECK(st == TLOB_ERR_IO && strstr(tlob_last_error(), "keep.safetensors: write failed: File too large"),
+          "full disk: %s", tlob_last_error());
+    float back[64];
+    CHECK(stat(path_of("keep.safetensors"), &after) == 0 && after.st_size == before.st_size &&
+              tlob_read_safetensors_host(path_of("keep.safetensors"), 1, 1, 1, back) == TLOB_OK &&
+              memcmp(back, v, sizeof(float) * 20) == 0,
+          "the old file is intact: %s", tlob_last_error());
+    free(v);
+}
+
 int main(void) {
+    /* A read or write that blocks (a FIFO) must fail the suite, not hang it. */
+    alarm(60);
     if (!mkdtemp(dir)) return 1;
     const tlob_status probe = tlob_read_safetensors_host(path_of("none"), 1, 1, 1, (float[64]){0});
     if (probe == TLOB_ERR_UNSUPPORTED) {
@@ -107,6 +165,8 @@ int main(void) {
         printf("0 passed, 0 failed, 1 skipped\n");
         return 0;
     }
+    not_regular_files();
+    failed_write_keeps_old();
     round_trip(4, 2, 3);
     round_trip(40, 1, 40);
     round_trip(5, 3, 7);
