@@ -31,13 +31,14 @@ static int fused_allowed(const attention_shape *s, tlob_math math) {
 
 /* AUTO takes the fused kernels only where they measured faster than the
  * general path (H200, docs/layer-results.md, fifth pass): short sequences
- * (T = 40: 1.5x forward and backward) and grids of at most one block per
- * multiprocessor on the general path's side (B = 1: 2.75x forward; FI-2010,
- * 32 samples: 1.14x forward). At T = 128 with 128 samples the fused kernels
- * were 0.85x / 0.87x, so that case stays on cuBLAS. */
+ * (T = 40: 1.5x forward and backward) and small grids (B = 1: 2.75x forward;
+ * FI-2010, 32 samples: 1.14x forward). At T = 128 with 128 samples the fused
+ * kernels were 0.85x / 0.87x, so that case stays on cuBLAS: hence at most
+ * half a block per multiprocessor (the fifth pass's bound of one let 128
+ * samples through on the H200's 132 multiprocessors: sixth pass). */
 static int fused_pays(const attention_shape *s) {
     return s->path == ATTENTION_FUSED || s->T <= 64 ||
-           (long long)s->batch * s->nh <= s->device->multiprocessors;
+           2LL * s->batch * s->nh <= s->device->multiprocessors;
 }
 
 int attention_forward_fused(const attention_shape *s, tlob_math math) {

@@ -7,7 +7,8 @@
  *     the fraction of the H200's bandwidth and TF32 rate reached;
  *  3. the whole layer, forward and forward+backward, eager and replayed from a
  *     CUDA graph, at the reference sizes and at B = 1 (one inference), in TF32
- *     and FP32 math.
+ *     and FP32 math; where the fused forward runs, the graphs once more with
+ *     the general forward forced (an A/B of the two in one run).
  * Times are medians of per-iteration CUDA-event intervals (throughput) or of
  * host-clocked call+synchronize intervals (latency of one call). */
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +25,7 @@
 #include "attention.h"
 #include "cli.h"
 #include "compute.h"
+#include "internal.h"
 #include "linear.h"
 #include "parity.h"
 #include "status.h"
@@ -70,7 +72,7 @@ static const bench_case cases[] = {
 static float *random_host(size_t n, unsigned *seed) {
     float *p = malloc(n * sizeof(float));
     if (p)
-        for (size_t i = 0; i < n; i++) p[i] = (float)rand_r(seed) / RAND_MAX * 2.0f - 1.0f;
+        for (size_t i = 0; i < n; i++) p[i] = (float)((double)rand_r(seed) / RAND_MAX * 2.0 - 1.0);
     return p;
 }
 
@@ -88,6 +90,17 @@ static double now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+/* The end of every event-timed interval: records `stop` on `stream`, waits
+ * for it and gives the microseconds since `start` was recorded. */
+static int timer_stop_us(cudaEvent_t start, cudaEvent_t stop, cudaStream_t stream, double *us) {
+    BENCH_CHECK_CUDA(cudaEventRecord(stop, stream));
+    BENCH_CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms;
+    BENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    *us = 1e3 * ms;
+    return 0;
 }
 
 /* ---- 1. the QKV projection stage ------------------------------------------ */
@@ -169,10 +182,8 @@ static int bench_qkv(tlob_layer *uploader, const compute_ctx *h, int iters,
         BENCH_CHECK_CUDA(cudaEventRecord(e0, s));
         for (int i = 0; i < iters; i++)
             BENCH_CHECK_TLOB(variant ? qkv_fused(h, W, X, Y1, M, K, N) : qkv_three(h, W, X, Y3, M, K, N));
-        BENCH_CHECK_CUDA(cudaEventRecord(e1, s));
-        BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
-        float ms;
-        BENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        double run_us;
+        if (timer_stop_us(e0, e1, s, &run_us)) return 1;
         /* one call followed by a synchronize, as a latency-bound caller sees it */
         for (int i = 0; i < iters; i++) {
             const double t0 = now_us();
@@ -181,10 +192,10 @@ static int bench_qkv(tlob_layer *uploader, const compute_ctx *h, int iters,
             times[i] = now_us() - t0;
         }
         if (variant) {
-            r->fused_us = 1e3 * ms / iters;
+            r->fused_us = run_us / iters;
             r->fused_sync_us = median(times, iters);
         } else {
-            r->three_us = 1e3 * ms / iters;
+            r->three_us = run_us / iters;
             r->three_sync_us = median(times, iters);
         }
     }
@@ -227,11 +238,9 @@ static int time_attention(const compute_ctx *h, const attention_shape *s, int ba
             BENCH_CHECK_TLOB(attention_backward(h, TLOB_MATH_TF32, s, qkv, P, dout, dP, dqkv));
         else
             BENCH_CHECK_TLOB(attention_forward(h, TLOB_MATH_TF32, s, qkv, P, NULL, o));
-        BENCH_CHECK_CUDA(cudaEventRecord(e1, h->stream));
-        BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
-        float ms;
-        BENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-        if (i >= 0) times[i] = 1e3 * ms;
+        double us;
+        if (timer_stop_us(e0, e1, h->stream, &us)) return 1;
+        if (i >= 0) times[i] = us;
     }
     *out_us = median(times, iters);
     free(times);
@@ -303,6 +312,10 @@ typedef struct {
     tlob_math math;
     double err_y, err_att, err_dx, err_grad; /* validation: relative L2, worst tensor */
     double fwd_us, fwdbwd_us, fwd_graph_us, fwdbwd_graph_us;
+    int fused_rows; /* the fused forward's tile rows at this batch, 0: general forward */
+    /* the same graphs with the general forward forced (an A/B in one run),
+     * when the fused one runs; else -1 */
+    double general_fwd_graph_us, general_fwdbwd_graph_us;
 } layer_result;
 
 static int validate_layer(tlob_layer *L, const bench_case *c, layer_result *r) {
@@ -353,11 +366,9 @@ static int time_layer(tlob_layer *L, int B, const float *x, float *y, float *att
             BENCH_CHECK_TLOB(tlob_forward(L, x, B, y, att));
             if (with_bwd) BENCH_CHECK_TLOB(tlob_backward(L, x, dy, B, dx));
         }
-        BENCH_CHECK_CUDA(cudaEventRecord(e1, s));
-        BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
-        float ms;
-        BENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-        if (i >= 0) times[i] = 1e3 * ms;
+        double us;
+        if (timer_stop_us(e0, e1, s, &us)) return 1;
+        if (i >= 0) times[i] = us;
     }
     *out_us = median(times, iters);
     free(times);
@@ -413,6 +424,18 @@ static int bench_layer(layer_result *r, int iters) {
         return 1;
     BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
     BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
+    r->fused_rows = tlob_internal_forward_fused_rows(L, B);
+    r->general_fwd_graph_us = r->general_fwdbwd_graph_us = -1.0;
+    if (r->fused_rows) {
+        BENCH_CHECK_TLOB(tlob_internal_force_forward(L, 1, 0));
+        if (capture(L, B, x, y, att, dy, dx, 0, &fwd) ||
+            capture(L, B, x, y, att, dy, dx, 1, &fwdbwd) ||
+            time_layer(L, B, x, y, att, dy, dx, 0, fwd, iters, &r->general_fwd_graph_us) ||
+            time_layer(L, B, x, y, att, dy, dx, 1, fwdbwd, iters, &r->general_fwdbwd_graph_us))
+            return 1;
+        BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
+        BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
+    }
     BENCH_CHECK_CUDA(cudaFree(x));
     BENCH_CHECK_CUDA(cudaFree(y));
     BENCH_CHECK_CUDA(cudaFree(att));
@@ -550,17 +573,27 @@ int tlob_bench_main(int argc, char **argv) {
     }
     printf("\nTransformerLayer, nh = 1 (us; validated at B=%d against the CPU reference, "
            "worst relative L2 shown)\n", VALIDATE_BATCH);
-    printf("%-18s %4s %4s %4s %4s %4s | %9s %9s | %9s %9s | %9s\n", "case", "B", "T", "D", "Dout",
-           "math", "fwd", "fwd+bwd", "fwd graph", "f+b graph", "max err");
+    printf("(forward: fused N = two kernels with N-row tiles, or general; the last two columns:\n"
+           " the same graphs with the general forward, when the fused one runs)\n");
+    printf("%-18s %4s %4s %4s %4s %4s %-8s | %9s %9s | %9s %9s | %9s | %9s %9s\n", "case", "B",
+           "T", "D", "Dout", "math", "forward", "fwd", "fwd+bwd", "fwd graph", "f+b graph",
+           "max err", "gen fwd g", "gen f+b g");
     for (int i = 0; i < 2 * NCASES; i++) {
         double e = lr[i].err_y;
         if (lr[i].err_att > e) e = lr[i].err_att;
         if (lr[i].err_dx > e) e = lr[i].err_dx;
         if (lr[i].err_grad > e) e = lr[i].err_grad;
-        printf("%-18s %4d %4d %4d %4d %4s | %9.1f %9.1f | %9.1f %9.1f | %9.2e\n", lr[i].c->name,
+        char path[16];
+        if (lr[i].fused_rows) snprintf(path, sizeof path, "fused %d", lr[i].fused_rows);
+        else snprintf(path, sizeof path, "general");
+        printf("%-18s %4d %4d %4d %4d %4s %-8s | %9.1f %9.1f | %9.1f %9.1f | %9.2e", lr[i].c->name,
                lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
-               lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
-               lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, e);
+               lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", path, lr[i].fwd_us,
+               lr[i].fwdbwd_us, lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, e);
+        if (lr[i].fused_rows)
+            printf(" | %9.1f %9.1f\n", lr[i].general_fwd_graph_us, lr[i].general_fwdbwd_graph_us);
+        else
+            printf(" | %9s %9s\n", "-", "-");
     }
     return 0;
 }
@@ -587,10 +620,12 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
         fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"Dout\":%d,\"heads\":1,"
                    "\"math\":\"%s\",\"fwd_us\":%.2f,\"fwd_bwd_us\":%.2f,\"fwd_graph_us\":%.2f,"
                    "\"fwd_bwd_graph_us\":%.2f,\"err_y\":%.3g,\"err_att\":%.3g,\"err_dx\":%.3g,"
-                   "\"err_grad_worst\":%.3g}",
+                   "\"err_grad_worst\":%.3g,\"fused_forward_rows\":%d,"
+                   "\"general_forward_fwd_graph_us\":%.2f,\"general_forward_fwd_bwd_graph_us\":%.2f}",
                 i ? "," : "", lr[i].c->name, lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
                 lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
                 lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, lr[i].err_y, lr[i].err_att,
-                lr[i].err_dx, lr[i].err_grad);
+                lr[i].err_dx, lr[i].err_grad, lr[i].fused_rows, lr[i].general_fwd_graph_us,
+                lr[i].general_fwdbwd_graph_us);
     fprintf(f, "]}\n");
 }

@@ -1,6 +1,7 @@
 /* Internal accessors for the tests and the benchmark (not part of the API):
  * the layer's projection activations, to check the fused strided-batched
- * projections against separate GEMMs on identical inputs. */
+ * projections against separate GEMMs on identical inputs; and the choice
+ * between the fused forward (layer/forward_kernels.h) and the general one. */
 #ifndef TLOB_INTERNAL_H
 #define TLOB_INTERNAL_H
 
@@ -14,6 +15,14 @@ extern "C" {
 const float *tlob_internal_qkv0(const tlob_layer *layer);
 /* q|k|v [3, batch, T, E] of the last forward pass (device). */
 const float *tlob_internal_qkv(const tlob_layer *layer);
+
+/* path: 0 = choose by size (the default), 1 = the general forward (cuBLAS and
+ * the row kernels), 2 = the fused forward (tlob_forward then fails with
+ * TLOB_ERR_INVALID_ARGUMENT where it does not fit); rows: the fused tiles'
+ * rows, 16 or 32, or 0 to choose. */
+tlob_status tlob_internal_force_forward(tlob_layer *layer, int path, int rows);
+/* The tile rows the fused forward would use for `batch`, 0 when it does not run. */
+int tlob_internal_forward_fused_rows(const tlob_layer *layer, int batch);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 
 #include "attention.h"
 #include "compute.h"
+#include "forward_kernels.h"
 #include "internal.h"
 #include "kernels.h"
 #include "linear.h"
@@ -59,6 +60,7 @@ static tlob_status context_init(layer_context *c) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&c->own_stream, cudaStreamNonBlocking));
     TLOB_CHECK(compute_ctx_create(&c->compute, c->own_stream));
     TLOB_CHECK(attention_device_query(&c->attention));
+    CUDA_CHECK(tlob_forward_fused_prepare(c->attention.smem_limit));
     CUDA_CHECK(cudaHostAlloc((void **)&c->staging_host, STAGING_FLOATS * sizeof(float),
                              cudaHostAllocMapped));
     CUDA_CHECK(cudaHostGetDevicePointer((void **)&c->staging_dev, c->staging_host, 0));
@@ -71,6 +73,8 @@ struct tlob_layer {
     tlob_config cfg;
     int D, E, F, O, T, nh, res; /* res: Dout == D, so both residuals exist */
     float scale;                /* 1/sqrt(D), the attention score scale */
+    attention_path forward_path; /* AUTO, or forced by the tests and the benchmark */
+    int forward_rows;            /* fused forward tile rows: 0 picks (forward_fused_rows) */
     layer_context ctx;
     tlob_tensor_info tensors[TLOB_NUM_TENSORS];
     size_t nparams;
@@ -290,6 +294,45 @@ static tlob_status check_call(const tlob_layer *L, int batch) {
     return TLOB_OK;
 }
 
+/* Tile rows of the fused forward (layer/forward_kernels.h) for `batch`
+ * samples, or 0 when it does not run. It can run when both kernels' shared
+ * memory fits the device's limit per block: the rest kernel holds the four
+ * weights beside the attention, so D <= 48 or so at T = 128 (BTC temporal and
+ * B = 1 inference; feature BTC and FI-2010 take the general path). By default
+ * (AUTO) only while the rest kernel's grid of 16-row tiles has at most one
+ * block per multiprocessor: at B = 1 it beat the general path (graphed
+ * forward, H200: 43.0 against 47.1 us in TF32, 38.9 against 68.7 us in FP32),
+ * at BTC temporal's 128 samples it was 2.1x slower (200 against 96 us:
+ * docs/layer-results.md, sixth pass). 32 rows once the rest kernel has a
+ * block per multiprocessor with them, else 16. Forcing: the tests and the
+ * benchmark. */
+static int forward_fused_rows(const tlob_layer *L, int batch) {
+    if (L->forward_path == ATTENTION_GENERAL) return 0;
+    if (L->forward_path == ATTENTION_AUTO &&
+        (long long)(L->T + 15) / 16 * batch > L->ctx.attention.multiprocessors)
+        return 0;
+    int rows = L->forward_rows;
+    if (!rows)
+        rows = (long long)(L->T + 31) / 32 * batch >= L->ctx.attention.multiprocessors ? 32 : 16;
+    const size_t limit = (size_t)L->ctx.attention.smem_limit;
+    return tlob_forward_proj_smem(L->D, L->nh, rows) <= limit &&
+                   tlob_forward_rest_smem(L->T, L->D, L->nh, L->O, rows) <= limit
+               ? rows
+               : 0;
+}
+
+tlob_status tlob_internal_force_forward(tlob_layer *L, int path, int rows) {
+    if (!L || path < ATTENTION_AUTO || path > ATTENTION_FUSED || (rows && rows != 16 && rows != 32))
+        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_internal_force_forward: bad argument");
+    L->forward_path = (attention_path)path;
+    L->forward_rows = rows;
+    return TLOB_OK;
+}
+
+int tlob_internal_forward_fused_rows(const tlob_layer *L, int batch) {
+    return L ? forward_fused_rows(L, batch) : 0;
+}
+
 TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, float *y,
                                   float *att) {
     TLOB_CHECK(check_call(L, batch));
@@ -298,6 +341,25 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     const tlob_math math = L->cfg.math;
     const int D = L->D, E = L->E, F = L->F, O = L->O, N = batch * L->T;
     const layer_tensors w = tensors_in(L->params, L->tensors);
+    const int rows = forward_fused_rows(L, batch);
+    if (rows) {
+        /* Two kernels (TF32 tensor cores in TF32 mode, the CUDA cores in
+         * FP32); they write every activation the backward below reads. */
+        const tlob_forward_weights fw = {w.qkv_w, w.qkv_b, w.in_proj_w, w.in_proj_b,
+                                         w.out_proj_w, w.out_proj_b, w.w0_w, w.w0_b,
+                                         w.norm_w, w.norm_b, w.fc_w, w.fc_b,
+                                         w.fc2_w, w.fc2_b, w.mlp_ln_w, w.mlp_ln_b};
+        const tlob_forward_outputs out = {L->qkv0, L->qkv, L->att, att, L->o, L->a,
+                                          L->h1, L->y1, L->mean1, L->rstd1, L->f, L->g,
+                                          L->z1, L->mean2, L->rstd2, y};
+        CUDA_CHECK(tlob_launch_forward_fused(x, &fw, &out, batch, L->T, D, L->nh, O, L->scale,
+                                             rows, math == TLOB_MATH_TF32, c->stream));
+        return TLOB_OK;
+    }
+    if (L->forward_path == ATTENTION_FUSED)
+        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT,
+                         "fused forward: T=%d D=%d nh=%d Dout=%d does not fit the device", L->T, D,
+                         L->nh, O);
     const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
                                    ATTENTION_AUTO};
 

@@ -13,7 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +30,7 @@
 /* An entry not used for this long goes when its directory is next written:
  * old file versions would otherwise pile up, one entry per file per commit. */
 #define ENTRY_LIFETIME_S (14 * 24 * 3600)
+#define ENTRY_TOUCH_AFTER_S (24 * 3600)
 
 char *facts_cache_key(const char *identity, const snapshot *snap, const source_file *src,
                       const gl_config *cfg)
@@ -68,7 +69,7 @@ char *facts_cache_key(const char *identity, const snapshot *snap, const source_f
 
 static char *entry_path(const char *dir, const char *key)
 {
-    return xasprintf("%s/%.2s/%s.json", dir, key, key + 2);
+    return xasprintf("%s/%.2s/%s.entry", dir, key, key + 2);
 }
 
 /* A file outside the snapshot, as stat sees it. The mtime alone is not
@@ -80,27 +81,74 @@ typedef struct {
     long long size, mtime, ctime, ino;
 } stat_print;
 
-static const char *const stat_print_keys[] = {"size", "mtime", "ctime", "ino"};
-#define STAT_PRINT_FIELDS (sizeof stat_print_keys / sizeof stat_print_keys[0])
+/* Files outside the snapshot, as stat saw them during this run (from
+ * facts_cache_run_begin to facts_cache_run_end): each is stat'ed once per
+ * run, not once per entry that lists it (a C file lists about a hundred
+ * system headers, stddef.h a dozen times over, and a warm run over this
+ * repository made 20,000 stat calls for a few hundred distinct files).
+ * Outside a run, every lookup stats. */
+typedef struct {
+    char *path;          /* NULL: a free slot */
+    bool exists;
+    stat_print print;
+} stat_memo_slot;
 
-static long long *stat_print_field(stat_print *p, size_t i)
+static struct {
+    bool on;
+    stat_memo_slot *slots;
+    size_t cap, n;       /* cap: a power of two, at most half full */
+    pthread_mutex_t lock;
+} memo = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t path_slot(const char *path, size_t cap)
 {
-    long long *fields[] = {&p->size, &p->mtime, &p->ctime, &p->ino};
-    return fields[i];
+    unsigned long long h = 14695981039346656037ULL;
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        h = (h ^ *c) * 1099511628211ULL;
+    return (size_t)h & (cap - 1);
 }
 
-/* What a dependency is now: its snapshot hash, else its stat fingerprint;
- * false when it no longer exists. */
-static bool describe_dep(const snapshot_reach *snap, const char *path, char **hash,
-                         stat_print *print)
+static stat_memo_slot *memo_find(const char *path)
 {
-    const source_file *f = reach_find(snap, path);
-    *hash = NULL;
-    *print = (stat_print){0};
-    if (f) {
-        *hash = xstrdup(f->hash);
-        return true;
-    }
+    size_t i = path_slot(path, memo.cap);
+    while (memo.slots[i].path && strcmp(memo.slots[i].path, path) != 0)
+        i = (i + 1) & (memo.cap - 1);
+    return &memo.slots[i];
+}
+
+static void memo_grow(void)
+{
+    stat_memo_slot *old = memo.slots;
+    size_t old_cap = memo.cap;
+    memo.cap = old_cap ? 2 * old_cap : 1024;
+    memo.slots = xcalloc(memo.cap, sizeof *memo.slots);
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].path)
+            *memo_find(old[i].path) = old[i];
+    free(old);
+}
+
+void facts_cache_run_begin(void)
+{
+    pthread_mutex_lock(&memo.lock);
+    memo.on = true;
+    pthread_mutex_unlock(&memo.lock);
+}
+
+void facts_cache_run_end(void)
+{
+    pthread_mutex_lock(&memo.lock);
+    for (size_t i = 0; i < memo.cap; i++)
+        free(memo.slots[i].path);
+    free(memo.slots);
+    memo.slots = NULL;
+    memo.cap = memo.n = 0;
+    memo.on = false;
+    pthread_mutex_unlock(&memo.lock);
+}
+
+static bool stat_now(const char *path, stat_print *print)
+{
     struct stat st;
     if (stat(path, &st) != 0)
         return false;
@@ -111,53 +159,184 @@ static bool describe_dep(const snapshot_reach *snap, const char *path, char **ha
     return true;
 }
 
-static bool dep_unchanged(const snapshot_reach *snap, json_t *dep)
+/* The stat fingerprint of a file outside the snapshot: the one this run
+ * took first (a parse that read the file after it is checked against the
+ * earlier state, so a file rewritten during the run cannot be vouched for
+ * with its new state), else stat's now. */
+static bool stat_once(const char *path, stat_print *print)
 {
-    const char *path = json_string_value(json_object_get(dep, "path"));
-    const char *was_hash = json_string_value(json_object_get(dep, "hash"));
-    char *hash;
-    stat_print now;
-    if (!path || !describe_dep(snap, path, &hash, &now))
-        return false;
-    bool same;
-    if (was_hash) {
-        same = hash && strcmp(hash, was_hash) == 0;
-    } else {
-        same = !hash;
-        for (size_t i = 0; same && i < STAT_PRINT_FIELDS; i++) {
-            json_t *was = json_object_get(dep, stat_print_keys[i]);
-            same = json_is_integer(was) && json_integer_value(was) == *stat_print_field(&now, i);
+    pthread_mutex_lock(&memo.lock);
+    if (!memo.on) {
+        pthread_mutex_unlock(&memo.lock);
+        return stat_now(path, print);
+    }
+    if (2 * (memo.n + 1) > memo.cap)
+        memo_grow();
+    stat_memo_slot *slot = memo_find(path);
+    if (!slot->path) {
+        slot->path = xstrdup(path);
+        slot->exists = stat_now(path, &slot->print);
+        memo.n++;
+    }
+    *print = slot->print;
+    bool exists = slot->exists;
+    pthread_mutex_unlock(&memo.lock);
+    return exists;
+}
+
+/* What a dependency is now: its snapshot hash (*hash, owned by the
+ * snapshot), else its stat fingerprint (*hash NULL); false when it no longer
+ * exists. */
+static bool describe_dep(const snapshot_reach *snap, const char *path, const char **hash,
+                         stat_print *print)
+{
+    const source_file *f = reach_find(snap, path);
+    *hash = f ? f->hash : NULL;
+    *print = (stat_print){0};
+    return f || stat_once(path, print);
+}
+
+/* An entry file: ENTRY_MAGIC, a line "deps N", N dependency lines, then
+ * the facts text (facts/serialize.c) as it is. A dependency line is
+ *   "h HASH LEN PATH" (a snapshot file, by content),
+ *   "s SIZE MTIME CTIME INODE LEN PATH" (any other, by stat) or
+ *   "a LEN PATH" (a path that must still not exist: where a header that was
+ *   not found would be),
+ * LEN the byte length of PATH (which may hold any byte but NUL). Loading an
+ * entry is one read, a scan of the lines and one parse of the facts (the
+ * entry used to be JSON with the facts as a string inside, which jansson
+ * unescaped and then parsed again, and the dependencies cost more to parse
+ * than the facts). */
+#define ENTRY_MAGIC "gpulint facts entry 2\n"
+
+/* The whole file, NUL-terminated, in one read where it fits; NULL when it
+ * cannot be read. */
+static char *read_entry(const char *path, size_t *len, time_t *mtime)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return NULL;
+    }
+    *mtime = st.st_mtime;
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *text = xmalloc(cap + 1);
+    for (;;) {
+        ssize_t r = read(fd, text + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(text);
+            close(fd);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        if (n == cap) {   /* grew since fstat: a writer that is not ours */
+            cap *= 2;
+            text = xrealloc(text, cap + 1);
         }
     }
-    free(hash);
-    return same;
+    close(fd);
+    text[n] = '\0';
+    *len = n;
+    return text;
+}
+
+/* A number and the `stop` after it at *p (within end), else false. */
+static bool scan_number(const char **p, const char *end, char stop, long long *value)
+{
+    const char *s = *p;
+    bool negative = s < end && *s == '-';
+    s += negative;
+    if (s >= end || *s < '0' || *s > '9')
+        return false;
+    unsigned long long v = 0;
+    while (s < end && *s >= '0' && *s <= '9') {
+        if (v > (~0ULL - 9) / 10)
+            return false;
+        v = v * 10 + (unsigned long long)(*s++ - '0');
+    }
+    if (s >= end || *s != stop || v > (unsigned long long)1 << 62)
+        return false;
+    *value = negative ? -(long long)v : (long long)v;
+    *p = s + 1;
+    return true;
+}
+
+/* Whether the dependency line at *p (moved past it) is as it was. */
+static bool dep_unchanged(const snapshot_reach *snap, const char **p, const char *end)
+{
+    const char *s = *p;
+    if (end - s < 2 || (s[0] != 'h' && s[0] != 's' && s[0] != 'a') || s[1] != ' ')
+        return false;
+    bool by_hash = s[0] == 'h', absent = s[0] == 'a';
+    s += 2;
+    const char *was_hash = s;
+    long long was[4] = {0}, len;
+    if (absent) {
+        /* nothing before the length */
+    } else if (by_hash) {
+        if (end - s < 65 || s[64] != ' ')
+            return false;
+        s += 65;
+    } else {
+        for (int i = 0; i < 4; i++)
+            if (!scan_number(&s, end, ' ', &was[i]))
+                return false;
+    }
+    if (!scan_number(&s, end, ' ', &len) || len <= 0 || end - s <= len || s[len] != '\n' ||
+        memchr(s, '\0', (size_t)len))
+        return false;
+    char *path = xstrndup(s, (size_t)len);
+    *p = s + len + 1;
+    const char *hash;
+    stat_print now;
+    bool exists = describe_dep(snap, path, &hash, &now);
+    free(path);
+    if (absent)
+        return !exists;
+    if (!exists)
+        return false;
+    if (by_hash)
+        return hash && memcmp(hash, was_hash, 64) == 0;
+    return !hash && now.size == was[0] && now.mtime == was[1] && now.ctime == was[2] &&
+           now.ino == was[3];
 }
 
 file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_reach *snap)
 {
     char *path = entry_path(dir, key);
-    json_error_t jerr;
-    json_t *entry = json_load_file(path, 0, &jerr);
-    if (!entry) {
+    size_t len = 0;
+    time_t mtime = 0;
+    char *text = read_entry(path, &len, &mtime);
+    if (!text) {
         free(path);
         return NULL;
     }
-    json_t *deps = json_object_get(entry, "deps"), *dep;
-    size_t i;
-    bool fresh = json_is_array(deps);
-    json_array_foreach(deps, i, dep) {
-        if (!fresh || !dep_unchanged(snap, dep)) {
-            fresh = false;
-            break;
-        }
+    const char *end = text + len, *p = text;
+    size_t magic = strlen(ENTRY_MAGIC);
+    long long ndeps = -1;
+    bool fresh = len > magic + 5 && memcmp(text, ENTRY_MAGIC, magic) == 0 &&
+                 memcmp(text + magic, "deps ", 5) == 0;
+    if (fresh) {
+        p += magic + 5;
+        fresh = scan_number(&p, end, '\n', &ndeps) && ndeps >= 0;
     }
-    const char *facts_text = json_string_value(json_object_get(entry, "facts"));
+    for (long long i = 0; fresh && i < ndeps; i++)
+        fresh = dep_unchanged(snap, &p, end);
     char *error = NULL;
-    file_facts *f = fresh && facts_text ? facts_load(facts_text, &error) : NULL;
+    file_facts *f = fresh ? facts_load(p, &error) : NULL;
     free(error);
-    json_decref(entry);
-    if (f)
-        utimensat(AT_FDCWD, path, NULL, 0);   /* used: keep it (see remove_unused) */
+    free(text);
+    /* Used: keep it (see remove_unused). Once a day is enough for a
+     * lifetime of two weeks, and spares a warm run a write per entry. */
+    if (f && time(NULL) - mtime > ENTRY_TOUCH_AFTER_S)
+        utimensat(AT_FDCWD, path, NULL, 0);
     free(path);
     return f;
 }
@@ -189,40 +368,75 @@ static void remove_unused(const char *sub, const char *key)
     closedir(d);
 }
 
-void facts_cache_store(const char *dir, const char *key, const file_facts *f,
-                       const snapshot_reach *snap, const fact_strs *included)
+static int cmp_path(const void *a, const void *b)
 {
-    json_t *deps = json_array();
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void facts_cache_store(const char *dir, const char *key, const file_facts *f,
+                       const snapshot_reach *snap, const fact_strs *included,
+                       const fact_strs *absent)
+{
+    /* A header without a guard (stddef.h, with its __need_ macros) is
+     * included many times: listed once. */
+    char **paths = xcalloc(included->n ? included->n : 1, sizeof *paths);
+    memcpy(paths, included->items, included->n * sizeof *paths);
+    qsort(paths, included->n, sizeof *paths, cmp_path);
+    byte_buf deps = {0};
+    size_t ndeps = 0;
     for (size_t i = 0; i < included->n; i++) {
-        char *hash;
+        if (i > 0 && strcmp(paths[i], paths[i - 1]) == 0)
+            continue;
+        const char *hash;
         stat_print print;
-        if (!describe_dep(snap, included->items[i], &hash, &print)) {
-            json_decref(deps);
+        if (!describe_dep(snap, paths[i], &hash, &print)) {
+            buf_free(&deps);
+            free(paths);
             return;   /* read during the parse, gone now: nothing to vouch for */
         }
-        json_t *dep = json_pack("{ss}", "path", included->items[i]);
-        if (hash)
-            json_object_set_new(dep, "hash", json_string(hash));
-        else
-            for (size_t k = 0; k < STAT_PRINT_FIELDS; k++)
-                json_object_set_new(dep, stat_print_keys[k],
-                                    json_integer((json_int_t)*stat_print_field(&print, k)));
-        json_array_append_new(deps, dep);
-        free(hash);
+        char *line = hash ? xasprintf("h %s %zu ", hash, strlen(paths[i]))
+                          : xasprintf("s %lld %lld %lld %lld %zu ", print.size, print.mtime,
+                                      print.ctime, print.ino, strlen(paths[i]));
+        buf_append(&deps, line, strlen(line));
+        buf_append(&deps, paths[i], strlen(paths[i]));
+        buf_append(&deps, "\n", 1);
+        free(line);
+        ndeps++;
+    }
+    free(paths);
+    for (size_t i = 0; i < absent->n; i++) {
+        const char *hash;
+        stat_print print;
+        if (describe_dep(snap, absent->items[i], &hash, &print)) {
+            buf_free(&deps);
+            return;   /* there after all (created during the parse) */
+        }
+        char *line = xasprintf("a %zu ", strlen(absent->items[i]));
+        buf_append(&deps, line, strlen(line));
+        buf_append(&deps, absent->items[i], strlen(absent->items[i]));
+        buf_append(&deps, "\n", 1);
+        free(line);
+        ndeps++;
     }
     char *facts_text = facts_save(f);
-    json_t *entry = json_pack("{so ss}", "deps", deps, "facts", facts_text);
-    free(facts_text);
     char *path = entry_path(dir, key);
     char *sub = xasprintf("%s/%.2s", dir, key);
     char *tmp = xasprintf("%s.%ld.%p.tmp", path, (long)getpid(), (void *)f);
-    bool stored = (mkdir(dir, 0755) == 0 || errno == EEXIST) &&
-                  (mkdir(sub, 0755) == 0 || errno == EEXIST) &&
-                  json_dump_file(entry, tmp, JSON_COMPACT) == 0 && rename(tmp, path) == 0;
+    bool stored = false;
+    if ((mkdir(dir, 0755) == 0 || errno == EEXIST) && (mkdir(sub, 0755) == 0 || errno == EEXIST)) {
+        FILE *out = fopen(tmp, "w");
+        if (out) {
+            bool written = fprintf(out, "%sdeps %zu\n", ENTRY_MAGIC, ndeps) > 0 &&
+                           fwrite(deps.data ? deps.data : "", 1, deps.len, out) == deps.len &&
+                           fputs(facts_text, out) >= 0;
+            stored = fclose(out) == 0 && written && rename(tmp, path) == 0;
+        }
+    }
     if (!stored)
         unlink(tmp);
     remove_unused(sub, key);
-    json_decref(entry);
+    buf_free(&deps);
+    free(facts_text);
     free(path);
     free(sub);
     free(tmp);

@@ -1,12 +1,16 @@
 /* The worker processes of extract/contain.h. A worker is forked once and
- * parses file after file (a fork per file cost about 5 ms each in page
+ * parses job after job (a fork per file cost about 5 ms each in page
  * faults on libclang), so a file costs a process only when its parse kills
- * the worker. The parent sends a worker the index of a file, the worker
- * parses it (extract/extract.c: facts_extract, which also stores the facts
- * cache entry) and answers with one frame: a tag ('F' facts, 'E' error), an
- * 8-byte length and the facts as the cache's own text (facts/serialize.c) or
- * the error. The parent reads every answer pipe through poll(), so a worker
- * with megabytes of facts never blocks on a full pipe. */
+ * the worker. A job is the files of one translation unit (a source file and
+ * the headers analysed in it: extract/extract.h, facts_extract_group), so
+ * the unit is parsed once for all of them, not once per header (a header
+ * used to cost a full parse of its includer: 40 % of a cold run here). The
+ * parent sends a worker a count and the files' indices; the worker parses
+ * (which also stores the facts cache entries) and answers one frame per
+ * file, in order, as each is done: a tag ('F'), an 8-byte length and the
+ * facts as the cache's own text (facts/serialize.c). The parent reads every
+ * answer pipe through poll(), so a worker with megabytes of facts never
+ * blocks on a full pipe. */
 #define _GNU_SOURCE
 #include "extract/contain.h"
 
@@ -31,8 +35,9 @@ typedef struct {
     pid_t pid;           /* 0: no worker in this slot */
     int to, from;        /* file indices to it, answers from it */
     bool busy;
-    size_t index;        /* the file it parses, when busy */
-    double deadline;     /* monotonic seconds */
+    size_t *files;       /* the job's files, when busy */
+    size_t nfiles, ndone;   /* answered so far: files[0..ndone) */
+    double deadline;     /* monotonic seconds, for the file being parsed */
     char *buf;           /* the answer so far */
     size_t len, cap;
 } worker;
@@ -108,18 +113,39 @@ static bool answer(int fd, char tag, const char *text)
     return write_all(fd, header, sizeof header) && write_all(fd, text ? text : "", n);
 }
 
-/* File after file until the parent closes the pipe. */
+typedef struct {
+    int from;
+    bool sent;           /* every answer so far went out */
+} answer_pipe;
+
+static void send_facts(size_t file, file_facts *facts, void *arg)
+{
+    (void)file;
+    answer_pipe *out = arg;
+    char *text = facts_save(facts);
+    out->sent = out->sent && answer(out->from, 'F', text);
+    free(text);
+    facts_free(facts);
+}
+
+/* Job after job until the parent closes the pipe. */
 static void *worker_loop(void *arg)
 {
     worker_job *job = arg;
-    uint64_t index;
-    while (read_all(job->to, &index, sizeof index)) {
-        file_facts *facts = facts_extract(job->snap, (size_t)index, job->cfg);
-        char *text = facts_save(facts);
-        bool sent = answer(job->from, 'F', text);
-        free(text);
-        facts_free(facts);
-        if (!sent)
+    uint64_t n;
+    while (read_all(job->to, &n, sizeof n) && n > 0 && n <= job->snap->nfiles) {
+        size_t *files = xcalloc((size_t)n, sizeof *files);
+        bool whole = true;
+        for (uint64_t k = 0; whole && k < n; k++) {
+            uint64_t index;
+            whole = read_all(job->to, &index, sizeof index) && index < job->snap->nfiles;
+            files[k] = (size_t)index;
+        }
+        answer_pipe out = {.from = job->from, .sent = true};
+        if (whole)
+            facts_extract_group(job->snap, files, (size_t)n, job->cfg, send_facts, &out);
+        free(files);
+        if (!whole || !out.sent)
             break;
     }
     return NULL;
@@ -195,6 +221,7 @@ static int end_worker(worker *w)
     while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
         ;
     free(w->buf);
+    free(w->files);
     *w = (worker){0};
     return status;
 }
@@ -212,9 +239,9 @@ static file_facts *death_facts(int status, bool timed_out, unsigned budget)
                                        WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 }
 
-/* Read what the worker has written; true once its answer is complete (then
- * facts[index] is set and the worker is idle again). */
-static bool read_answer(worker *w, file_facts **facts, bool *gone)
+/* Read what the worker has written and take every whole frame in it; true
+ * once the job is answered in full (then the worker is idle again). */
+static bool read_answer(worker *w, file_facts **facts, unsigned budget, bool *gone)
 {
     if (w->cap - w->len < 65536) {
         w->cap = w->cap ? 2 * w->cap : 131072;
@@ -228,24 +255,91 @@ static bool read_answer(worker *w, file_facts **facts, bool *gone)
         return false;
     }
     w->len += (size_t)n;
-    if (w->len < FRAME_HEADER)
+    size_t used = 0;
+    while (w->ndone < w->nfiles && w->len - used >= FRAME_HEADER) {
+        uint64_t size;
+        memcpy(&size, w->buf + used + 1, sizeof size);
+        if (w->len - used - FRAME_HEADER < size)
+            break;
+        char *text = w->buf + used + FRAME_HEADER;
+        char after = text[size];
+        text[size] = '\0';
+        char *load_error = NULL;
+        size_t index = w->files[w->ndone++];
+        facts[index] = facts_load(text, &load_error);
+        if (!facts[index])
+            facts[index] = facts_not_checked(
+                UNCHECKED_CRASH, xasprintf("its facts did not survive the trip from its worker: %s",
+                                           load_error));
+        free(load_error);
+        text[size] = after;
+        used += FRAME_HEADER + (size_t)size;
+        /* The budget is each file's: the next one starts now. */
+        w->deadline = now_seconds() + (double)budget;
+    }
+    memmove(w->buf, w->buf + used, w->len - used);
+    w->len -= used;
+    if (w->ndone < w->nfiles)
         return false;
-    uint64_t size;
-    memcpy(&size, w->buf + 1, sizeof size);
-    if (w->len - FRAME_HEADER < size)
-        return false;
-    char *text = w->buf + FRAME_HEADER;
-    text[size] = '\0';
-    char *load_error = NULL;
-    facts[w->index] = facts_load(text, &load_error);
-    if (!facts[w->index])
-        facts[w->index] = facts_not_checked(
-            UNCHECKED_CRASH, xasprintf("its facts did not survive the trip from its worker: %s",
-                                       load_error));
-    free(load_error);
     w->busy = false;
+    free(w->files);
+    w->files = NULL;
     w->len = 0;
     return true;
+}
+
+/* Which files are not yet handed out nor done, and the headers analysed in
+ * each unit's translation unit (a list through next_member). */
+typedef struct {
+    bool *taken;
+    size_t *first_member, *next_member;   /* SIZE_MAX ends a list */
+    size_t *again;       /* files of a job whose worker died: one job each */
+    size_t nagain;
+} schedule;
+
+static bool wants(const snapshot *snap, const bool *wanted, size_t i)
+{
+    return (!wanted || wanted[i]) && !snap->files[i].not_checked;
+}
+
+/* A file that needs a parse unless cached: true when it joins the job
+ * (facts[i] set and progress stepped when the cache has it). */
+static bool join_unless_cached(const snapshot *snap, const gl_config *cfg, size_t i,
+                               schedule *plan, progress *progress, file_facts **facts)
+{
+    plan->taken[i] = true;
+    if ((facts[i] = facts_extract_cached(snap, i, cfg)) != NULL) {
+        progress_step(progress);
+        return false;
+    }
+    return true;
+}
+
+/* The job that starts with file `first` (taken, not cached): it and every
+ * other file of its unit still to do, cached ones set aside. */
+static size_t *job_of(const snapshot *snap, const gl_config *cfg, const bool *wanted,
+                      size_t first, schedule *plan, progress *progress, file_facts **facts,
+                      size_t *n)
+{
+    size_t unit = facts_unit_of(snap, first);
+    size_t *files = xcalloc(2, sizeof *files);
+    size_t count = 0, cap = 2;
+    files[count++] = first;
+    size_t candidate = unit;
+    for (size_t m = plan->first_member[unit];; m = plan->next_member[m]) {
+        if (candidate != first && !plan->taken[candidate] && wants(snap, wanted, candidate) &&
+            facts_unit_of(snap, candidate) == unit &&
+            join_unless_cached(snap, cfg, candidate, plan, progress, facts)) {
+            if (count == cap)
+                files = xrealloc(files, (cap *= 2) * sizeof *files);
+            files[count++] = candidate;
+        }
+        if (m == SIZE_MAX)
+            break;
+        candidate = m;
+    }
+    *n = count;
+    return files;
 }
 
 void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *wanted, int jobs,
@@ -260,22 +354,48 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
     void (*old_sigpipe)(int) = signal(SIGPIPE, SIG_IGN);
     worker *workers = xcalloc((size_t)jobs, sizeof *workers);
     struct pollfd *fds = xcalloc((size_t)jobs, sizeof *fds);
+    size_t nfiles = snap->nfiles ? snap->nfiles : 1;
+    schedule plan = {
+        .taken = xcalloc(nfiles, sizeof *plan.taken),
+        .first_member = xcalloc(nfiles, sizeof *plan.first_member),
+        .next_member = xcalloc(nfiles, sizeof *plan.next_member),
+        .again = xcalloc(nfiles, sizeof *plan.again),
+    };
+    for (size_t i = 0; i < snap->nfiles; i++)
+        plan.first_member[i] = plan.next_member[i] = SIZE_MAX;
+    for (size_t i = snap->nfiles; i-- > 0;) {
+        size_t unit = facts_unit_of(snap, i);
+        if (unit != i) {
+            plan.next_member[i] = plan.first_member[unit];
+            plan.first_member[unit] = i;
+        }
+    }
     size_t next = 0;
     for (;;) {
-        /* Hand out files; cached ones need no parse and no worker. */
-        for (int k = 0; k < jobs && next < snap->nfiles; k++) {
+        /* Hand out jobs; cached files need no parse and no worker. */
+        for (int k = 0; k < jobs; k++) {
             if (workers[k].busy)
                 continue;
-            while (next < snap->nfiles &&
-                   ((wanted && !wanted[next]) || snap->files[next].not_checked ||
-                    (facts[next] = facts_extract_cached(snap, next, cfg)))) {
-                if ((!wanted || wanted[next]) && snap->files[next].not_checked)
-                    facts[next] = facts_not_checked(UNCHECKED_INPUT,
-                                                    xstrdup(snap->files[next].not_checked));
-                next++;
-                progress_step(progress);
+            size_t first = SIZE_MAX;
+            bool retry = plan.nagain > 0;
+            if (retry) {
+                first = plan.again[plan.nagain - 1];
+            } else {
+                while (next < snap->nfiles && first == SIZE_MAX) {
+                    size_t i = next++;
+                    if (plan.taken[i] || (wanted && !wanted[i]))
+                        continue;
+                    if (snap->files[i].not_checked) {
+                        plan.taken[i] = true;
+                        facts[i] = facts_not_checked(UNCHECKED_INPUT,
+                                                     xstrdup(snap->files[i].not_checked));
+                        progress_step(progress);
+                    } else if (join_unless_cached(snap, cfg, i, &plan, progress, facts)) {
+                        first = i;
+                    }
+                }
             }
-            if (next >= snap->nfiles)
+            if (first == SIZE_MAX)
                 break;
             char *error = NULL;
             if (!workers[k].pid && !start_worker(workers, jobs, k, snap, cfg, &error)) {
@@ -283,20 +403,37 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                 for (int o = 0; o < jobs; o++)
                     others |= workers[o].pid != 0;
                 if (!others) {
-                    facts[next] = facts_not_checked(UNCHECKED_NO_TU, xstrdup(error));
-                    next++;
+                    facts[first] = facts_not_checked(UNCHECKED_NO_TU, xstrdup(error));
+                    plan.nagain -= retry;
                     progress_step(progress);
+                } else if (!retry) {
+                    plan.again[plan.nagain++] = first;   /* waits for one of them */
                 }
                 free(error);
-                continue;   /* with others alive: this file waits for one of them */
+                continue;
             }
-            uint64_t index = next;
-            if (!write_all(workers[k].to, &index, sizeof index)) {
+            size_t n = 1;
+            size_t *files = retry ? xcalloc(1, sizeof *files)
+                                  : job_of(snap, cfg, wanted, first, &plan, progress, facts, &n);
+            files[0] = first;
+            plan.nagain -= retry;
+            uint64_t count = n;
+            bool sent = write_all(workers[k].to, &count, sizeof count);
+            for (size_t f = 0; sent && f < n; f++) {
+                uint64_t index = files[f];
+                sent = write_all(workers[k].to, &index, sizeof index);
+            }
+            if (!sent) {
                 end_worker(&workers[k]);   /* died idle: the next round starts another */
+                for (size_t f = 0; f < n; f++)
+                    plan.again[plan.nagain++] = files[f];
+                free(files);
                 continue;
             }
             workers[k].busy = true;
-            workers[k].index = next++;
+            workers[k].files = files;
+            workers[k].nfiles = n;
+            workers[k].ndone = 0;
             workers[k].deadline = now_seconds() + (double)budget;
         }
         double t = now_seconds(), wait_s = 3600;
@@ -308,29 +445,33 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                 wait_s = workers[k].deadline - t;
             fds[nfds++] = (struct pollfd){.fd = workers[k].from, .events = POLLIN};
         }
-        if (nfds == 0 && next >= snap->nfiles)
+        if (nfds == 0 && next >= snap->nfiles && plan.nagain == 0)
             break;
         int timeout_ms = wait_s <= 0 ? 0 : (int)(wait_s * 1000) + 1;
-        if (poll(fds, (nfds_t)nfds, timeout_ms) < 0 && errno != EINTR)
+        if (nfds > 0 && poll(fds, (nfds_t)nfds, timeout_ms) < 0 && errno != EINTR)
             break;   /* cannot happen with valid descriptors; the rest below */
         t = now_seconds();
         for (int k = 0, f = 0; k < jobs; k++) {
             worker *w = &workers[k];
             if (!w->busy)
                 continue;
-            bool gone = false, done = false;
-            if (fds[f++].revents)
-                done = read_answer(w, facts, &gone);
-            if (done) {
+            bool gone = false;
+            size_t done_before = w->ndone;
+            bool finished = fds[f++].revents && read_answer(w, facts, budget, &gone);
+            for (size_t d = done_before; d < w->ndone; d++)
                 progress_step(progress);
+            if (finished)
                 continue;
-            }
             bool timed_out = !gone && t >= w->deadline;
             if (!gone && !timed_out)
                 continue;
             if (timed_out)
                 kill(w->pid, SIGKILL);
-            size_t index = w->index;
+            /* The file being parsed pays; the rest of its job is tried
+             * again, a job each, so that a crash costs one file. */
+            size_t index = w->files[w->ndone];
+            for (size_t r = w->ndone + 1; r < w->nfiles; r++)
+                plan.again[plan.nagain++] = w->files[r];
             int status = end_worker(w);
             facts[index] = death_facts(status, timed_out, budget);
             progress_step(progress);
@@ -342,5 +483,9 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             end_worker(&workers[k]);
     free(workers);
     free(fds);
+    free(plan.taken);
+    free(plan.first_member);
+    free(plan.next_member);
+    free(plan.again);
     signal(SIGPIPE, old_sigpipe);
 }

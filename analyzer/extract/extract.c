@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extract/extract.h"
 #include "extract/includes.h"
 #include "extract/internal.h"
 #include "extract/preamble.h"
@@ -417,6 +418,7 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
         g.facts_dir = xasprintf("%s/facts", g.cache_dir);
     if (snap) {
+        facts_cache_run_begin();
         g.reach = reach_build(snap);
         if (!getenv("GPULINT_NO_PCH"))
             count_include_sets(snap, cfg);
@@ -446,6 +448,7 @@ void facts_global_cleanup(void)
     free(g.facts_dir);
     free(g.identity);
     reach_free(g.reach);
+    facts_cache_run_end();
     preamble_cleanup();
     memset(&g, 0, sizeof g);
 }
@@ -895,17 +898,103 @@ static file_facts *unbuilt_facts(enum CXErrorCode rc)
                              xstrdup(cx_error_text(rc)));
 }
 
-file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
+/* Whether a file's facts may be cached: checked in full, or kept from it
+ * only by headers not found. Anything else that stopped clang (a file it
+ * could not read, a nesting bound, no CUDA toolkit) is not cached. */
+static bool cacheable(const file_facts *facts)
+{
+    for (size_t i = 0; i < facts->n_not_checked; i++)
+        if (facts->not_checked[i].cause != UNCHECKED_MISSING_INCLUDE)
+            return false;
+    return true;
+}
+
+static void fact_strs_clear(fact_strs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->items[i]);
+    free(s->items);
+    *s = (fact_strs){0};
+}
+
+static void add_dir(fact_strs *dirs, const char *dir, size_t len)
+{
+    for (size_t i = 0; i < dirs->n; i++)
+        if (strlen(dirs->items[i]) == len && memcmp(dirs->items[i], dir, len) == 0)
+            return;
+    *FACT_PUSH(dirs->items, dirs->n) = xstrndup(dir, len);
+}
+
+static void add_dir_of(fact_strs *dirs, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        add_dir(dirs, path, slash > path ? (size_t)(slash - path) : 1);
+}
+
+/* The paths where a header that was not found would have been found, had
+ * it been there: each missing name under every directory the parse could
+ * search. That is the directories of its search options (-I, -isystem,
+ * -iquote, -idirafter, joined or not), those of the files it did include
+ * (which holds clang's and the system's own: /usr/include, the compiler's
+ * include dir, CUDA's), its own, and /usr/local/include and /usr/include,
+ * which clang searches even when nothing was found there. The entry holds
+ * until one of them exists: a header installed, an include dir filled. */
+static void where_missing(const file_facts *facts, const source_file *parsed,
+                          const arg_list *args, const fact_strs *included, fact_strs *absent)
+{
+    static const char *const search_flags[] = {"-I", "-isystem", "-iquote", "-idirafter"};
+    fact_strs dirs = {0};
+    for (size_t i = 0; i < args->n; i++) {
+        for (size_t f = 0; f < sizeof search_flags / sizeof search_flags[0]; f++) {
+            size_t n = strlen(search_flags[f]);
+            if (strncmp(args->argv[i], search_flags[f], n) != 0)
+                continue;
+            const char *dir = args->argv[i][n] ? args->argv[i] + n
+                              : i + 1 < args->n ? args->argv[i + 1] : NULL;
+            if (dir && *dir)
+                add_dir(&dirs, dir, strlen(dir));
+        }
+    }
+    for (size_t i = 0; i < included->n; i++)
+        add_dir_of(&dirs, included->items[i]);
+    add_dir_of(&dirs, parsed->abs_path);
+    add_dir(&dirs, "/usr/local/include", strlen("/usr/local/include"));
+    add_dir(&dirs, "/usr/include", strlen("/usr/include"));
+    for (size_t k = 0; k < facts->n_not_checked; k++) {
+        const char *name = facts->not_checked[k].detail;
+        if (name[0] == '/') {
+            add_dir(absent, name, strlen(name));
+            continue;
+        }
+        for (size_t d = 0; d < dirs.n; d++) {
+            char *path = xasprintf("%s/%s", dirs.items[d], name);
+            add_dir(absent, path, strlen(path));
+            free(path);
+        }
+    }
+    fact_strs_clear(&dirs);
+}
+
+/* The translation unit the files of a group share (facts_extract_group):
+ * parsed on first need, once. */
+typedef struct {
+    size_t index;            /* the unit's file */
+    bool tried;
+    enum CXErrorCode rc;
+    CXTranslationUnit tu;    /* NULL unless rc is CXError_Success */
+} shared_unit;
+
+/* The facts of snap->files[index] found in a translation unit: the shared
+ * unit when it reaches the file, else a parse of the file's own. */
+static file_facts *extract_one(const snapshot *snap, size_t index, const gl_config *cfg,
+                               const snapshot_reach *reach, CXIndex cx_index, shared_unit *unit)
 {
     const source_file *src = &snap->files[index];
-    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
-    const snapshot_reach *reach = g.reach ? g.reach : own_reach;
     char *cache_key = NULL;
     file_facts *cached = cache_lookup(snap, index, cfg, reach, &cache_key);
-    if (cached) {
-        reach_free(own_reach);
+    if (cached)
         return cached;
-    }
     arg_list scanned = { 0 };
     build_args(&scanned, snap, src, cfg, false);
     unsigned hazard_line;
@@ -915,37 +1004,40 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     arg_list_free(&scanned);
     if (hazard) {
         free(cache_key);
-        reach_free(own_reach);
         file_facts *facts = facts_not_checked(UNCHECKED_INCLUDE_HAZARD, hazard);
         facts->not_checked[0].loc.line = hazard_line;
         return facts;
     }
-    /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
-    CXIndex cx_index = clang_createIndex(1, 0);
-    CXTranslationUnit tu = NULL;
-    CXFile main_file = NULL;
     /* A header is analysed inside the translation unit of a source file
      * that includes it, with that file's flags, macros and types, as its
      * build compiles it; its facts are those located in the header. One
      * that unit does not reach after all (an #if) is parsed on its own. */
-    if (src->context >= 0 &&
-        parse_unit(cx_index, snap, (size_t)src->context, cfg, reach, &tu) == CXError_Success &&
-        tu) {
-        main_file = clang_getFile(tu, src->abs_path);
-        if (!main_file) {
-            clang_disposeTranslationUnit(tu);
-            tu = NULL;
+    if (!unit->tried) {
+        unit->tried = true;
+        unit->rc = parse_unit(cx_index, snap, unit->index, cfg, reach, &unit->tu);
+        if (unit->rc != CXError_Success && unit->tu) {
+            clang_disposeTranslationUnit(unit->tu);
+            unit->tu = NULL;
         }
     }
+    CXTranslationUnit tu = NULL, own_tu = NULL;
+    CXFile main_file = NULL;
     enum CXErrorCode rc = CXError_Success;
-    if (!tu) {
-        rc = parse_unit(cx_index, snap, index, cfg, reach, &tu);
+    if (index == unit->index) {
+        rc = unit->rc;
+        tu = unit->tu;
+        main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
+    } else if (unit->tu && (main_file = clang_getFile(unit->tu, src->abs_path)) != NULL) {
+        tu = unit->tu;
+    } else {
+        rc = parse_unit(cx_index, snap, index, cfg, reach, &own_tu);
+        tu = own_tu;
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
     }
     if (rc != CXError_Success || !tu) {
-        clang_disposeIndex(cx_index);
         free(cache_key);
-        reach_free(own_reach);
+        if (own_tu)
+            clang_disposeTranslationUnit(own_tu);
         return unbuilt_facts(rc == CXError_Success ? CXError_Failure : rc);
     }
     file_facts *facts = xcalloc(1, sizeof *facts);
@@ -961,19 +1053,58 @@ file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *c
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
-    /* Not cached when something was not found: the file that appears later
-     * (a header created, an include-dirs entry filled) is in no cache key. */
-    if (cache_key && facts->n_not_checked == 0) {
-        fact_strs included = { 0 };
+    if (cache_key && cacheable(facts)) {
+        fact_strs included = { 0 }, absent = { 0 };
         clang_getInclusions(tu, note_inclusion, &included);
-        facts_cache_store(g.facts_dir, cache_key, facts, reach, &included);
-        for (size_t i = 0; i < included.n; i++)
-            free(included.items[i]);
-        free(included.items);
+        if (facts->n_not_checked > 0) {
+            const source_file *parsed = tu == own_tu ? src : &snap->files[unit->index];
+            arg_list args = { 0 };
+            build_args(&args, snap, parsed, cfg, NULL);
+            where_missing(facts, parsed, &args, &included, &absent);
+            arg_list_free(&args);
+        }
+        facts_cache_store(g.facts_dir, cache_key, facts, reach, &included, &absent);
+        fact_strs_clear(&included);
+        fact_strs_clear(&absent);
     }
     free(cache_key);
-    clang_disposeTranslationUnit(tu);
+    if (own_tu)
+        clang_disposeTranslationUnit(own_tu);
+    return facts;
+}
+
+size_t facts_unit_of(const snapshot *snap, size_t index)
+{
+    return snap->files[index].context >= 0 ? (size_t)snap->files[index].context : index;
+}
+
+void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
+                         const gl_config *cfg, facts_done done, void *arg)
+{
+    if (n == 0)
+        return;
+    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
+    const snapshot_reach *reach = g.reach ? g.reach : own_reach;
+    /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
+    CXIndex cx_index = clang_createIndex(1, 0);
+    shared_unit unit = {.index = facts_unit_of(snap, files[0])};
+    for (size_t k = 0; k < n; k++)
+        done(files[k], extract_one(snap, files[k], cfg, reach, cx_index, &unit), arg);
+    if (unit.tu)
+        clang_disposeTranslationUnit(unit.tu);
     clang_disposeIndex(cx_index);
     reach_free(own_reach);
+}
+
+static void keep_facts(size_t file, file_facts *facts, void *arg)
+{
+    (void)file;
+    *(file_facts **)arg = facts;
+}
+
+file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    file_facts *facts = NULL;
+    facts_extract_group(snap, &index, 1, cfg, keep_facts, &facts);
     return facts;
 }

@@ -19,6 +19,18 @@
  * Thread-safe: each call uses its own CXIndex. */
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg);
 
+/* The file whose translation unit file `index` is analysed in: its context
+ * (an includer, for a header: input/source.h), else itself. */
+size_t facts_unit_of(const snapshot *snap, size_t index);
+
+/* What facts_extract gives for each of files[0..n), all of one unit
+ * (facts_unit_of), with that unit parsed once for all of them rather than
+ * once per header: done(file, facts, arg) as each file's facts are found
+ * (they are the caller's), in order. */
+typedef void (*facts_done)(size_t file, file_facts *facts, void *arg);
+void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
+                         const gl_config *cfg, facts_done done, void *arg);
+
 /* The file's facts from the facts cache, or NULL when they are not there
  * (no libclang involved: extract/contain.c calls it before deciding to
  * start a parse). */

@@ -59,10 +59,17 @@ char *type_spelling(CXType t);
  * parsing; `identity` is gpulint's own (binary, libclang, flags, CUDA). */
 char *facts_cache_key(const char *identity, const snapshot *snap, const source_file *src,
                       const gl_config *cfg);
-/* The cached facts, or NULL when there are none or a file the parse read
- * (`included` when stored) has changed since. */
+/* The cached facts, or NULL when there are none, a file the parse read
+ * (`included` when stored) has changed since, or one of the `absent` paths
+ * (where a header not found would have been found) exists now. */
 file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_reach *snap);
 void facts_cache_store(const char *dir, const char *key, const file_facts *facts,
-                       const snapshot_reach *snap, const fact_strs *included);
+                       const snapshot_reach *snap, const fact_strs *included,
+                       const fact_strs *absent);
+/* Between these, a file outside the snapshot is stat'ed once (the first
+ * look is what every entry is checked against); call them around a run over
+ * one snapshot, before the worker processes start. */
+void facts_cache_run_begin(void);
+void facts_cache_run_end(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -318,10 +319,29 @@ static bool obtain(const char *pch, unsigned long long key, const char *prelude,
     bool have = access(pch, R_OK) == 0 && access(prelude_path, R_OK) == 0;
     bool failed_before = !have && access(failed, F_OK) == 0;
     if (!have && !failed_before) {
-        have = (access(prelude_path, R_OK) == 0 || write_new(prelude_path, prelude) == 0) &&
-               build(pch, prelude_path, argv, argc);
-        if (!have)
-            write_new(failed, "");
+        /* One process builds a set, the others (the run's other workers,
+         * another gpulint) wait for it and use what it built: both workers
+         * of a cold run start on files of the same set. Without the lock
+         * (it cannot be made) each builds its own, as before. */
+        char *lock_path = xasprintf("%s/" ENTRY_PREFIX "%016llx.lock", p.dir, key);
+        int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        while (lock >= 0 && flock(lock, LOCK_EX) != 0 && errno == EINTR)
+            ;
+        have = access(pch, R_OK) == 0 && access(prelude_path, R_OK) == 0;
+        failed_before = !have && access(failed, F_OK) == 0;
+        if (!have && !failed_before) {
+            have = (access(prelude_path, R_OK) == 0 || write_new(prelude_path, prelude) == 0) &&
+                   build(pch, prelude_path, argv, argc);
+            if (!have)
+                write_new(failed, "");
+        }
+        /* Gone before it is let go: whoever opens it later finds the PCH
+         * (or the failure) once it holds a lock, on this file or a new one. */
+        if (lock >= 0) {
+            unlink(lock_path);
+            close(lock);
+        }
+        free(lock_path);
     }
     /* The PCH's mtime is the last use: eviction goes by it. Never the
      * prelude's: clang would take the PCH for stale. */

@@ -16,9 +16,20 @@ typedef struct {
     size_t files, matched;   /* files it is nearest to; of those, listed in it */
 } found_db;
 
-/* The database nearest to abs_path, as a path, or NULL. */
-static char *nearest_database(const char *abs_path)
+/* The database nearest to abs_path, as a path, or NULL. A file in the
+ * same directory as the one before it (the snapshot is sorted) gets the
+ * same answer without looking again: a run over 2,000 files made 20,000
+ * access() calls here. */
+static char *nearest_database(const char *abs_path, char **last_dir, char **last_found)
 {
+    const char *name = strrchr(abs_path, '/');
+    size_t dir_len = name ? (size_t)(name - abs_path) : 0;
+    if (*last_dir && strlen(*last_dir) == dir_len && memcmp(*last_dir, abs_path, dir_len) == 0)
+        return *last_found ? xstrdup(*last_found) : NULL;
+    free(*last_dir);
+    free(*last_found);
+    *last_dir = xstrndup(abs_path, dir_len);
+    *last_found = NULL;
     char *dir = xstrdup(abs_path);
     char *slash = strrchr(dir, '/');
     while (slash) {
@@ -33,6 +44,7 @@ static char *nearest_database(const char *abs_path)
             free(below);
         if (found) {
             free(dir);
+            *last_found = xstrdup(found);
             return found;
         }
         slash = strrchr(dir, '/');
@@ -46,9 +58,10 @@ int compile_db_discover(snapshot *snap, char **error)
     found_db *dbs = NULL;
     size_t ndbs = 0;
     int rc = 0;
+    char *last_dir = NULL, *last_found = NULL;
     for (size_t i = 0; i < snap->nfiles && rc == 0; i++) {
         source_file *f = &snap->files[i];
-        char *path = nearest_database(f->abs_path);
+        char *path = nearest_database(f->abs_path, &last_dir, &last_found);
         if (!path)
             continue;
         size_t k = 0;
@@ -87,5 +100,7 @@ int compile_db_discover(snapshot *snap, char **error)
         compile_db_free(dbs[k].db);
     }
     free(dbs);
+    free(last_dir);
+    free(last_found);
     return rc;
 }

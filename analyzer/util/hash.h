@@ -2,9 +2,15 @@
 #ifndef GPULINT_HASH_H
 #define GPULINT_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Lower-case hex SHA-256 of data, NUL-terminated into out[65]. */
 void sha256_hex(const void *data, size_t len, char out[65]);
+
+/* git's object id of a blob with this content, in hex_len hex digits (40:
+ * SHA-1, 64: SHA-256 repositories) and a NUL into out; false for another
+ * length. */
+bool git_blob_id_hex(const void *data, size_t len, size_t hex_len, char *out);
 
 #endif

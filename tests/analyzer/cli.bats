@@ -594,7 +594,7 @@ findings_with() {
 
 # "inode mtime path" of every facts cache entry, sorted by path.
 cache_entries() {
-  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.json' -printf '%i %T@ %P\n' | sort -k3
+  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.entry' -printf '%i %T@ %P\n' | sort -k3
 }
 
 @test "one cold run over a .cu that includes <stdlib.h> and <cooperative_groups.h> stores an entry for every file, and the next run uses them" {
@@ -613,7 +613,7 @@ EOF2
   assert_equal "$(cache_entries | wc -l)" 2
   # Entries aged, then a warm run: each is read (its mtime refreshed), none
   # written again (a store replaces the file, a new inode).
-  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.json' -exec touch -d '2020-01-01' {} +
+  find "$XDG_CACHE_HOME/gpulint/facts" -type f -name '*.entry' -exec touch -d '2020-01-01' {} +
   local before
   before=$(cache_entries)
   run "$GL" --config "$EMPTY_CONFIG" kernel.cu scale.h
@@ -654,6 +654,25 @@ EOF2
   assert_equal "$output" "$with_pch"
   assert_equal "$(printf '%s' "$output" | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(j.findings.map(f => f.rule + ":" + f.file + ":" + f.line).join(" "))')" \
     "unchecked-status:first.cu:6 unchecked-status:second.cu:6"
+}
+
+@test "two runs at once building the same include set's preamble: one PCH, no lock or temporary file left, both reports those of a full parse" {
+  include_set_fixture
+  GPULINT_NO_PCH=1 GPULINT_NO_FACTS_CACHE=1 run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json first.cu second.cu
+  local expected=$output
+  GPULINT_NO_FACTS_CACHE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 first.cu second.cu >one.json &
+  local one=$!
+  GPULINT_NO_FACTS_CACHE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 first.cu second.cu >two.json &
+  local two=$!
+  local rc1=0 rc2=0
+  wait "$one" || rc1=$?
+  wait "$two" || rc2=$?
+  assert_equal "$rc1 $rc2" "1 1"
+  assert_equal "$(cat one.json)" "$expected"
+  assert_equal "$(cat two.json)" "$expected"
+  local dir=$XDG_CACHE_HOME/gpulint/pch
+  assert_equal "$(find "$dir" -name 'set-*.pch' | wc -l)" 1
+  assert_equal "$(find "$dir" \( -name '*.lock' -o -name '*.tmp' \) | wc -l)" 0
 }
 
 @test "preambles unused for a week, or over the disk budget, are removed; nothing else in the directory is" {

@@ -6,6 +6,8 @@
 # (BENCH_DIR, default ${TMPDIR:-/tmp}/gpulint-bench); a missing one is skipped
 # with a message. Prints one table: cold, warm (nothing changed), one file
 # changed, clang, cold/clang, peak memory (-j2). docs/performance.md records it.
+# BENCH_CLANG=0 leaves the clang column out (n/a): on a shared machine the
+# largest corpus's clang run alone is minutes of CPU.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 gl=${GPULINT:-$repo/build/gpulint}
@@ -19,24 +21,27 @@ cuda=${CUDA_PATH:-/usr/local/cuda}
 mkdir -p "$work"
 export XDG_CACHE_HOME=$work/cache
 
-# seconds and peak KB of a command: "S KB"
+# seconds and peak KB of a command: "S KB CPU" (CPU: user + system
+# seconds, which say more than wall time on a shared machine)
 measure() {
-  /usr/bin/time -o "$work/time.txt" -f '%e %M' "$@" >/dev/null 2>&1 || true
-  tail -1 "$work/time.txt"
+  /usr/bin/time -o "$work/time.txt" -f '%e %M %U %S' "$@" >/dev/null 2>&1 || true
+  tail -1 "$work/time.txt" | awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }'
 }
+# "S s (C s CPU)" of a measure line
+shown() { set -- $1; printf '%s s (%s s CPU)' "$1" "$3"; }
 
 # clang -fsyntax-only over the corpus's .c/.cu files, two at a time, with the
 # flags gpulint's parses use (analyzer/extract/extract.c: base_args).
 clang_time() {
   local dir=$1; shift
-  [ -n "$clang" ] || { printf 'n/a'; return; }
+  [ -n "$clang" ] && [ "${BENCH_CLANG:-1}" != 0 ] || { printf 'n/a'; return; }
   local shim=$XDG_CACHE_HOME/gpulint/shim start end
   start=$(date +%s.%N)
   (cd "$dir" && find . \( -name '*.cu' -o -name '*.c' \) -print0 |
     xargs -0 -P2 -n1 sh -c '
       case "$5" in
         *.cu) exec "$1" -fsyntax-only -x cuda --cuda-host-only --cuda-path="$2" -nocudalib \
-                -Wno-unknown-cuda-version -idirafter "$3" -include "$3/gpulint_nvcc_host_math.h" \
+                -Wno-unknown-cuda-version -idirafter "$3" -include "$3/gpulint_nvcc_host.h" \
                 -isystem "$2/include/cccl" -w -ferror-limit=0 -I"$(dirname "$5")" -I. $4 "$5" ;;
         *) exec "$1" -fsyntax-only -x c -isystem "$2/include" -w -ferror-limit=0 \
                 -I"$(dirname "$5")" -I. $4 "$5" ;;
@@ -58,9 +63,11 @@ row() {
   local c
   c=$(clang_time "$dir" "$clang_flags")
   local ratio=n/a
-  [ "$c" != n/a ] && ratio=$(echo "scale=2; ${cold% *} / $c" | bc)
-  printf '| %s | %s s | %s s | %s s | %s s | %sx | %s MB |\n' "$name" "${cold% *}" "${warm% *}" \
-    "${changed% *}" "$c" "$ratio" "$(( ${cold#* } / 1024 ))"
+  set -- $cold
+  local cold_s=$1 peak_kb=$2
+  [ "$c" != n/a ] && ratio="$(echo "scale=2; $cold_s / $c" | bc)x" && c="$c s"
+  printf '| %s | %s | %s | %s | %s | %s | %s MB |\n' "$name" "$(shown "$cold")" "$(shown "$warm")" \
+    "$(shown "$changed")" "$c" "$ratio" "$(( peak_kb / 1024 ))"
 }
 
 extract() {   # mirror-name target [paths...]
@@ -101,7 +108,7 @@ if ! want samples; then
   :
 elif extract NVIDIA+cuda-samples "$work/samples" Samples Common; then
   printf 'include-dirs: ["%s"]\n' "$work/samples/Common" >"$work/samples.yaml"
-  one=$(cd "$work/samples" && find Samples -name '*.cu' | sort | head -1)
+  one=$(cd "$work/samples" && find Samples -name '*.cu' | sort | sed -n 1p)
   row "cuda-samples Samples/" "$work/samples" "$one" "-I$work/samples/Common" \
     --config "$work/samples.yaml" Samples
 else

@@ -149,6 +149,9 @@ static void check_fusion(int B, int T, int D, int nh) {
           *sep = dev_alloc(nqkv);
     TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
     TLOB_OK_OR_DIE(tlob_upload(L, x, hx, nx));
+    /* the projections under test are the general forward's (the fused
+     * forward computes them in its own kernel: check_forward_paths) */
+    TLOB_OK_OR_DIE(tlob_internal_force_forward(L, 1, 0));
     TLOB_OK_OR_DIE(tlob_forward(L, x, B, y, NULL));
     TLOB_OK_OR_DIE(tlob_sync(L));
 
@@ -343,6 +346,82 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fu
     tlob_destroy(L);
 }
 
+/* The fused forward (layer/forward_kernels.h, two kernels) against the
+ * general forward (cuBLAS and the row kernels), on identical parameters and
+ * inputs: each forced variant (general; fused with 16-row and with 32-row
+ * tiles) runs forward and backward against the double reference
+ * (parity_run), then once more through the host-array calls so that its y,
+ * att and dx are compared with the general path's directly. A shape where
+ * the fused forward does not fit must refuse it. */
+static void check_forward_paths(const shape *s, tlob_math math, int expect_fits) {
+    const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
+    const double tol = s->well_conditioned ? parity_tolerance(math)
+                                           : (math == TLOB_MATH_FP32 ? 1e-3 : 0.25);
+    const tlob_config cfg = {s->D, s->nh, s->O, s->T, s->max_B, math};
+    tlob_layer *L;
+    TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
+    const tlob_tensor_info *t = tlob_tensors(L);
+    const size_t np = tlob_num_params(L), nx = (size_t)s->B * s->T * s->D,
+                 ny = (size_t)s->B * s->T * s->O, na = (size_t)s->B * s->nh * s->T * s->T;
+    float *hp = malloc(np * sizeof(float)), *hx = malloc(nx * sizeof(float)),
+          *hdy = malloc(ny * sizeof(float));
+    random_params(hp, s->D, s->nh, s->O, t);
+    for (size_t i = 0; i < nx; i++) hx[i] = urand();
+    for (size_t i = 0; i < ny; i++) hdy[i] = urand();
+    TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
+    char tag[128];
+    snprintf(tag, sizeof tag, "forward paths B=%d (max %d) T=%d D=%d nh=%d Dout=%d %s", s->B,
+             s->max_B, s->T, s->D, s->nh, s->O, mname);
+    if (!expect_fits) {
+        TLOB_OK_OR_DIE(tlob_internal_force_forward(L, 2, 0));
+        float *x = dev_alloc(nx), *y = dev_alloc(ny);
+        CHECK(tlob_internal_forward_fused_rows(L, s->B) == 0 &&
+                  tlob_forward(L, x, s->B, y, NULL) == TLOB_ERR_INVALID_ARGUMENT,
+              "%s: a fused forward that does not fit is refused", tag);
+        printf("ok   %s: fused forward does not fit, refused\n", tag);
+        GPU_CHECK(cudaFree(x));
+        GPU_CHECK(cudaFree(y));
+        tlob_destroy(L);
+        free(hp), free(hx), free(hdy);
+        return;
+    }
+    static const int path[3] = {1, 2, 2}, rows[3] = {0, 16, 32};
+    static const char *vname[3] = {"general", "fused 16 rows", "fused 32 rows"};
+    float *hy[3], *ha[3], *hdx[3];
+    for (int v = 0; v < 3; v++) {
+        TLOB_OK_OR_DIE(tlob_internal_force_forward(L, path[v], rows[v]));
+        CHECK(tlob_internal_forward_fused_rows(L, s->B) == rows[v], "%s %s: path taken", tag,
+              vname[v]);
+        parity_result r;
+        TLOB_OK_OR_DIE(tlob_zero_grads(L));
+        TLOB_OK_OR_DIE(parity_run(L, s->B, hx, hdy, &r));
+        const double worst = parity_worst(&r);
+        CHECK(r.y_written && r.att_written && r.dx_written, "%s %s: every output written", tag,
+              vname[v]);
+        CHECK(worst <= tol, "%s %s: worst rel L2 %.3g", tag, vname[v], worst);
+        hy[v] = malloc(ny * sizeof(float)), ha[v] = malloc(na * sizeof(float));
+        hdx[v] = malloc(nx * sizeof(float));
+        TLOB_OK_OR_DIE(tlob_forward_host(L, hx, s->B, hy[v], ha[v]));
+        TLOB_OK_OR_DIE(tlob_backward_host(L, hdy, s->B, hdx[v]));
+        printf("%s %s %s: rel L2 y %.2e att %.2e dx %.2e worst grad %.2e (%s)", worst <= tol ? "ok  " : "FAIL",
+               tag, vname[v], r.y, r.att, r.dx, r.grad[r.worst_grad], t[r.worst_grad].name);
+        if (v) {
+            const double dy_ = max_abs_diff(hy[v], hy[0], ny), da_ = max_abs_diff(ha[v], ha[0], na),
+                         dx_ = max_abs_diff(hdx[v], hdx[0], nx);
+            printf("; max |fused - general| y %.2e att %.2e dx %.2e", dy_, da_, dx_);
+            /* both FP32: only the order of the sums differs */
+            if (math == TLOB_MATH_FP32)
+                CHECK(dy_ <= 1e-4 && da_ <= 1e-5 && dx_ <= 1e-4,
+                      "%s %s: fused and general agree (y %.3g att %.3g dx %.3g)", tag, vname[v],
+                      dy_, da_, dx_);
+        }
+        printf("\n");
+    }
+    for (int v = 0; v < 3; v++) free(hy[v]), free(ha[v]), free(hdx[v]);
+    tlob_destroy(L);
+    free(hp), free(hx), free(hdy);
+}
+
 int main(void) {
     const shape shapes[] = {
         {1, 1, 33, 40, 1, 40, 1},    /* B = 1, odd T */
@@ -366,7 +445,7 @@ int main(void) {
     const tlob_status st = tlob_create(&probe, &L);
     if (st == TLOB_ERR_NO_DEVICE) {
         printf("SKIP GPU layer tests: no CUDA device (%s)\n", tlob_last_error());
-        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 7);
+        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 7 + 8);
         return 0;
     }
     TLOB_OK_OR_DIE(st);
@@ -395,5 +474,15 @@ int main(void) {
     check_attention_paths(4, 40, 128, 1, 1);
     check_attention_paths(2, 128, 144, 1, 0);
     check_attention_paths(1, 5, 16, 1, 1);
+    /* the fused forward against the general one: temporal BTC sizes, odd T
+     * and D with Dout != D, nh > 1; feature BTC sizes do not fit */
+    const shape fwd_shapes[] = {
+        {4, 4, 128, 40, 1, 40, 1}, {3, 3, 33, 41, 1, 48, 1}, {3, 4, 7, 40, 2, 48, 1},
+        {2, 2, 40, 128, 1, 128, 1},
+    };
+    for (int m = 0; m < 2; m++)
+        for (int i = 0; i < 4; i++)
+            if (!quick || i < 2)
+                check_forward_paths(&fwd_shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32, i < 3);
     return test_summary();
 }

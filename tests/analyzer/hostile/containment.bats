@@ -67,6 +67,24 @@ assert_both_checked() {
   assert_output --partial "chain.c:1:1: error: libclang crashed parsing it (signal 11, Segmentation fault): this file was not checked"
 }
 
+# The headers analysed in a unit's parse share it (one job, one parse): when
+# that parse dies, the file being parsed pays, and each other file of the
+# job is tried again on its own, so none is lost and each is told why.
+@test "a stack overflow in a unit shared by two headers: all three not checked, each named, the rest analysed" {
+  else_if_c deep.c
+  printf '#include "deep_a.h"\n#include "deep_b.h"\n' >>deep.c
+  printf '#pragma once\nint deep_a(void);\n' >deep_a.h
+  printf '#pragma once\nint deep_b(void);\n' >deep_b.h
+  GPULINT_PARSE_STACK_MB=1 gl_within 120 --config "$EMPTY_CONFIG" -j 2 deep.c deep_a.h deep_b.h bad.c
+  assert_equal "$status" 3
+  assert_output --partial "bad.c:2:"
+  local f
+  for f in deep.c deep_a.h deep_b.h; do
+    assert_output --partial "$f:1:1: error: libclang crashed parsing it (signal 11, Segmentation fault): this file was not checked"
+  done
+  [[ $stderr == *"in 4 files analysed, 1 fully checked"* ]]
+}
+
 @test "a 26-line macro bomb: not checked once over limits.file-seconds, the rest analysed" {
   {
     echo '#define A0 x'

@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# --staged reads a staged file from the working tree when that copy is the
+# staged blob (same git object id: analyzer/input/inputs.c), else from git:
+# what is analysed is always exactly the index's content, however the
+# working tree copy came to differ.
+
+bats_require_minimum_version 1.5.0
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load gpulint_env
+
+setup_file() { gpulint_env_setup_file; }
+setup() {
+  gpulint_env_setup
+  git init -q -b main repo
+  cd repo || return 1
+}
+
+BAD='void upload_f32_via_pinned(float *d);'
+GOOD='void upload_f32_via_mapped(float *d);'
+
+# "rule:file:line" of the findings of `gpulint --staged`.
+staged_findings() {
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --staged --format json
+  [ "$status" -le 1 ] || { echo "exit $status: $stderr"; return 1; }
+  printf '%s' "$output" | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(j.files_analyzed + " " + j.findings.map(f => f.rule + ":" + f.file + ":" + f.line).join(" "))'
+}
+
+@test "a working tree copy that is the staged blob, and one edited after git add with its size and mtime kept" {
+  printf '#include <stddef.h>\n%s\n' "$GOOD" >a.c
+  printf '#include <stddef.h>\n%s\n' "$BAD" >b.c
+  git add a.c b.c
+  assert_equal "$(staged_findings)" "2 no-via-pinned:b.c:2"
+  # The working tree swapped after staging, sizes equal, mtimes put back:
+  # the index still has a.c good and b.c bad.
+  [ ${#GOOD} -eq ${#BAD} ]
+  touch -r a.c stamp
+  printf '#include <stddef.h>\n%s\n' "$BAD" >a.c
+  printf '#include <stddef.h>\n%s\n' "$GOOD" >b.c
+  touch -r stamp a.c b.c
+  assert_equal "$(staged_findings)" "2 no-via-pinned:b.c:2"
+  # Deleted from the working tree: read from git.
+  rm a.c b.c
+  assert_equal "$(staged_findings)" "2 no-via-pinned:b.c:2"
+}
+
+@test "a clean filter: the staged blob is what the filter made, not the working tree's text" {
+  git config filter.nopinned.clean "sed s/via_pinned/via_mapped/"
+  git config filter.nopinned.smudge cat
+  printf '*.c filter=nopinned\n' >.gitattributes
+  printf '#include <stddef.h>\n%s\n' "$BAD" >c.c
+  git add .gitattributes c.c
+  assert_equal "$(git show :c.c | sed -n 2p)" "$GOOD"
+  assert_equal "$(staged_findings)" "1 "
+  # And the other way: the blob has the violation the working tree lacks.
+  git config filter.nopinned.clean "sed s/via_mapped/via_pinned/"
+  printf '#include <stddef.h>\n%s\n' "$GOOD" >d.c
+  git add d.c
+  assert_equal "$(staged_findings)" "2 no-via-pinned:d.c:2"
+}
+
+@test "a staged file whose working tree copy is a directory, a FIFO or a symbolic link elsewhere: the blob is analysed" {
+  printf '#include <stddef.h>\n%s\n' "$BAD" >e.c
+  printf '#include <stddef.h>\n%s\n' "$BAD" >f.c
+  printf '#include <stddef.h>\n%s\n' "$BAD" >g.c
+  git add e.c f.c g.c
+  rm e.c f.c g.c
+  mkdir e.c
+  mkfifo f.c
+  printf '#include <stddef.h>\n%s\n' "$GOOD" >../elsewhere.c
+  ln -s ../elsewhere.c g.c
+  assert_equal "$(staged_findings)" "3 no-via-pinned:e.c:2 no-via-pinned:f.c:2 no-via-pinned:g.c:2"
+}
