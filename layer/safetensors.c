@@ -91,8 +91,10 @@ static tlob_status read_tensor(const char *path, st_file *sf, json_t *header,
                          got, want);
     const long long begin = json_integer_value(json_array_get(offsets, 0)),
                     end = json_integer_value(json_array_get(offsets, 1));
-    if (begin < 0 || end - begin != (long long)(t->numel * sizeof(float)) ||
-        sf->data_start + end > sf->file_size)
+    /* Compared without arithmetic that can overflow: the offsets are the
+     * file's, any 64-bit value (data_start <= file_size, open_file). */
+    if (begin < 0 || end < begin || end > sf->file_size - sf->data_start ||
+        end - begin != (long long)(t->numel * sizeof(float)))
         return TLOB_FAIL(TLOB_ERR_FORMAT,
                          "%s: tensor '%s': data_offsets [%lld, %lld] do not hold %zu floats "
                          "inside the file's %lld data bytes",

@@ -131,17 +131,19 @@ char *preamble_leading_includes(const source_file *src, const snapshot_reach *re
     char **names = NULL;
     size_t n = 0;
     collect_leading(src, reach, &names, &n, 0);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n > 1)   /* names is NULL when there are none: qsort's array must not be */
+        qsort(names, n, sizeof *names, cmp_str);
     byte_buf out = {0};
     buf_append(&out, "", 0);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (i == 0 || strcmp(names[i], names[i - 1]) != 0) {
             char *line = xasprintf("#include <%s>\n", names[i]);
             buf_append(&out, line, strlen(line));
             free(line);
         }
+    /* Freed only now: each name is compared with the one before it. */
+    for (size_t i = 0; i < n; i++)
         free(names[i]);
-    }
     free(names);
     return out.data;
 }
@@ -220,7 +222,8 @@ static void evict(const char *dir)
         total += st.st_size;
     }
     closedir(d);
-    qsort(files, n, sizeof *files, by_use);
+    if (n > 1)   /* files is NULL when the directory holds none */
+        qsort(files, n, sizeof *files, by_use);
     for (size_t i = 0; i < n; i++) {
         if (total > budget && remove_entry(files[i].path) == 0)
             total -= files[i].size;

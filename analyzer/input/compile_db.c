@@ -1,12 +1,16 @@
 #define _DEFAULT_SOURCE
 #include "input/compile_db.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/paths.h"
 #include "util/files.h"
@@ -117,37 +121,78 @@ static void push_flag(str_list *out, const kept_flag *f, const char *value, cons
     free(v);
 }
 
-static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
-                          str_list *out, int depth);
-
 /* Response files nest at most this deep (one that includes itself ends). */
 #define MAX_RESPONSE_DEPTH 8
+/* A response file holds flags; more than this is not one (and a bound keeps
+ * a response file named /dev/zero from eating memory). */
+#define MAX_RESPONSE_BYTES ((off_t)1 << 20)
+/* Response files read for one command at most: a file naming itself ten
+ * times (-optf r,r,r,...) would otherwise be read 10^8 times. */
+#define MAX_RESPONSE_FILES 256
+
+/* One command's translation: the response files read so far, and the first
+ * problem with one (NULL while there is none). */
+typedef struct {
+    unsigned files_read;
+    char *problem;
+} translation;
+
+static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
+                          str_list *out, int depth, translation *tr);
 
 /* A response file's words, translated in place of its name: `@file` (gcc,
  * clang) or nvcc's --options-file / -optf (CMake's default generator puts
- * the -I and -D of a CUDA target in one). An unreadable one contributes
- * nothing: the build that wrote the database had it. */
+ * the -I and -D of a CUDA target in one). A missing one contributes
+ * nothing: the build that wrote the database had it. Only a regular file
+ * under MAX_RESPONSE_BYTES is read: a FIFO would block the open and the read
+ * forever, /dev/zero would fill memory; either sets tr->problem (the first
+ * one found) naming the file, and so does going past MAX_RESPONSE_FILES. */
 static void translate_response_file(const char *name, const char *directory, str_list *out,
-                                    int depth)
+                                    int depth, translation *tr)
 {
-    if (depth >= MAX_RESPONSE_DEPTH)
+    if (depth >= MAX_RESPONSE_DEPTH || tr->problem)
         return;
+    if (++tr->files_read > MAX_RESPONSE_FILES) {
+        tr->problem = xasprintf("more than %d response files in one command (at %s: do they "
+                                "name each other?)", MAX_RESPONSE_FILES, name);
+        return;
+    }
     char *path = path_join(directory, name);
-    FILE *fp = fopen(path, "rb");
-    free(path);
-    if (!fp)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (fd >= 0)
+            close(fd);
+        free(path);
         return;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > MAX_RESPONSE_BYTES) {
+        tr->problem = S_ISREG(st.st_mode)
+                          ? xasprintf("response file %s is %lld bytes, more than the %lld "
+                                      "gpulint reads", path, (long long)st.st_size,
+                                      (long long)MAX_RESPONSE_BYTES)
+                          : xasprintf("response file %s is not a regular file", path);
+        close(fd);
+        free(path);
+        return;
+    }
+    free(path);
     byte_buf text = { 0 };
     char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        buf_append(&text, chunk, n);
-    fclose(fp);
+    ssize_t n;
+    while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0 || text.len + (size_t)n > (size_t)MAX_RESPONSE_BYTES)
+            break;   /* a file that grew while read: what was read, bounded */
+        buf_append(&text, chunk, (size_t)n);
+    }
+    close(fd);
     buf_append(&text, "", 1);
     str_list words = { 0 };
     if (shell_split(text.data, &words) == 0)
         for (size_t j = 0; j < words.n; j++)
-            translate_one(words.items, words.n, &j, directory, out, depth + 1);
+            translate_one(words.items, words.n, &j, directory, out, depth + 1, tr);
     for (size_t j = 0; j < words.n; j++)
         free(words.items[j]);
     free(words.items);
@@ -156,12 +201,12 @@ static void translate_response_file(const char *name, const char *directory, str
 
 /* Translate argv[*i] (consuming its value word when it has one). */
 static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
-                          str_list *out, int depth)
+                          str_list *out, int depth, translation *tr)
 {
     const char *a = argv[*i];
     const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
     if (a[0] == '@' && a[1]) {
-        translate_response_file(a + 1, directory, out, depth);
+        translate_response_file(a + 1, directory, out, depth, tr);
         return;
     }
     if ((strcmp(a, "--options-file") == 0 || strcmp(a, "-optf") == 0) && next) {
@@ -169,13 +214,13 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
         char *files = xstrdup(next);
         char *save = NULL;
         for (char *f = strtok_r(files, ",", &save); f; f = strtok_r(NULL, ",", &save))
-            translate_response_file(f, directory, out, depth);
+            translate_response_file(f, directory, out, depth, tr);
         free(files);
         (*i)++;
         return;
     }
     if (strncmp(a, "--options-file=", 15) == 0) {
-        translate_response_file(a + 15, directory, out, depth);
+        translate_response_file(a + 15, directory, out, depth, tr);
         return;
     }
     for (size_t k = 0; k < sizeof KEPT / sizeof *KEPT; k++) {
@@ -232,7 +277,7 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
             str_list_push(&words, w);
         free(copy);
         for (size_t j = 0; j < words.n; j++)
-            translate_one(words.items, words.n, &j, directory, out, depth);
+            translate_one(words.items, words.n, &j, directory, out, depth, tr);
         for (size_t j = 0; j < words.n; j++)
             free(words.items[j]);
         free(words.items);
@@ -244,10 +289,14 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
      * -forward-unknown-to-host-compiler) does not change what is parsed. */
 }
 
-void compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out)
+int compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out,
+                           char **error)
 {
+    translation tr = {0};
     for (size_t i = 1; i < argc; i++)
-        translate_one(argv, argc, &i, directory, out, 0);
+        translate_one(argv, argc, &i, directory, out, 0, &tr);
+    *error = tr.problem;
+    return tr.problem ? -1 : 0;
 }
 
 static int compare_files(const void *a, const void *b)
@@ -330,10 +379,18 @@ compile_db *compile_db_load(const char *path, char **error)
         db_entry *entry = &db->entries[db->n];
         entry->order = db->n++;
         entry->file = real_or_normalised(dir, file);
-        compile_args_translate(argv.items, argv.n, dir, &entry->args);
+        char *problem;
+        int translated = compile_args_translate(argv.items, argv.n, dir, &entry->args, &problem);
         for (size_t k = 0; k < argv.n; k++)
             free(argv.items[k]);
         free(argv.items);
+        if (translated != 0) {
+            *error = xasprintf("%s: error: entry %zu: %s", path, i, problem);
+            free(problem);
+            json_decref(doc);
+            compile_db_free(db);
+            return NULL;
+        }
     }
     json_decref(doc);
     qsort(db->entries, db->n, sizeof *db->entries, compare_entries);

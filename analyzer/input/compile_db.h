@@ -43,7 +43,11 @@ int compile_db_discover(snapshot *snap, char **error);
 int shell_split(const char *command, str_list *words);
 
 /* The flags of one compiler command (argv[0] is the compiler) that matter to
- * the parse, paths made absolute against `directory`, appended to out. */
-void compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out);
+ * the parse, paths made absolute against `directory`, appended to out.
+ * Returns 0, or -1 with *error (to free) for a response file that is not a
+ * regular file or is over 1 MiB (it is not read), or for more than 256
+ * response files read for the command (files that name each other). */
+int compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out,
+                           char **error);
 
 #endif

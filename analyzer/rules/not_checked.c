@@ -1,7 +1,8 @@
 /* not-checked: a file gpulint could not check in full (an #include not
  * found, another fatal compiler error, no CUDA toolkit for a CUDA file, no
  * translation unit at all), from the not-checked facts extraction records
- * (extract/extract.c). An error by default: what was not checked did not
+ * (extract/extract.c); rules/pattern.c reports a regex limit hit under this
+ * rule id too. An error by default: what was not checked did not
  * pass. Each message names the cause and the fix. */
 #include <stdlib.h>
 #include <string.h>
@@ -94,14 +95,17 @@ const rule_def rule_not_checked = {
     .id = "not-checked",
     .default_severity = SEV_ERROR,
     .summary = "a file gpulint could not check in full (header not found, no CUDA toolkit, "
-               "no translation unit, a crash, a bound of docs/gpulint.md's Limits)",
+               "no translation unit, a crash, a bound of docs/gpulint.md's Limits, "
+               "a regex limit)",
     .explain =
         "Reports a file that gpulint could not check in full: an #include that\n"
         "cannot be found, another fatal compiler error, a CUDA file with no CUDA\n"
         "toolkit where CUDA_PATH says, or a file libclang could not turn into a\n"
         "translation unit at all or whose parse crashed (gpulint then exits 3), a\n"
-        "file over a bound (limits: file-bytes, file-seconds) and a file with an\n"
-        "#include of a FIFO or a device. The message names the cause and the fix.\n"
+        "file over a bound (limits: file-bytes, file-seconds), a file with an\n"
+        "#include of a FIFO or a device, and a file a pattern: rule could not search\n"
+        "to its end (PCRE2's match or depth limit: limits: regex-match-limit,\n"
+        "regex-depth-limit). The message names the cause and the fix.\n"
         "\n"
         "Why: clang skips what it cannot read, so the rules see only part of the\n"
         "file and their silence means nothing. A CI job without the CUDA headers\n"

@@ -23,18 +23,21 @@ static char *text_for(const source_file *f, const pattern_rule *p)
 }
 
 /* A match that hits PCRE2's match or depth limit is neither a match nor a
- * no-match: the rest of the file is unknown to this rule, and the finding
- * says so where the search stopped, naming the limit to raise. */
-static void report_limit(const source_file *f, const pattern_rule *p, const char *rule_id,
-                         int rc, PCRE2_SIZE start, const gl_limits *lim, diag_sink *sink)
+ * no-match: the rest of the file is unknown to this rule. That is reported
+ * as not-checked (an error unless the config lowers not-checked itself),
+ * never at the pattern's own severity: a warning pattern that could not
+ * look must still fail the run (rules/not_checked.c). The finding is where
+ * the search stopped and names the pattern and the limit to raise. */
+static void report_limit(const source_file *f, const pattern_rule *p, int rc, PCRE2_SIZE start,
+                         const gl_limits *lim, diag_sink *sink)
 {
     unsigned line, col;
     source_line_col(f, start, &line, &col);
     bool depth = rc == PCRE2_ERROR_DEPTHLIMIT;
     PCRE2_UCHAR why[128];
     pcre2_get_error_message(rc, why, sizeof why);
-    diag_report(sink, rule_id, f->path, line, col,
-                "not checked by pattern '%s' from here on: %s (limits: %s: %u in "
+    diag_report(sink, "not-checked", f->path, line, col,
+                "not checked by pattern:%s from here on: %s (limits: %s: %u in "
                 ".gpulint.yaml raises it, or make the regex cheaper)",
                 p->id, (char *)why, depth ? "regex-depth-limit" : "regex-match-limit",
                 depth ? lim->regex_depth_limit : lim->regex_match_limit);
@@ -53,7 +56,7 @@ static void match_file(const source_file *f, const pattern_rule *p, const char *
         if (rc == PCRE2_ERROR_NOMATCH)
             break;
         if (rc < 0) {
-            report_limit(f, p, rule_id, rc, start, lim, sink);
+            report_limit(f, p, rc, start, lim, sink);
             break;
         }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -111,7 +114,10 @@ const rule_def rule_pattern = {
         "regex matched over each file's code, with comments and string literals\n"
         "blanked (match-comments / match-strings: true to see them). Each match is a\n"
         "finding of rule `pattern:<id>` with the entry's message and severity\n"
-        "(default error), in the files its include/exclude globs select.\n"
+        "(default error), in the files its include/exclude globs select. A file\n"
+        "where the regex hits PCRE2's match or depth limit (limits: regex-match-limit,\n"
+        "regex-depth-limit) is reported as not-checked, an error whatever the\n"
+        "pattern's severity: the rest of that file was not searched.\n"
         "\n"
         "Why: project conventions that need no parser (a banned call, a logging\n"
         "habit) are cheaper to state as a regex than as a new rule.\n"

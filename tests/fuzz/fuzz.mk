@@ -12,11 +12,13 @@ FUZZ_SECONDS ?= 60
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link
-FUZZ_NAMES := config suppress mask glob compile_db baseline index_entry npy
+FUZZ_NAMES := config suppress mask glob compile_db response_file baseline index_entry npy \
+              safetensors
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 
 FUZZ_ANALYZER_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out analyzer/main.c,$(ANALYZER_SRCS)))
-FUZZ_LAYER_OBJS := $(FUZZ_DIR)/obj/layer/npy.o $(FUZZ_DIR)/obj/layer/host_file.o $(FUZZ_DIR)/obj/layer/layout.o
+FUZZ_LAYER_OBJS := $(FUZZ_DIR)/obj/layer/npy.o $(FUZZ_DIR)/obj/layer/host_file.o \
+                   $(FUZZ_DIR)/obj/layer/layout.o $(FUZZ_DIR)/obj/layer/safetensors.o
 
 $(FUZZ_DIR)/obj/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(@D)
@@ -30,7 +32,12 @@ FUZZ_LINK = $(FUZZ_CC) -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Ianalyzer 
             $(LIBCLANG_CFLAGS) -MMD -MP -MF $(FUZZ_DIR)/obj/$(@F).d
 
 $(FUZZ_DIR)/fuzz_npy: tests/fuzz/fuzz_npy.c $(FUZZ_LAYER_OBJS)
-	$(FUZZ_LINK) $(LAYER_INC) -o $@ $< $(FUZZ_LAYER_OBJS)
+	$(FUZZ_LINK) $(LAYER_INC) -o $@ $< $(filter-out %/safetensors.o,$(FUZZ_LAYER_OBJS))
+
+# The safetensors reader itself, not TLOB_JANSSON's probe: gpulint needs
+# jansson anyway, so every machine that builds the fuzzers has it.
+$(FUZZ_DIR)/fuzz_safetensors: tests/fuzz/fuzz_safetensors.c $(FUZZ_LAYER_OBJS)
+	$(FUZZ_LINK) $(LAYER_INC) -o $@ $< $(filter-out %/npy.o,$(FUZZ_LAYER_OBJS)) -ljansson
 
 # inputs.c is compiled into its harness (its reader is static there).
 $(FUZZ_DIR)/fuzz_index_entry: tests/fuzz/fuzz_index_entry.c $(FUZZ_ANALYZER_OBJS)

@@ -215,6 +215,19 @@ int main(void) {
     layout_header(h, sizeof h, "norm.bias", "{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}", "");
     write_file("offsets.safetensors", h, zeros, 4 * total);
     expect_error("offsets.safetensors", TLOB_ERR_FORMAT, "'norm.bias'", "data_offsets [0, 8]");
+    /* Offsets at the ends of 64 bits: refused without a signed overflow
+     * (end - begin, data start + end: UBSan in make check-sanitize). */
+    layout_header(h, sizeof h, "norm.bias",
+                  "{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[1,-9223372036854775808]}", "");
+    write_file("offsets-min.safetensors", h, zeros, 4 * total);
+    expect_error("offsets-min.safetensors", TLOB_ERR_FORMAT, "'norm.bias'",
+                 "data_offsets [1, -9223372036854775808]");
+    layout_header(h, sizeof h, "norm.bias",
+                  "{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":"
+                  "[9223372036854775803,9223372036854775807]}", "");
+    write_file("offsets-max.safetensors", h, zeros, 4 * total);
+    expect_error("offsets-max.safetensors", TLOB_ERR_FORMAT, "'norm.bias'",
+                 "data_offsets [9223372036854775803, 9223372036854775807]");
     layout_header(h, sizeof h, NULL, NULL, "");
     write_file("short.safetensors", h, zeros, 4 * total - 4);
     expect_error("short.safetensors", TLOB_ERR_FORMAT, "'w0.bias'", "inside the file");

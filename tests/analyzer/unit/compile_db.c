@@ -62,7 +62,9 @@ static void expect_translation(const char *command, const char *want)
 {
     str_list argv = {0}, out = {0};
     assert_int_equal(shell_split(command, &argv), 0);
-    compile_args_translate(argv.items, argv.n, "/build", &out);
+    char *error;
+    assert_int_equal(compile_args_translate(argv.items, argv.n, "/build", &out, &error), 0);
+    assert_null(error);
     char *got = joined(&out);
     assert_string_equal(got, want);
     free(got);

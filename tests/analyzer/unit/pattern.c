@@ -114,8 +114,9 @@ static void path_globs_and_empty_matches(void **state)
 }
 
 /* A regex that backtracks past the match limit: an error-free "no match"
- * would lose the finding, so the rule says where it stopped and why. */
-static void match_limit_is_a_finding_not_a_silent_no_match(void **state)
+ * would lose the finding, so the file is not-checked from where the search
+ * stopped, whatever the pattern's own severity, naming the pattern. */
+static void match_limit_is_not_checked_not_a_silent_no_match(void **state)
 {
     (void)state;
     snapshot snap = {0};
@@ -126,9 +127,10 @@ static void match_limit_is_a_finding_not_a_silent_no_match(void **state)
     add_pattern(&cfg, "slow", "^(a|aa)+$");
     diag_list found = run(&snap, &cfg);
     assert_int_equal(found.n, 1);
-    assert_string_equal(found.items[0].rule, "pattern:slow");
+    assert_string_equal(found.items[0].rule, "not-checked");
     assert_string_equal(found.items[0].file, "slow.c");
-    assert_non_null(strstr(found.items[0].message, "not checked by pattern 'slow' from here on"));
+    assert_int_equal(found.items[0].line, 1);   /* where the search started */
+    assert_non_null(strstr(found.items[0].message, "not checked by pattern:slow from here on"));
     assert_non_null(strstr(found.items[0].message, "match limit"));
     assert_non_null(strstr(found.items[0].message, "regex-match-limit: 1000"));
     diag_list_free(&found);
@@ -139,7 +141,7 @@ static void match_limit_is_a_finding_not_a_silent_no_match(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(match_limit_is_a_finding_not_a_silent_no_match),
+        cmocka_unit_test(match_limit_is_not_checked_not_a_silent_no_match),
         cmocka_unit_test(matches_code_only_by_default),
         cmocka_unit_test(comments_and_strings_when_asked),
         cmocka_unit_test(path_globs_and_empty_matches),
