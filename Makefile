@@ -32,6 +32,7 @@ LAYER_SUITES :=
 GPU_SUITES :=
 ANALYZER_SUITES := tests/analyzer/run-fixtures tests/analyzer/run-cli tests/integrations/run
 HOOKS_SUITES := tests/hooks/run
+HARNESS_SUITES := tests/run-harness-test
 INSTALL_SUITES := tests/install/run
 
 include layer/layer.mk
@@ -71,7 +72,7 @@ tests: $(TEST_BINS)
 check: deps
 	@$(MAKE) --no-print-directory layer analyzer tests fuzzers
 	@tests/harness $(LAYER_SUITES) $(GPU_SUITES) $(ANALYZER_SUITES) $(HOOKS_SUITES) $(INSTALL_SUITES) \
-	    $(FUZZ_SUITES)
+	    $(FUZZ_SUITES) $(HARNESS_SUITES)
 
 test-layer: $(filter $(BUILD)/tests/layer/%,$(TEST_BINS))
 	@tests/harness $(LAYER_SUITES)
@@ -114,6 +115,9 @@ SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno
 # and ASan aborts a run that did nothing wrong (tests/analyzer/not_checked.bats
 # without a CUDA toolkit). A stack overflow is then a plain SIGSEGV, which
 # the contained worker reports as such (analyzer/extract/contain.c).
+# Suites at once under ASan (tests/harness HARNESS_JOBS): its processes spend
+# much of their time in the kernel (fork, mmap), so two keep both CI cores busy.
+SAN_JOBS ?= 2
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:protect_shadow_gap=0:use_sigaltstack=0 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
@@ -144,6 +148,7 @@ sanitize-bins: $(BUILD)/tlob analyzer $(filter-out $(BUILD)/tests/gpu/%,$(TEST_B
 # loaded machine.
 sanitize-suites:
 	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(SAN_ENV) INTEGRATIONS_SKIP=ci-recipe TEST_TIMEOUT_SCALE=4 \
+	    HARNESS_JOBS=$(SAN_JOBS) \
 	    GPULINT=$(abspath $(BUILD))/gpulint HOOK_TEST_GPULINT=$(abspath $(BUILD))/gpulint \
 	    tests/harness $(filter-out tests/layer/test_python.sh,$(LAYER_SUITES)) \
 	    $(filter-out tests/analyzer/run-layering,$(ANALYZER_SUITES)) $(HOOKS_SUITES)

@@ -389,7 +389,8 @@ void facts_cache_store(const char *dir, const char *key, const file_facts *f,
     /* A header without a guard (stddef.h, with its __need_ macros) is
      * included many times: listed once. */
     char **paths = xcalloc(included->n ? included->n : 1, sizeof *paths);
-    memcpy(paths, included->items, included->n * sizeof *paths);
+    if (included->n)   /* items is NULL when nothing was included */
+        memcpy(paths, included->items, included->n * sizeof *paths);
     qsort(paths, included->n, sizeof *paths, cmp_path);
     byte_buf deps = {0};
     size_t ndeps = 0;
