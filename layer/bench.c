@@ -480,7 +480,9 @@ int tlob_bench_main(int argc, char **argv) {
             fputs(bench_usage, stdout);
             return 0;
         } else {
-            fprintf(stderr, "tlob bench: bad option '%s'\n%s", argv[optind - 1], bench_usage);
+            char problem[512];
+            tlob_option_problem(c, argv, longopts, problem, sizeof problem);
+            fprintf(stderr, "tlob bench: %s\n%s", problem, bench_usage);
             return 2;
         }
     }

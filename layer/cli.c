@@ -101,11 +101,21 @@ static int parse_seed(const char *text, unsigned long long *out) {
  * inside a cluster of short options ("-xy"), so a short option is named from
  * optopt; glibc sets optopt to 0 for an unknown or ambiguous long option and
  * to its val for a long option given a value it does not take. */
-static int option_error(int c, char **argv, const struct option *longopts) {
+void tlob_option_problem(int c, char **argv, const struct option *longopts, char *out,
+                         size_t size) {
     const char *word = argv[optind - 1];
-    if (c == ':') return usage_error("option '%s' needs a value", word);
-    if (optopt == 'h') return usage_error("option '--help' takes no value");
-    if (optopt) return usage_error("unknown option '-%c'", optopt);
+    if (c == ':') {
+        snprintf(out, size, "option '%s' needs a value", word);
+        return;
+    }
+    if (optopt && strncmp(word, "--", 2) == 0) {
+        snprintf(out, size, "option '%.*s' takes no value", (int)strcspn(word, "="), word);
+        return;
+    }
+    if (optopt) {
+        snprintf(out, size, "unknown option '-%c'", optopt);
+        return;
+    }
     const char *name = word + 2;
     const size_t len = strcspn(name, "=");
     char matches[256] = "";
@@ -115,8 +125,16 @@ static int option_error(int c, char **argv, const struct option *longopts) {
         const size_t used = strlen(matches);
         snprintf(matches + used, sizeof matches - used, "%s--%s", n++ ? ", " : "", o->name);
     }
-    if (n > 1) return usage_error("ambiguous option '--%.*s' (%s)", (int)len, name, matches);
-    return usage_error("unknown option '--%.*s'", (int)len, name);
+    if (n > 1)
+        snprintf(out, size, "ambiguous option '--%.*s' (%s)", (int)len, name, matches);
+    else
+        snprintf(out, size, "unknown option '--%.*s'", (int)len, name);
+}
+
+static int option_error(int c, char **argv, const struct option *longopts) {
+    char problem[512];
+    tlob_option_problem(c, argv, longopts, problem, sizeof problem);
+    return usage_error("%s", problem);
 }
 
 static int fail(tlob_status st) {

@@ -16,6 +16,10 @@ expect help-with-value 2 err "option '--help' takes no value" -- "$tlob" init --
 expect empty-out 2 err "option '--out' needs a value \(it is empty\)" -- "$tlob" init --dim 4 --out ''
 expect empty-x 2 err "option '--x' needs a value \(it is empty\)" -- "$tlob" layer --dim 4 --x= --params p --out "$tmp/p"
 expect needs-value 2 err "option '--dim' needs a value" -- "$tlob" init --out "$tmp/p" --dim
+# `tlob bench` parses its own options the same way (before any device work).
+expect bench-cluster 2 err "tlob bench: unknown option '-x'" -- "$tlob" bench -xy
+expect bench-flag-value 2 err "tlob bench: option '--json' takes no value" -- "$tlob" bench --json=3
+expect bench-needs-value 2 err "tlob bench: option '--iters' needs a value" -- "$tlob" bench --iters
 [ ! -s "$tmp/out" ] && pass || fail "usage errors write nothing on stdout"
 
 # --- Sizes: bounded up front, naming the argument and the limit -------------
