@@ -4,6 +4,8 @@
 #   make fuzz [FUZZ_SECONDS=600]   each harness for that long, corpus kept
 #                                  in $(BUILD)/fuzz/corpus/<name>/
 #   tests/fuzz/run-smoke           each over its seeds plus FUZZ_SMOKE_SECONDS
+#   tests/fuzz/run-long            long runs elsewhere (bundle, workers, stats);
+#                                  tests/fuzz/run_long.bats tests it
 #                                  (make check runs it; any crash fails)
 # docs/reliability.md records the runs and what they found.
 
@@ -64,7 +66,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_ARCHIVE)
 
 -include $(FUZZ_ANALYZER_OBJS:.o=.d) $(FUZZ_LAYER_OBJS:.o=.d) $(FUZZ_NAMES:%=$(FUZZ_DIR)/obj/fuzz_%.d)
 
-FUZZ_SUITES := tests/fuzz/run-smoke
+FUZZ_SUITES := tests/fuzz/run-smoke tests/fuzz/run-long-test
 
 .PHONY: fuzzers fuzz
 fuzzers: $(FUZZ_BINS)
