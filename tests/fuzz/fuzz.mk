@@ -4,9 +4,9 @@
 #   make fuzz [FUZZ_SECONDS=600]   each harness for that long, corpus kept
 #                                  in $(BUILD)/fuzz/corpus/<name>/
 #   tests/fuzz/run-smoke           each over its seeds plus FUZZ_SMOKE_SECONDS
+#                                  (make check runs it; any crash fails)
 #   tests/fuzz/run-long            long runs elsewhere (bundle, workers, stats);
 #                                  tests/fuzz/run_long.bats tests it
-#                                  (make check runs it; any crash fails)
 # docs/reliability.md records the runs and what they found.
 
 FUZZ_CC ?= clang-19
