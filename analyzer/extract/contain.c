@@ -304,7 +304,60 @@ typedef struct {
     size_t *first_member, *next_member;   /* SIZE_MAX ends a list */
     size_t *again;       /* files of a job whose worker died: one job each */
     size_t nagain;
+    /* The first parse of an include set builds its PCH while every other
+     * parse of the set waits on it (extract/preamble.c): a file of a set
+     * being built waits here instead, while the other workers take files
+     * of other sets. On llm.c's dev/cuda one worker sat 8 s of a 31 s run
+     * (at load 8) waiting for the other's PCH of cooperative_groups. */
+    size_t *deferred;    /* in snapshot order */
+    size_t ndeferred;
+    unsigned long long *building;   /* sets whose first job is out */
+    int *builder;        /* its worker's slot; -1 once it answered */
+    size_t nbuilding;
 } schedule;
+
+static bool set_building(const schedule *plan, unsigned long long key)
+{
+    for (size_t b = 0; b < plan->nbuilding; b++)
+        if (plan->building[b] == key)
+            return plan->builder[b] >= 0;
+    return false;
+}
+
+static void note_set(schedule *plan, unsigned long long key, int slot)
+{
+    for (size_t b = 0; b < plan->nbuilding; b++)
+        if (plan->building[b] == key)
+            return;
+    plan->building = xrealloc(plan->building, (plan->nbuilding + 1) * sizeof *plan->building);
+    plan->builder = xrealloc(plan->builder, (plan->nbuilding + 1) * sizeof *plan->builder);
+    plan->building[plan->nbuilding] = key;
+    plan->builder[plan->nbuilding++] = slot;
+}
+
+/* The worker in `slot` answered (or ended): what it built is there. */
+static void sets_built_by(schedule *plan, int slot)
+{
+    for (size_t b = 0; b < plan->nbuilding; b++)
+        if (plan->builder[b] == slot)
+            plan->builder[b] = -1;
+}
+
+/* The first deferred file whose set is no longer being built (any, when
+ * `any`), taken off the list; SIZE_MAX if none. */
+static size_t undefer(schedule *plan, const snapshot *snap, bool any)
+{
+    for (size_t d = 0; d < plan->ndeferred; d++) {
+        size_t i = plan->deferred[d];
+        if (!any && !plan->taken[i] && set_building(plan, facts_unit_set(facts_unit_of(snap, i))))
+            continue;
+        memmove(plan->deferred + d, plan->deferred + d + 1,
+                (plan->ndeferred - d - 1) * sizeof *plan->deferred);
+        plan->ndeferred--;
+        return i;
+    }
+    return SIZE_MAX;
+}
 
 static bool wants(const snapshot *snap, const bool *wanted, size_t i)
 {
@@ -369,6 +422,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
         .first_member = xcalloc(nfiles, sizeof *plan.first_member),
         .next_member = xcalloc(nfiles, sizeof *plan.next_member),
         .again = xcalloc(nfiles, sizeof *plan.again),
+        .deferred = xcalloc(nfiles, sizeof *plan.deferred),
     };
     for (size_t i = 0; i < snap->nfiles; i++)
         plan.first_member[i] = plan.next_member[i] = SIZE_MAX;
@@ -390,9 +444,27 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             if (retry) {
                 first = plan.again[plan.nagain - 1];
             } else {
-                while (next < snap->nfiles && first == SIZE_MAX) {
-                    size_t i = next++;
-                    if (plan.taken[i] || (wanted && !wanted[i]))
+                /* Deferred files first, once their set is built; then the
+                 * snapshot's order; then, with nothing else left, a
+                 * deferred file whose set is still being built. */
+                for (bool any = false; first == SIZE_MAX;) {
+                    size_t i = undefer(&plan, snap, any);
+                    if (i == SIZE_MAX && next < snap->nfiles) {
+                        i = next++;
+                        if (plan.taken[i] || (wanted && !wanted[i]))
+                            continue;
+                        if (!snap->files[i].not_checked &&
+                            set_building(&plan, facts_unit_set(facts_unit_of(snap, i)))) {
+                            plan.deferred[plan.ndeferred++] = i;
+                            continue;
+                        }
+                    } else if (i == SIZE_MAX) {
+                        if (any || plan.ndeferred == 0)
+                            break;
+                        any = true;
+                        continue;
+                    }
+                    if (plan.taken[i])
                         continue;
                     if (snap->files[i].not_checked) {
                         plan.taken[i] = true;
@@ -439,6 +511,9 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                 free(files);
                 continue;
             }
+            unsigned long long set = facts_unit_set(facts_unit_of(snap, first));
+            if (set)
+                note_set(&plan, set, k);
             workers[k].busy = true;
             workers[k].files = files;
             workers[k].nfiles = n;
@@ -454,7 +529,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                 wait_s = workers[k].deadline - t;
             fds[nfds++] = (struct pollfd){.fd = workers[k].from, .events = POLLIN};
         }
-        if (nfds == 0 && next >= snap->nfiles && plan.nagain == 0)
+        if (nfds == 0 && next >= snap->nfiles && plan.nagain == 0 && plan.ndeferred == 0)
             break;
         int timeout_ms = wait_s <= 0 ? 0 : (int)(wait_s * 1000) + 1;
         if (nfds > 0 && poll(fds, (nfds_t)nfds, timeout_ms) < 0 && errno != EINTR)
@@ -469,11 +544,14 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             bool finished = fds[f++].revents && read_answer(w, snap, facts, budget, &gone);
             for (size_t d = done_before; d < w->ndone; d++)
                 progress_step(progress);
+            if (finished || w->ndone > done_before)
+                sets_built_by(&plan, k);
             if (finished)
                 continue;
             bool timed_out = !gone && t >= w->deadline;
             if (!gone && !timed_out)
                 continue;
+            sets_built_by(&plan, k);
             if (timed_out)
                 kill(w->pid, SIGKILL);
             /* The file being parsed pays; the rest of its job is tried
@@ -496,5 +574,8 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
     free(plan.first_member);
     free(plan.next_member);
     free(plan.again);
+    free(plan.deferred);
+    free(plan.building);
+    free(plan.builder);
     signal(SIGPIPE, old_sigpipe);
 }

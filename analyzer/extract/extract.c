@@ -81,6 +81,13 @@ static struct {
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
     snapshot_reach *reach;   /* of the snapshot given to facts_global_init, or NULL */
+    bool *other_unit;     /* that snapshot's files: some header is analysed in
+                             its unit as another program's (kept_give) */
+    size_t nother_unit;
+    char **set_of;        /* that snapshot's files: the include set each parses
+                             with (preamble_choose), or NULL; NULL: none chosen */
+    unsigned long long *set_key;   /* the key of each one's set, 0: none */
+    size_t nset_of;
     bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
 } g;
 
@@ -362,6 +369,7 @@ static bool write_shim(const char *dir)
 }
 
 static void count_include_sets(const snapshot *snap, const gl_config *cfg);
+static void kept_clear(void);
 
 int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
 {
@@ -417,9 +425,15 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     g.identity = facts_identity();
     if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
         g.facts_dir = xasprintf("%s/facts", g.cache_dir);
+    kept_clear();   /* units of an earlier snapshot */
     if (snap) {
         facts_cache_run_begin();
         g.reach = reach_build(snap);
+        g.other_unit = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *g.other_unit);
+        g.nother_unit = snap->nfiles;
+        for (size_t i = 0; i < snap->nfiles; i++)
+            for (size_t k = 0; k < snap->files[i].nother_contexts; k++)
+                g.other_unit[snap->files[i].other_contexts[k]] = true;
         if (!getenv("GPULINT_NO_PCH"))
             count_include_sets(snap, cfg);
     }
@@ -448,6 +462,12 @@ void facts_global_cleanup(void)
     free(g.facts_dir);
     free(g.identity);
     reach_free(g.reach);
+    kept_clear();
+    free(g.other_unit);
+    for (size_t i = 0; i < g.nset_of; i++)
+        free(g.set_of[i]);
+    free(g.set_of);
+    free(g.set_key);
     facts_cache_run_end();
     preamble_cleanup();
     memset(&g, 0, sizeof g);
@@ -532,6 +552,17 @@ static bool can_use_pch(const source_file *src, const gl_config *cfg)
     return src->lang == LANG_CUDA || mentions(src, "cuda") || mentions(src, "cublas");
 }
 
+/* Whether a file may parse with a PCH of its own leading system headers
+ * (an include set): on top of the base PCH when it uses that, else on its
+ * own (this repository's C files that include <clang-c/Index.h>: 50-70 ms
+ * a parse without, 25 ms with). Not for a file that configures the headers
+ * before including them (the set was preprocessed without that), nor one
+ * that names cublas.h (can_use_pch). */
+static bool can_use_set(const source_file *src, const gl_config *cfg)
+{
+    return !mentions(src, "cublas.h") && !configures_headers_first(src, cfg);
+}
+
 typedef struct {
     const char **argv;
     size_t n, cap;
@@ -563,30 +594,36 @@ static void arg_list_free(arg_list *a)
     free(a->argv);
 }
 
-/* A file's include set (extract/preamble.h): the base PCH's prelude and
- * the system headers the file includes first, built with the base flags and
- * the config's include dirs and defines (which every parse has too). */
+/* A file's include set (extract/preamble.h): the system headers the file
+ * includes first (after the base PCH's prelude, when the file uses the base
+ * PCH), built with the base flags and the config's include dirs and
+ * defines (which every parse has too). */
 typedef struct {
     char *prelude;      /* NULL: the file has no include set of its own */
     arg_list args;
     unsigned long long key;
 } include_set;
 
-static void include_set_of(const source_file *src, const gl_config *cfg,
-                           const snapshot_reach *reach, include_set *set)
+static void include_set_of(const source_file *src, const gl_config *cfg, const char *leading,
+                           bool on_base, include_set *set)
 {
     *set = (include_set){0};
-    char *leading = preamble_leading_includes(src, reach);
-    if (!*leading) {
-        free(leading);
+    if (!leading)
         return;
-    }
-    set->prelude = xasprintf("%s%s", pch_prelude[src->lang], leading);
-    free(leading);
+    set->prelude = xasprintf("%s%s", on_base ? pch_prelude[src->lang] : "", leading);
     const char *base[MAX_BASE_ARGS];
     size_t nb = base_args(src->lang, base);
     for (size_t i = 0; i < nb; i++)
         arg_add(&set->args, base[i]);
+    /* Built on top of the language's PCH (a chained PCH: it holds only what
+     * the set adds, and a parse with it loads both): the set's build no
+     * longer parses the CUDA runtime and cuBLAS again (about 0.9 s of a
+     * 2.7 s build on llm.c, docs/performance.md) and its file is half the
+     * size. The base PCH's path carries its key, so it is in this key. */
+    if (on_base) {
+        arg_add(&set->args, "-include-pch");
+        arg_add(&set->args, g.pch_path[src->lang]);
+    }
     for (size_t i = 0; cfg && i < cfg->include_dirs.n; i++)
         arg_add_owned(&set->args, xasprintf("-I%s", cfg->include_dirs.items[i]));
     for (size_t i = 0; cfg && i < cfg->defines.n; i++)
@@ -600,19 +637,80 @@ static void include_set_free(include_set *set)
     arg_list_free(&set->args);
 }
 
-/* Which include sets the snapshot's files share (only shared ones get a PCH). */
+/* The lines of `leading` (preamble_leading_includes) that the language's
+ * base PCH does not hold already. */
+static char *beyond_base(const char *leading, source_lang lang)
+{
+    byte_buf out = {0};
+    buf_append(&out, "", 0);
+    for (const char *line = leading; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+        char *text = xstrndup(line, len);
+        if (!strstr(pch_prelude[lang], text))
+            buf_append(&out, text, len);
+        free(text);
+        line += len;
+    }
+    return out.data;
+}
+
+/* How much a header of an include set costs a parse, roughly: the CUDA
+ * toolkit's headers most (cooperative_groups/reduce.h alone is 1.4 s of
+ * CPU in each of llm.c's files that include it, a C library header a few
+ * ms), then the C++ library's (no extension). */
+static unsigned header_weight(const char *line)
+{
+    const char *open = strchr(line, '<'), *close = open ? strchr(open, '>') : NULL;
+    if (!close)
+        return 1;
+    char *name = xstrndup(open + 1, (size_t)(close - open - 1));
+    char *in_cuda = xasprintf("%s/%s", g.cuda_include, name);
+    char *in_cccl = g.cccl_dir ? xasprintf("%s/%s", g.cccl_dir, name) : NULL;
+    unsigned w = access(in_cuda, F_OK) == 0 || (in_cccl && access(in_cccl, F_OK) == 0) ? 16
+                 : !strchr(name, '.')                                                  ? 4
+                                                                                       : 1;
+    free(name);
+    free(in_cuda);
+    free(in_cccl);
+    return w;
+}
+
+/* Which include set each translation unit parses with (preamble_choose):
+ * only sets shared by two units or more get a PCH. A header analysed in
+ * its includer's unit is not parsed on its own, so it does not count. */
 static void count_include_sets(const snapshot *snap, const gl_config *cfg)
 {
     preamble_init(g.cache_dir);
-    for (size_t i = 0; i < snap->nfiles; i++) {
-        if (!can_use_pch(&snap->files[i], cfg))
+    size_t n = snap->nfiles;
+    char **leading = xcalloc(n ? n : 1, sizeof *leading);
+    int *group = xcalloc(n ? n : 1, sizeof *group);
+    for (size_t i = 0; i < n; i++) {
+        const source_file *src = &snap->files[i];
+        if (facts_unit_of(snap, i) != i || !can_use_set(src, cfg))
             continue;
+        bool on_base = can_use_pch(src, cfg);
+        char *all = preamble_leading_includes(src, g.reach);
+        leading[i] = on_base ? beyond_base(all, src->lang) : xstrdup(all);
+        group[i] = 2 * (int)src->lang + on_base;   /* a set's flags and base */
+        free(all);
+    }
+    g.set_of = preamble_choose(leading, group, n, header_weight);
+    g.set_key = xcalloc(n ? n : 1, sizeof *g.set_key);
+    g.nset_of = n;
+    for (size_t i = 0; i < n; i++) {
+        free(leading[i]);
         include_set set;
-        include_set_of(&snap->files[i], cfg, g.reach, &set);
-        if (set.prelude)
+        include_set_of(&snap->files[i], cfg, g.set_of[i], can_use_pch(&snap->files[i], cfg),
+                       &set);
+        if (set.prelude) {
             preamble_count(set.key);
+            g.set_key[i] = set.key;
+        }
         include_set_free(&set);
     }
+    free(leading);
+    free(group);
 }
 
 static void build_args(arg_list *a, const snapshot *snap, const source_file *src,
@@ -842,8 +940,8 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
     bool with_pch = can_use_pch(src, cfg);
     include_set set = {0};
     const char *set_pch = NULL;
-    if (with_pch && g.reach) {
-        include_set_of(src, cfg, reach, &set);
+    if (g.set_of && tu_index < g.nset_of) {
+        include_set_of(src, cfg, g.set_of[tu_index], with_pch, &set);
         if (set.prelude)
             set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
     }
@@ -976,16 +1074,113 @@ static void where_missing(const file_facts *facts, const source_file *parsed,
     fact_strs_clear(&dirs);
 }
 
+/* Translation units a worker keeps once walked. A header of several
+ * programs is analysed in a unit of each (source_file.other_contexts), and
+ * the same few units serve many headers (this repository's
+ * tests/gpu/test_layer_gpu.c for 8 of layer/'s): each was parsed again for
+ * every header that names it and for its own job, 97 of a cold run's 208
+ * parses here. Only such units are kept, the least recently used going
+ * first, bounded in number and memory. A unit in use is taken out, so
+ * that making room never disposes of it. */
+#define KEPT_UNITS 32
+#define KEPT_BYTES ((unsigned long)128 << 20)
+
+static struct {
+    CXIndex index;   /* every parse's (excludeDeclarationsFromPCH = 1: walking
+                        skips the PCH's declarations), made on first use */
+    struct {
+        size_t unit;
+        CXTranslationUnit tu;
+        unsigned long bytes;
+        unsigned long long used;
+    } units[KEPT_UNITS];
+    size_t n;
+    unsigned long bytes;
+    unsigned long long clock;
+} kept;
+
+static CXIndex parse_index(void)
+{
+    if (!kept.index)
+        kept.index = clang_createIndex(1, 0);
+    return kept.index;
+}
+
+/* The kept unit of snap->files[unit], now the caller's, or NULL. */
+static CXTranslationUnit kept_take(size_t unit)
+{
+    for (size_t i = 0; i < kept.n; i++) {
+        if (kept.units[i].unit != unit)
+            continue;
+        CXTranslationUnit tu = kept.units[i].tu;
+        kept.bytes -= kept.units[i].bytes;
+        kept.units[i] = kept.units[--kept.n];
+        return tu;
+    }
+    return NULL;
+}
+
+static unsigned long tu_bytes(CXTranslationUnit tu)
+{
+    CXTUResourceUsage usage = clang_getCXTUResourceUsage(tu);
+    unsigned long bytes = 0;
+    for (unsigned i = 0; i < usage.numEntries; i++)
+        bytes += usage.entries[i].amount;
+    clang_disposeCXTUResourceUsage(usage);
+    return bytes;
+}
+
+/* Keep a unit the caller is done with, or dispose of it: kept when some
+ * header is analysed in it as another program's and it fits. */
+static void kept_give(size_t unit, CXTranslationUnit tu)
+{
+    unsigned long bytes = g.other_unit && unit < g.nother_unit && g.other_unit[unit]
+                              ? tu_bytes(tu) : KEPT_BYTES + 1;
+    if (bytes > KEPT_BYTES / 2) {
+        clang_disposeTranslationUnit(tu);
+        return;
+    }
+    while (kept.n > 0 && (kept.n == KEPT_UNITS || kept.bytes + bytes > KEPT_BYTES)) {
+        size_t oldest = 0;
+        for (size_t i = 1; i < kept.n; i++)
+            if (kept.units[i].used < kept.units[oldest].used)
+                oldest = i;
+        clang_disposeTranslationUnit(kept.units[oldest].tu);
+        kept.bytes -= kept.units[oldest].bytes;
+        kept.units[oldest] = kept.units[--kept.n];
+    }
+    kept.units[kept.n].unit = unit;
+    kept.units[kept.n].tu = tu;
+    kept.units[kept.n].bytes = bytes;
+    kept.units[kept.n].used = ++kept.clock;
+    kept.n++;
+    kept.bytes += bytes;
+}
+
+static void kept_clear(void)
+{
+    for (size_t i = 0; i < kept.n; i++)
+        clang_disposeTranslationUnit(kept.units[i].tu);
+    if (kept.index)
+        clang_disposeIndex(kept.index);
+    memset(&kept, 0, sizeof kept);
+}
+
 /* The facts header `src` has in the unit of snap->files[unit], another
  * program's (source_file.other_contexts); NULL when that unit does not
  * reach it after all (an #if) or libclang made none. The unit's inclusions
  * go to `included` (NULL: not wanted). */
-static file_facts *facts_in_other_unit(CXIndex cx_index, const snapshot *snap, size_t unit,
+static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit,
                                        const source_file *src, const gl_config *cfg,
                                        const snapshot_reach *reach, fact_strs *included)
 {
-    CXTranslationUnit tu = NULL;
-    if (parse_unit(cx_index, snap, unit, cfg, reach, &tu) != CXError_Success || !tu)
+    CXTranslationUnit tu = kept_take(unit);
+    if (!tu && parse_unit(parse_index(), snap, unit, cfg, reach, &tu) != CXError_Success) {
+        if (tu)
+            clang_disposeTranslationUnit(tu);
+        return NULL;
+    }
+    if (!tu)
         return NULL;
     CXFile main_file = clang_getFile(tu, src->abs_path);
     file_facts *facts = NULL;
@@ -1004,7 +1199,7 @@ static file_facts *facts_in_other_unit(CXIndex cx_index, const snapshot *snap, s
         if (included)
             clang_getInclusions(tu, note_inclusion, included);
     }
-    clang_disposeTranslationUnit(tu);
+    kept_give(unit, tu);
     return facts;
 }
 
@@ -1020,7 +1215,7 @@ typedef struct {
 /* The facts of snap->files[index] found in a translation unit: the shared
  * unit when it reaches the file, else a parse of the file's own. */
 static file_facts *extract_one(const snapshot *snap, size_t index, const gl_config *cfg,
-                               const snapshot_reach *reach, CXIndex cx_index, shared_unit *unit)
+                               const snapshot_reach *reach, shared_unit *unit)
 {
     const source_file *src = &snap->files[index];
     char *cache_key = NULL;
@@ -1046,7 +1241,9 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
      * that unit does not reach after all (an #if) is parsed on its own. */
     if (!unit->tried) {
         unit->tried = true;
-        unit->rc = parse_unit(cx_index, snap, unit->index, cfg, reach, &unit->tu);
+        unit->tu = kept_take(unit->index);
+        unit->rc = unit->tu ? CXError_Success
+                            : parse_unit(parse_index(), snap, unit->index, cfg, reach, &unit->tu);
         if (unit->rc != CXError_Success && unit->tu) {
             clang_disposeTranslationUnit(unit->tu);
             unit->tu = NULL;
@@ -1062,7 +1259,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     } else if (unit->tu && (main_file = clang_getFile(unit->tu, src->abs_path)) != NULL) {
         tu = unit->tu;
     } else {
-        rc = parse_unit(cx_index, snap, index, cfg, reach, &own_tu);
+        rc = parse_unit(parse_index(), snap, index, cfg, reach, &own_tu);
         tu = own_tu;
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
     }
@@ -1091,7 +1288,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     /* A header of several programs: what each other program's unit shows
      * of it too, each fact once. */
     for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
-        file_facts *more = facts_in_other_unit(cx_index, snap, (size_t)src->other_contexts[k],
+        file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k],
                                                src, cfg, reach, cache_key ? &included : NULL);
         if (more)
             facts_merge(facts, more);
@@ -1118,6 +1315,11 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     return facts;
 }
 
+unsigned long long facts_unit_set(size_t unit)
+{
+    return g.set_key && unit < g.nset_of ? g.set_key[unit] : 0;
+}
+
 size_t facts_unit_of(const snapshot *snap, size_t index)
 {
     return snap->files[index].context >= 0 ? (size_t)snap->files[index].context : index;
@@ -1130,14 +1332,11 @@ void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
         return;
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
     const snapshot_reach *reach = g.reach ? g.reach : own_reach;
-    /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
-    CXIndex cx_index = clang_createIndex(1, 0);
     shared_unit unit = {.index = facts_unit_of(snap, files[0])};
     for (size_t k = 0; k < n; k++)
-        done(files[k], extract_one(snap, files[k], cfg, reach, cx_index, &unit), arg);
+        done(files[k], extract_one(snap, files[k], cfg, reach, &unit), arg);
     if (unit.tu)
-        clang_disposeTranslationUnit(unit.tu);
-    clang_disposeIndex(cx_index);
+        kept_give(unit.index, unit.tu);
     reach_free(own_reach);
 }
 

@@ -16,12 +16,19 @@
  * What kept the file from being checked in full (an #include not found,
  * another fatal error, no CUDA toolkit for a CUDA file, no translation unit
  * at all) is a not-checked fact (rules/not_checked.c). Never NULL.
- * Thread-safe: each call uses its own CXIndex. */
+ * One thread of a process may call it at a time (extract/contain.c's
+ * workers are processes): the translation units it keeps are the
+ * process's. */
 file_facts *facts_extract(const snapshot *snap, size_t index, const gl_config *cfg);
 
 /* The file whose translation unit file `index` is analysed in: its context
  * (an includer, for a header: input/source.h), else itself. */
 size_t facts_unit_of(const snapshot *snap, size_t index);
+
+/* Which include-set PCH (extract/preamble.h) the parse of unit `unit`
+ * (facts_unit_of) starts from: a key, or 0 for none. The first parse of a
+ * set builds its PCH and any other parse of it waits meanwhile. */
+unsigned long long facts_unit_set(size_t unit);
 
 /* What facts_extract gives for each of files[0..n), all of one unit
  * (facts_unit_of), with that unit parsed once for all of them rather than

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,202 @@ char *preamble_leading_includes(const source_file *src, const snapshot_reach *re
         free(names[i]);
     free(names);
     return out.data;
+}
+
+/* One include set while the sets are chosen: its headers (sorted, once
+ * each), their weight, how many files use it. */
+typedef struct {
+    char **names;
+    size_t n;
+    unsigned weight;
+    size_t users;
+    int group;
+    size_t merged_into;   /* SIZE_MAX: still a set of its own */
+} chosen_set;
+
+static void split_lines(const char *text, chosen_set *set)
+{
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        set->names = xrealloc(set->names, (set->n + 1) * sizeof *set->names);
+        set->names[set->n++] = xstrndup(line, len);
+        line += len + (nl != NULL);
+    }
+}
+
+typedef struct {
+    char **names;
+    unsigned *weights;
+    size_t n;
+} weight_table;
+
+static unsigned weight_of(weight_table *t, const char *line, unsigned (*weight)(const char *))
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->names[i], line) == 0)
+            return t->weights[i];
+    t->names = xrealloc(t->names, (t->n + 1) * sizeof *t->names);
+    t->weights = xrealloc(t->weights, (t->n + 1) * sizeof *t->weights);
+    t->names[t->n] = xstrdup(line);
+    return t->weights[t->n++] = weight(line);
+}
+
+/* The weight of the headers both sets hold (both sorted); `keep` (may be
+ * NULL) gets which of a's they are. */
+static unsigned common_weight(const chosen_set *a, const chosen_set *b, weight_table *t,
+                              unsigned (*weight)(const char *), bool *keep)
+{
+    unsigned w = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        while (j < b->n && strcmp(b->names[j], a->names[i]) < 0)
+            j++;
+        bool both = j < b->n && strcmp(b->names[j], a->names[i]) == 0;
+        if (both)
+            w += weight_of(t, a->names[i], weight);
+        if (keep)
+            keep[i] = both;
+    }
+    return w;
+}
+
+typedef struct {
+    const char *text;
+    int group;
+    size_t index;
+} file_set;
+
+static int by_group_text(const void *a, const void *b)
+{
+    const file_set *x = a, *y = b;
+    return x->group != y->group ? (x->group < y->group ? -1 : 1) : strcmp(x->text, y->text);
+}
+
+static int by_weight_desc(const void *a, const void *b)
+{
+    const chosen_set *x = *(chosen_set *const *)a, *y = *(chosen_set *const *)b;
+    return x->weight > y->weight ? -1 : x->weight < y->weight;
+}
+
+/* More sets than this are left as they are: merging compares every set
+ * with every other. */
+#define MAX_CHOSEN_SETS 4096
+
+char **preamble_choose(char *const *leading, const int *group, size_t n,
+                       unsigned (*weight)(const char *))
+{
+    chosen_set *sets = NULL;
+    size_t nsets = 0;
+    size_t *set_of = xcalloc(n ? n : 1, sizeof *set_of);
+    weight_table table = {0};
+    /* Same group and text: one set (sorted, so that this is linear). */
+    file_set *files = xcalloc(n ? n : 1, sizeof *files);
+    size_t nfiles = 0;
+    for (size_t i = 0; i < n; i++) {
+        set_of[i] = SIZE_MAX;
+        if (leading[i] && *leading[i])
+            files[nfiles++] = (file_set){leading[i], group[i], i};
+    }
+    if (nfiles > 1)
+        qsort(files, nfiles, sizeof *files, by_group_text);
+    for (size_t f = 0; f < nfiles; f++) {
+        if (f == 0 || by_group_text(&files[f - 1], &files[f]) != 0) {
+            sets = xrealloc(sets, (nsets + 1) * sizeof *sets);
+            sets[nsets] = (chosen_set){.group = files[f].group, .merged_into = SIZE_MAX};
+            split_lines(files[f].text, &sets[nsets]);
+            nsets++;
+        }
+        sets[nsets - 1].users++;
+        set_of[files[f].index] = nsets - 1;
+    }
+    free(files);
+    for (size_t k = 0; k < nsets; k++)
+        for (size_t i = 0; i < sets[k].n; i++)
+            sets[k].weight += weight_of(&table, sets[k].names[i], weight);
+    /* A set of one file gets no PCH (building one costs more than the
+     * parse it saves): such a file shares what it has in common with the
+     * set of others that has the most weight in common, when that keeps at
+     * least half of the other set's weight. Heaviest first, so that the
+     * costly headers (cooperative_groups, in 9 of llm.c's 23 files, each
+     * with other small headers of its own) decide. */
+    chosen_set **order = xcalloc(nsets ? nsets : 1, sizeof *order);
+    for (size_t k = 0; k < nsets; k++)
+        order[k] = &sets[k];
+    if (nsets > 1)
+        qsort(order, nsets, sizeof *order, by_weight_desc);
+    for (size_t o = 0; nsets <= MAX_CHOSEN_SETS && o < nsets; o++) {
+        chosen_set *one = order[o];
+        if (one->users != 1)
+            continue;
+        /* A set already shared first: joining it costs no PCH of its own
+         * (llm.c's matmul_backward_bias.cu paired with another file alone
+         * gave two PCHs of cooperative_groups where one serves both). */
+        chosen_set *best = NULL;
+        unsigned best_w = 0;
+        for (int shared = 1; shared >= 0 && !best; shared--) {
+            for (size_t k = 0; k < nsets; k++) {
+                chosen_set *other = &sets[k];
+                if (other == one || other->merged_into != SIZE_MAX ||
+                    other->group != one->group || (other->users > 1) != shared)
+                    continue;
+                unsigned w = common_weight(one, other, &table, weight, NULL);
+                if (2 * w < other->weight || w == 0)
+                    continue;
+                if (w > best_w || (w == best_w && other->users > best->users)) {
+                    best = other;
+                    best_w = w;
+                }
+            }
+        }
+        if (!best)
+            continue;
+        /* best keeps the headers both have. */
+        bool *keep = xcalloc(best->n ? best->n : 1, sizeof *keep);
+        common_weight(best, one, &table, weight, keep);
+        size_t kept = 0;
+        for (size_t i = 0; i < best->n; i++) {
+            if (keep[i])
+                best->names[kept++] = best->names[i];
+            else
+                free(best->names[i]);
+        }
+        best->n = kept;
+        best->weight = best_w;
+        best->users += one->users;
+        one->merged_into = (size_t)(best - sets);
+        free(keep);
+    }
+    free(order);
+    char **chosen = xcalloc(n ? n : 1, sizeof *chosen);
+    for (size_t i = 0; i < n; i++) {
+        if (set_of[i] == SIZE_MAX)
+            continue;
+        size_t k = set_of[i];
+        while (sets[k].merged_into != SIZE_MAX)
+            k = sets[k].merged_into;
+        if (sets[k].users < 2)
+            continue;
+        byte_buf out = {0};
+        buf_append(&out, "", 0);
+        for (size_t h = 0; h < sets[k].n; h++) {
+            buf_append(&out, sets[k].names[h], strlen(sets[k].names[h]));
+            buf_append(&out, "\n", 1);
+        }
+        chosen[i] = out.data;
+    }
+    for (size_t k = 0; k < nsets; k++) {
+        for (size_t h = 0; h < sets[k].n; h++)
+            free(sets[k].names[h]);
+        free(sets[k].names);
+    }
+    for (size_t i = 0; i < table.n; i++)
+        free(table.names[i]);
+    free(table.names);
+    free(table.weights);
+    free(sets);
+    free(set_of);
+    return chosen;
 }
 
 static bool ours(const char *name)

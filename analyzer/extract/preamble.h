@@ -19,6 +19,18 @@
  * against. */
 char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach);
 
+/* The include set each file's parse uses, from what each includes first
+ * (leading[i]: preamble_leading_includes' lines, or NULL: no set for that
+ * file; files of different groups never share): its own set when another
+ * file has the same one; else, for a file alone with its set, the headers
+ * it has in common with the set of other files sharing most weight with
+ * it (weight(line) of each "#include <h>" line), which then drops the
+ * rest; NULL where no other file shares a set. A set may hold fewer
+ * headers than the file includes: the file includes the rest itself,
+ * after them. The result is n entries, each malloc'd or NULL. */
+char **preamble_choose(char *const *leading, const int *group, size_t n,
+                       unsigned (*weight)(const char *));
+
 /* Set up <cache_dir>/pch: remove our entries unused for a week, then the
  * least recently used until the total is within the budget
  * (GPULINT_PCH_BUDGET_MB, default 1024). */

@@ -1,6 +1,7 @@
 /* The include set of a file (analyzer/extract/preamble.c,
  * preamble_leading_includes): its leading system headers, sorted and once
- * each, ending where the code or a snapshot header begins. */
+ * each, ending where the code or a snapshot header begins; and which set
+ * each file's parse uses (preamble_choose). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,12 +55,61 @@ static void ends_at_a_quoted_include(void **state)
     free(set);
 }
 
+/* CUDA's headers weigh 16 here, the rest 1 (extract.c, header_weight). */
+static unsigned test_weight(const char *line)
+{
+    return strstr(line, "cooperative_groups") || strstr(line, "cublasLt") ? 16 : 1;
+}
+
+static void free_chosen(char **chosen, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(chosen[i]);
+    free(chosen);
+}
+
+#define CG "#include <cooperative_groups.h>\n"
+#define LT "#include <cublasLt.h>\n"
+#define STDIO "#include <stdio.h>\n"
+#define ASSERT "#include <assert.h>\n"
+
+/* llm.c's dev/cuda in small: files alone with their sets share what
+ * they have in common with a set two files share, the heavy headers
+ * deciding; a set nobody shares gets nothing; groups never mix. */
+static void files_alone_share_a_common_subset(void **state)
+{
+    (void)state;
+    char *leading[] = {
+        CG LT STDIO,          /* 0, 1: shared as they are */
+        CG LT STDIO,
+        ASSERT CG STDIO,      /* 2: alone: keeps cg and stdio of 0's set */
+        LT STDIO,             /* 3, 4: shared */
+        LT STDIO,
+        ASSERT,               /* 5: nothing heavy in common with anyone */
+        CG LT STDIO,          /* 6: another group */
+        NULL,                 /* 7: no set */
+    };
+    int group[] = {0, 0, 0, 0, 0, 0, 1, 0};
+    size_t n = sizeof group / sizeof group[0];
+    char **chosen = preamble_choose(leading, group, n, test_weight);
+    assert_string_equal(chosen[0], CG STDIO);
+    assert_string_equal(chosen[1], CG STDIO);
+    assert_string_equal(chosen[2], CG STDIO);
+    assert_string_equal(chosen[3], LT STDIO);
+    assert_string_equal(chosen[4], LT STDIO);
+    assert_null(chosen[5]);
+    assert_null(chosen[6]);
+    assert_null(chosen[7]);
+    free_chosen(chosen, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(repeated_headers_once_each_sorted),
         cmocka_unit_test(no_leading_include_is_an_empty_set),
         cmocka_unit_test(ends_at_a_quoted_include),
+        cmocka_unit_test(files_alone_share_a_common_subset),
     };
     return cmocka_run_group_tests_name("preamble", tests, NULL, NULL);
 }
