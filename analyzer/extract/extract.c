@@ -190,9 +190,14 @@ static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n
 static unsigned long long pch_key(const char *prelude, const char **argv, size_t argc)
 {
     unsigned long long h = 14695981039346656037ULL;
-    char *version = cx_take(clang_getClangVersion());
-    h = fnv1a(h, version, strlen(version) + 1);
-    free(version);
+    /* libclang by its library file, as the CUDA headers below: asking it
+     * its version would load it, which a run that parses nothing never
+     * does (extract/libclang_api.h). */
+    struct stat lib;
+    if (stat(libclang_path(), &lib) == 0) {
+        h = fnv1a(h, &lib.st_size, sizeof lib.st_size);
+        h = fnv1a(h, &lib.st_mtime, sizeof lib.st_mtime);
+    }
     for (size_t i = 0; i < argc; i++)
         h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
     h = fnv1a(h, prelude, strlen(prelude) + 1);
@@ -295,6 +300,7 @@ static void prepare_pch(source_lang lang)
         return;
     }
     char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+    libclang_require();
     CXIndex index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
     if (write_file_atomically(prelude, pch_prelude[lang]) == 0 &&
@@ -1130,6 +1136,7 @@ void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
         return;
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
     const snapshot_reach *reach = g.reach ? g.reach : own_reach;
+    libclang_require();
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
     CXIndex cx_index = clang_createIndex(1, 0);
     shared_unit unit = {.index = facts_unit_of(snap, files[0])};
