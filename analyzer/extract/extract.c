@@ -300,7 +300,6 @@ static void prepare_pch(source_lang lang)
         return;
     }
     char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-    libclang_require();
     CXIndex index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
     if (write_file_atomically(prelude, pch_prelude[lang]) == 0 &&
@@ -1136,7 +1135,6 @@ void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
         return;
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
     const snapshot_reach *reach = g.reach ? g.reach : own_reach;
-    libclang_require();
     /* excludeDeclarationsFromPCH = 1: walking skips the PCH's declarations. */
     CXIndex cx_index = clang_createIndex(1, 0);
     shared_unit unit = {.index = facts_unit_of(snap, files[0])};

@@ -47,7 +47,6 @@
     X(clang_getArgType) \
     X(clang_getCString) \
     X(clang_getCanonicalType) \
-    X(clang_getClangVersion) \
     X(clang_getCursorBinaryOperatorKind) \
     X(clang_getCursorDefinition) \
     X(clang_getCursorExtent) \
@@ -103,8 +102,8 @@ typedef struct {
 
 extern libclang_table libclang;
 
-/* Load libclang unless loaded: before the first libclang call of a process
- * (a worker's parse, a PCH build). Exits with gpulint's internal-error
+/* Load libclang unless loaded; clang_createIndex calls it (below), before
+ * any other libclang call can happen. Exits with gpulint's internal-error
  * status, saying why, when it cannot be loaded. */
 void libclang_require(void);
 
@@ -135,7 +134,9 @@ const char *libclang_path(void);
 #define clang_ParamCommandComment_isParamIndexValid (libclang.bound_clang_ParamCommandComment_isParamIndexValid)
 #define clang_Type_getNumTemplateArguments (libclang.bound_clang_Type_getNumTemplateArguments)
 #define clang_Type_getTemplateArgumentAsType (libclang.bound_clang_Type_getTemplateArgumentAsType)
-#define clang_createIndex (libclang.bound_clang_createIndex)
+/* Every parse, and every PCH build, starts with an index: creating one loads
+ * libclang first, wherever extraction code does it. */
+#define clang_createIndex (libclang_require(), libclang.bound_clang_createIndex)
 #define clang_defaultSaveOptions (libclang.bound_clang_defaultSaveOptions)
 #define clang_disposeDiagnostic (libclang.bound_clang_disposeDiagnostic)
 #define clang_disposeIndex (libclang.bound_clang_disposeIndex)
@@ -146,7 +147,6 @@ const char *libclang_path(void);
 #define clang_getArgType (libclang.bound_clang_getArgType)
 #define clang_getCString (libclang.bound_clang_getCString)
 #define clang_getCanonicalType (libclang.bound_clang_getCanonicalType)
-#define clang_getClangVersion (libclang.bound_clang_getClangVersion)
 #define clang_getCursorBinaryOperatorKind (libclang.bound_clang_getCursorBinaryOperatorKind)
 #define clang_getCursorDefinition (libclang.bound_clang_getCursorDefinition)
 #define clang_getCursorExtent (libclang.bound_clang_getCursorExtent)

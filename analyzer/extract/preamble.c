@@ -282,7 +282,6 @@ static int write_new(const char *path, const char *text)
 static bool build(const char *path, const char *prelude_path, const char **argv, size_t argc)
 {
     char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-    libclang_require();
     CXIndex index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
     bool ok = clang_parseTranslationUnit2(index, prelude_path, argv, (int)argc, NULL, 0,
