@@ -7,8 +7,14 @@ ANALYZER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ANALYZER_SRCS))
 # Everything but main(): what the unit tests link against.
 ANALYZER_LIB_OBJS := $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJS))
 
-LIBCLANG_CFLAGS := -I$(LLVM_DIR)/include
-LIBCLANG_LIBS := -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
+# libclang is loaded when a run first parses (extract/libclang_api.c), from
+# the file the linker would have used: its soname in LLVM_DIR/lib. In
+# LIBCLANG_CFLAGS, not CFLAGS, which check-sanitize sets on the command line.
+LIBCLANG_SONAME := $(shell readelf -d $(LLVM_DIR)/lib/libclang.so 2>/dev/null | \
+                     sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+LIBCLANG_PATH := $(LLVM_DIR)/lib/$(or $(LIBCLANG_SONAME),libclang.so)
+LIBCLANG_CFLAGS := -I$(LLVM_DIR)/include -DLIBCLANG_PATH='"$(LIBCLANG_PATH)"'
+LIBCLANG_LIBS := -ldl
 # -lcrypto: OpenSSL's SHA-256 for the content hash (docs/dependencies.md).
 ANALYZER_LIBS := $(LIBCLANG_LIBS) -lpcre2-8 -ljansson -lyaml -lcrypto -lpthread
 

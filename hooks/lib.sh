@@ -9,7 +9,10 @@
 # <prefix>/share/gpulint once installed), which may differ from the
 # repository the commit is made in: the gpulint that comes with them is the
 # last one tried.
-tool_root=$(cd -P -- "$hooks_dir/.." && pwd)
+# hooks_dir has its symlinks resolved already: its parent is a string
+# operation, not a process (the hooks run on every commit).
+tool_root=${hooks_dir%/*}
+tool_root=${tool_root:-/}
 
 # Git commands gpulint runs must not refresh the index behind git's back:
 # the hook promises the index is byte-for-byte what it was.
@@ -146,7 +149,9 @@ run_gpulint() {
   wait "$lint_pid"
   lint_rc=$?
   lint_pid=
-  lint_output=$(<"$hook_tmp/output")
+  # read, not $(<file): no subshell. Trailing newlines go, as $(...) drops them.
+  IFS= read -r -d '' lint_output <"$hook_tmp/output"
+  while [[ $lint_output == *$'\n' ]]; do lint_output=${lint_output%$'\n'}; done
   while IFS= read -r line; do
     if [[ $line == 'gpulint: note: '* ]]; then
       lint_notes+=("$line")
@@ -167,12 +172,12 @@ run_gpulint() {
 
 # Clean results are remembered under a key made of everything that decides
 # them: the snapshot's entries (mode, blob id, path of every file), the
-# gpulint binary (path and content: a rebuild of the same code stays warm,
-# a different build does not) and what else it reads: its
-# configuration (the staged .gpulint.yaml, which `gpulint --staged` reads
-# from the same index) and CUDA_PATH. A snapshot already found clean is not
-# analysed again: an amend that only rewords, and every commit pushed after
-# pre-commit checked it.
+# gpulint binary (its path in the entry's name, its content in the entry: a
+# rebuild of the same code stays warm, a different build does not) and what
+# else it reads: its configuration (the staged .gpulint.yaml, which
+# `gpulint --staged` reads from the same index) and CUDA_PATH. A snapshot
+# already found clean is not analysed again: an amend that only rewords, and
+# every commit pushed after pre-commit checked it.
 # Findings and failures are never remembered. GPULINT_HOOK_CACHE=0 turns
 # this off. The entries live in a directory of their own, each named
 # clean-<sha256>: $GPULINT_HOOK_CACHE_DIR/gpulint-hook-clean when that is
@@ -233,17 +238,23 @@ unread_by_gpulint=(
   ':(exclude)*.png' ':(exclude)*.jpg' ':(exclude)*.svg' ':(exclude)*.pdf'
 )
 
-# Sets result_key for the index named by GIT_INDEX_FILE (or the default one).
+# Sets result_key (the name of the snapshot's entry: the listing, the staged
+# configuration, gpulint's path and CUDA_PATH) and binary_hash (gpulint's
+# SHA-256, which the entry holds) for the index named by GIT_INDEX_FILE (or
+# the default one). One sha256sum hashes both, and the two listings go
+# through one pipe: each process costs the commit milliseconds.
 compute_result_key() {
-  local listing binary config
+  local hashes
   result_key=
-  listing=$(set -o pipefail
-            git ls-files --stage -z -- . "${unread_by_gpulint[@]}" | sha256sum) || return 1
-  binary=$(sha256sum <"$gpulint") || return 1
-  config=$(git ls-files --stage -- ':(top,literal).gpulint.yaml') || return 1
-  result_key=$(printf '%s\n' "$gpulint" "$binary" "$config" "${CUDA_PATH:-}" "$listing" |
-    sha256sum) || return 1
-  result_key=${result_key%% *}
+  binary_hash=
+  hashes=$(set -o pipefail
+           { printf '%s\0' "$gpulint" "${CUDA_PATH:-}" &&
+             git ls-files --stage -z -- . "${unread_by_gpulint[@]}" &&
+             git ls-files --stage -- ':(top,literal).gpulint.yaml'; } |
+             sha256sum - "$gpulint") || return 1
+  [[ $hashes =~ ^([0-9a-f]{64})\ .*$'\n'([0-9a-f]{64})\  ]] || return 1
+  result_key=${BASH_REMATCH[1]}
+  binary_hash=${BASH_REMATCH[2]}
 }
 
 # True when this snapshot was found clean before; sets lint_warnings.
@@ -253,7 +264,11 @@ known_clean() {
   [ -n "$cache_dir" ] || return 1
   compute_result_key || return 1
   [ -f "$cache_dir/clean-$result_key" ] || return 1
-  lint_warnings=$(<"$cache_dir/clean-$result_key") || return 1
+  # The entry: the warnings' count, then the SHA-256 of the gpulint that
+  # found the snapshot clean (read, not $(<file): no subshell).
+  local entry_binary
+  { read -r lint_warnings && read -r entry_binary; } <"$cache_dir/clean-$result_key" || return 1
+  [ "$entry_binary" = "$binary_hash" ] || return 1
   [[ $lint_warnings =~ ^[0-9]+$ ]] || lint_warnings=0
   touch -- "$cache_dir/clean-$result_key" 2>/dev/null
   return 0
@@ -268,9 +283,9 @@ remember_clean() {
   choose_cache_dir
   [ -n "$cache_dir" ] || return 0
   [ -n "${result_key:-}" ] || compute_result_key || return 0
-  mkdir -p -- "$cache_dir" 2>/dev/null || return 0
+  [ -d "$cache_dir" ] || mkdir -p -- "$cache_dir" 2>/dev/null || return 0
   f=$cache_dir/clean-$result_key
-  { printf '%s\n' "$lint_warnings" >"$f.$$.tmp" && mv -f -- "$f.$$.tmp" "$f"; } 2>/dev/null ||
+  { printf '%s\n' "$lint_warnings" "$binary_hash" >"$f.$$.tmp" && mv -f -- "$f.$$.tmp" "$f"; } 2>/dev/null ||
     rm -f -- "$f.$$.tmp" 2>/dev/null
   while IFS= read -r -d '' f; do
     [[ ${f##*/} =~ $entry_re ]] && rm -f -- "$f"

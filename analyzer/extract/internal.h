@@ -5,10 +5,9 @@
 
 #include <string.h>
 
-#include <clang-c/Documentation.h>
-#include <clang-c/Index.h>
 
 #include "config/config.h"
+#include "extract/libclang_api.h"
 #include "extract/reach.h"
 #include "facts/facts.h"
 #include "input/source.h"

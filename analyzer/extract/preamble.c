@@ -14,8 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <clang-c/Index.h>
-
+#include "extract/libclang_api.h"
 #include "util/xalloc.h"
 
 #define ENTRY_PREFIX "set-"

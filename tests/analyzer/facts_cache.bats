@@ -83,6 +83,17 @@ rules_of() {
   assert_equal "$(entries | xargs stat -c '%i %n')" "$before"
 }
 
+@test "a run that parses loads libclang; a warm run, every file cached, never does" {
+  # LD_DEBUG=files: glibc's loader names each library it maps, on stderr
+  # (the workers' too). extract/libclang_api.h: loaded when first needed.
+  LD_DEBUG=files run --separate-stderr report
+  assert_equal "$status" 1
+  [[ $stderr == *libclang* ]] || fail "the cold run did not load libclang"
+  LD_DEBUG=files run --separate-stderr report
+  assert_equal "$status" 1
+  [[ $stderr != *libclang* ]] || fail "the warm run loaded libclang"
+}
+
 @test "each dependency is listed once in an entry, however often the parse included it" {
   run --separate-stderr report
   local entry
