@@ -38,6 +38,7 @@
     X(clang_Type_getTemplateArgumentAsType) \
     X(clang_createIndex) \
     X(clang_defaultSaveOptions) \
+    X(clang_disposeCXTUResourceUsage) \
     X(clang_disposeDiagnostic) \
     X(clang_disposeIndex) \
     X(clang_disposeString) \
@@ -45,6 +46,7 @@
     X(clang_equalCursors) \
     X(clang_equalRanges) \
     X(clang_getArgType) \
+    X(clang_getCXTUResourceUsage) \
     X(clang_getCString) \
     X(clang_getCanonicalType) \
     X(clang_getCursorBinaryOperatorKind) \
@@ -138,6 +140,7 @@ const char *libclang_path(void);
  * libclang first, wherever extraction code does it. */
 #define clang_createIndex (libclang_require(), libclang.bound_clang_createIndex)
 #define clang_defaultSaveOptions (libclang.bound_clang_defaultSaveOptions)
+#define clang_disposeCXTUResourceUsage (libclang.bound_clang_disposeCXTUResourceUsage)
 #define clang_disposeDiagnostic (libclang.bound_clang_disposeDiagnostic)
 #define clang_disposeIndex (libclang.bound_clang_disposeIndex)
 #define clang_disposeString (libclang.bound_clang_disposeString)
@@ -145,6 +148,7 @@ const char *libclang_path(void);
 #define clang_equalCursors (libclang.bound_clang_equalCursors)
 #define clang_equalRanges (libclang.bound_clang_equalRanges)
 #define clang_getArgType (libclang.bound_clang_getArgType)
+#define clang_getCXTUResourceUsage (libclang.bound_clang_getCXTUResourceUsage)
 #define clang_getCString (libclang.bound_clang_getCString)
 #define clang_getCanonicalType (libclang.bound_clang_getCanonicalType)
 #define clang_getCursorBinaryOperatorKind (libclang.bound_clang_getCursorBinaryOperatorKind)
