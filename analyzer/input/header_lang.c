@@ -42,7 +42,8 @@ static const char *include_dir_flag(char *const *args, size_t n, size_t *k)
 
 /* Resolve an include as the compiler would search: the includer's directory
  * (quoted form only), the compilation database's include directories for
- * the includer, the config's include-dirs, then the repository root. */
+ * the includer, the config's include-dirs, the repository root, then (<...>
+ * form) the includer's directory. */
 static long resolve_include(const snapshot *snap, const gl_config *cfg,
                             const source_file *includer, const char *name, bool quoted)
 {
@@ -69,6 +70,16 @@ static long resolve_include(const snapshot *snap, const gl_config *cfg,
     }
     if (idx < 0)
         idx = find_in(snap, "", name);
+    /* Extraction gives a parse -I<its file's directory>: an <...> include
+     * of a header beside its includer resolves there when the unit's file
+     * sits in that directory too (cuda-samples' nvMath.h: <nvQuaternion.h>). */
+    if (idx < 0 && !quoted) {
+        const char *slash = strrchr(includer->path, '/');
+        char *dir = slash ? xstrndup(includer->path, (size_t)(slash - includer->path))
+                          : xstrdup("");
+        idx = find_in(snap, dir, name);
+        free(dir);
+    }
     return idx;
 }
 
