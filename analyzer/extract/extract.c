@@ -31,14 +31,20 @@
  * (min(n, max_blocks) in a launcher) fails clang's host pass. Declaring the
  * host side as nvcc does makes clang see the file as nvcc does. nvcc's
  * crt/common_functions.h also includes <string.h> and <time.h> in every
- * host pass: clock() and CLOCKS_PER_SEC need no include under nvcc. */
+ * host pass: clock() and CLOCKS_PER_SEC need no include under nvcc; and
+ * crt/math_functions.h includes <math.h> and <stdlib.h>, whose C++ forms
+ * bring std::isfinite/isnan/isinf to the global namespace, where clang's
+ * CUDA headers have only their __device__ overloads (host isfinite(x) after
+ * <cuda_runtime.h> alone: llm.c's dev/cuda/common.h). */
 #define HOST_MATH_HEADER "gpulint_nvcc_host.h"
 static const char host_math_text[] =
     "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp), and\n"
-    " * the C headers crt/common_functions.h includes. */\n"
+    " * the C headers crt/common_functions.h and crt/math_functions.h include. */\n"
     "#pragma once\n"
     "#include <string.h>\n"
     "#include <time.h>\n"
+    "#include <math.h>\n"
+    "#include <stdlib.h>\n"
 #define MIN_MAX(r, a, b) \
     "__host__ " r " min(" a ", " b ");\n__host__ " r " max(" a ", " b ");\n"
     MIN_MAX("int", "int", "int")

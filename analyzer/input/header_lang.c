@@ -42,7 +42,8 @@ static const char *include_dir_flag(char *const *args, size_t n, size_t *k)
 
 /* Resolve an include as the compiler would search: the includer's directory
  * (quoted form only), the compilation database's include directories for
- * the includer, the config's include-dirs, then the repository root. */
+ * the includer, the config's include-dirs, the repository root, then (<...>
+ * form) the includer's directory. */
 static long resolve_include(const snapshot *snap, const gl_config *cfg,
                             const source_file *includer, const char *name, bool quoted)
 {
@@ -69,6 +70,16 @@ static long resolve_include(const snapshot *snap, const gl_config *cfg,
     }
     if (idx < 0)
         idx = find_in(snap, "", name);
+    /* Extraction gives a parse -I<its file's directory>: an <...> include
+     * of a header beside its includer resolves there when the unit's file
+     * sits in that directory too (cuda-samples' nvMath.h: <nvQuaternion.h>). */
+    if (idx < 0 && !quoted) {
+        const char *slash = strrchr(includer->path, '/');
+        char *dir = slash ? xstrndup(includer->path, (size_t)(slash - includer->path))
+                          : xstrdup("");
+        idx = find_in(snap, dir, name);
+        free(dir);
+    }
     return idx;
 }
 
@@ -142,6 +153,30 @@ static bool has_cuda_or_cpp_syntax(const source_file *f)
     return false;
 }
 
+/* Whether file i, or a file its includes reach, is not C: CUDA or C++ by
+ * its extension or its syntax. `queue` has room for every file. */
+static bool reaches_cuda_or_cpp(const snapshot *snap, long *const *includes,
+                                const size_t *nincludes, size_t i, size_t *queue)
+{
+    bool *seen = xcalloc(snap->nfiles, sizeof *seen);
+    size_t head = 0, tail = 0;
+    bool found = false;
+    queue[tail++] = i;
+    seen[i] = true;
+    while (head < tail && !found) {
+        const source_file *f = &snap->files[queue[head]];
+        found = f->lang != LANG_C || has_cuda_or_cpp_syntax(f);
+        for (size_t k = 0; k < nincludes[queue[head]]; k++)
+            if (!seen[includes[queue[head]][k]]) {
+                seen[includes[queue[head]][k]] = true;
+                queue[tail++] = (size_t)includes[queue[head]][k];
+            }
+        head++;
+    }
+    free(seen);
+    return found;
+}
+
 /* Whether snap->files[s] is of the program of the header's context or of
  * one of its other contexts. */
 static bool program_has_context(const snapshot *snap, const source_file *h, size_t s)
@@ -209,16 +244,19 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
             included[includes[i][k]] = true;
     }
     /* A C header nothing includes (analysed on its own) whose syntax is
-     * CUDA or C++, not C, is parsed as CUDA (which has C++). */
+     * CUDA or C++, not C, or that reaches a header of either (an umbrella
+     * .h of .cuh files, whose <cuda/atomic> C cannot find), is parsed as
+     * CUDA (which has C++). */
+    size_t *queue = xcalloc(n, sizeof *queue);
     for (size_t i = 0; i < n; i++) {
         source_file *f = &snap->files[i];
-        if (f->lang == LANG_C && f->is_header && !included[i] && has_cuda_or_cpp_syntax(f))
+        if (f->lang == LANG_C && f->is_header && !included[i] &&
+            reaches_cuda_or_cpp(snap, includes, nincludes, i, queue))
             f->lang = LANG_CUDA;
     }
     /* C++ spreads from the C++ files to the C headers they include, then
      * CUDA from the CUDA files to every header they include: a header a .cu
      * and a .cpp share is parsed as the .cu sees it. */
-    size_t *queue = xcalloc(n, sizeof *queue);
     for (int pass = 0; pass < 2; pass++) {
         source_lang lang = pass == 0 ? LANG_CXX : LANG_CUDA;
         size_t head = 0, tail = 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "facts/facts.h"
+#include "rules/lost_header.h"
 #include "rules/rule.h"
 #include "util/xalloc.h"
 
@@ -32,14 +33,25 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
     const char *path = a->snap->files[fi].path;
     char *via = shown_via(a->snap, u->via);
     switch (u->cause) {
-    case UNCHECKED_MISSING_INCLUDE:
-        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
-                    "'%s' not found%s: " NOT_CHECKED "; add the directory that holds it to "
-                    "include-dirs: in .gpulint.yaml or pass the build's compile database with "
-                    "-p DIR; for a CUDA toolkit header set CUDA_PATH to the toolkit "
-                    "(default /usr/local/cuda)",
-                    u->detail, via);
+    case UNCHECKED_MISSING_INCLUDE: {
+        /* A header of the snapshot itself: its directory is the fix. */
+        char *dir = lost_header_dir(a->snap, u->detail);
+        if (dir)
+            diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                        "'%s' not found%s: " NOT_CHECKED "; it is below %s: add that to "
+                        "include-dirs: in .gpulint.yaml or pass the build's compile "
+                        "database with -p DIR",
+                        u->detail, via, dir);
+        else
+            diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                        "'%s' not found%s: " NOT_CHECKED "; add the directory that holds it "
+                        "to include-dirs: in .gpulint.yaml or pass the build's compile "
+                        "database with -p DIR; for a CUDA toolkit header set CUDA_PATH to the "
+                        "toolkit (default /usr/local/cuda)",
+                        u->detail, via);
+        free(dir);
         break;
+    }
     case UNCHECKED_FATAL:
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "clang stopped: %s%s: " NOT_CHECKED "; " FLAGS_FIX, u->detail, via);
@@ -84,11 +96,33 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
     free(via);
 }
 
+/* One finding for all the errors of a header parsed without the context
+ * of the includer that could not find it (rules/lost_header.h), at the
+ * first: they follow from that one cause. */
+static void report_lost(const analysis *a, size_t fi, const lost_header *lost, diag_sink *sink)
+{
+    const file_facts *f = a->facts[fi];
+    const fact_parse_error *first = &f->parse_errors[0];
+    diag_report(sink, "not-checked", a->snap->files[fi].path, first->loc.line, first->loc.col,
+                "%s includes this header as '%s' but could not find it, so it was parsed "
+                "on its own, without the types and macros of its includer: %zu error%s (the "
+                "first: %s): " NOT_CHECKED "; add %s to include-dirs: in .gpulint.yaml or "
+                "pass the build's compile database with -p DIR",
+                lost->includer, lost->spelling, f->n_parse_errors,
+                f->n_parse_errors == 1 ? "" : "s", first->message, lost->dir);
+}
+
 static void check(const analysis *a, diag_sink *sink)
 {
-    for (size_t fi = 0; fi < a->snap->nfiles; fi++)
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         for (size_t k = 0; k < a->facts[fi]->n_not_checked; k++)
             report(a, fi, &a->facts[fi]->not_checked[k], sink);
+        lost_header lost;
+        if (lost_header_find(a, fi, &lost)) {
+            report_lost(a, fi, &lost, sink);
+            lost_header_free(&lost);
+        }
+    }
 }
 
 const rule_def rule_not_checked = {
@@ -103,9 +137,11 @@ const rule_def rule_not_checked = {
         "toolkit where CUDA_PATH says, or a file libclang could not turn into a\n"
         "translation unit at all or whose parse crashed (gpulint then exits 3), a\n"
         "file over a bound (limits: file-bytes, file-seconds), a file with an\n"
-        "#include of a FIFO or a device, and a file a pattern: rule could not search\n"
+        "#include of a FIFO or a device, a file a pattern: rule could not search\n"
         "to its end (PCRE2's match or depth limit: limits: regex-match-limit,\n"
-        "regex-depth-limit). The message names the cause and the fix.\n"
+        "regex-depth-limit), and a header its includer could not find that fails\n"
+        "to parse on its own (once, not one parse error per use of the types and\n"
+        "macros its includer gives it). The message names the cause and the fix.\n"
         "\n"
         "Why: clang skips what it cannot read, so the rules see only part of the\n"
         "file and their silence means nothing. A CI job without the CUDA headers\n"

@@ -3,6 +3,7 @@
  * when the facts come from the cache); the other rules still run on the AST
  * libclang built. Fatal errors are rules/not_checked.c's. */
 #include "facts/facts.h"
+#include "rules/lost_header.h"
 #include "rules/rule.h"
 
 static void check(const analysis *a, diag_sink *sink)
@@ -13,6 +14,13 @@ static void check(const analysis *a, diag_sink *sink)
          * from a missing header only repeat that it is missing. */
         if (facts->n_not_checked)
             continue;
+        /* Nor are the errors of a header parsed without its includer's
+         * context, which the includer could not find (rules/lost_header.h). */
+        lost_header lost;
+        if (lost_header_find(a, fi, &lost)) {
+            lost_header_free(&lost);
+            continue;
+        }
         for (size_t k = 0; k < facts->n_parse_errors; k++) {
             const fact_parse_error *e = &facts->parse_errors[k];
             diag_report(sink, "parse-error", a->snap->files[fi].path, e->loc.line, e->loc.col,
