@@ -89,12 +89,14 @@ static void build_graph(const analysis *a, call_graph *g)
 {
     symbol_index_build(&g->defs, a, runs_on_host);
     g->nodes = xcalloc(g->defs.n ? g->defs.n : 1, sizeof *g->nodes);
+    size_t ncalls = 0;   /* sized once, as in symbol_index_build */
+    for (size_t fi = 0; fi < a->snap->nfiles; fi++)
+        ncalls += a->facts[fi]->n_calls;
+    g->calls = xmalloc((ncalls ? ncalls : 1) * sizeof *g->calls);
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         const file_facts *facts = a->facts[fi];
-        for (size_t k = 0; k < facts->n_calls; k++) {
-            g->calls = xrealloc(g->calls, (g->ncalls + 1) * sizeof *g->calls);
+        for (size_t k = 0; k < facts->n_calls; k++)
             g->calls[g->ncalls++] = (call_site){ &facts->calls[k], fi };
-        }
     }
     if (g->ncalls)   /* qsort's array may not be NULL, even empty (UBSan) */
         qsort(g->calls, g->ncalls, sizeof *g->calls, call_cmp);
