@@ -7,6 +7,7 @@ load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
 setup() {
+  unset HARNESS_JOBS   # make check runs this suite with its own HARNESS_JOBS
   HARNESS=$(cd "$BATS_TEST_DIRNAME" && pwd)/harness
   cd "$BATS_TEST_TMPDIR" || return 1
   mkdir -p a b
@@ -36,6 +37,21 @@ setup() {
   assert_equal "${lines[4]}" "fast-b"
   assert_equal "${lines[-1]}" "5 passed, 1 failed, 2 skipped"
   [ -s build/test-logs/a_run.log ] && [ -s build/test-logs/b_run.log ]
+}
+
+@test "HARNESS_JOBS=2: a suite starts when any running one ends, not only the first given" {
+  # long/run passes only if third/run starts while it runs: with suites
+  # started strictly in order, third/run would wait for long/run to end.
+  mkdir -p long short third
+  printf '%s\n' '#!/bin/sh' 'for i in $(seq 100); do [ -e third-started ] && break; sleep 0.1; done' \
+    '[ -e third-started ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"' >long/run
+  printf '#!/bin/sh\necho "1 passed, 0 failed"\n' >short/run
+  printf '#!/bin/sh\ntouch third-started\necho "1 passed, 0 failed"\n' >third/run
+  chmod +x long/run short/run third/run
+  HARNESS_JOBS=2 run "$HARNESS" ./long/run ./short/run ./third/run
+  assert_equal "$status" 0
+  assert_equal "${lines[0]}" "=== ./long/run"
+  assert_equal "${lines[-1]}" "3 passed, 0 failed"
 }
 
 @test "HARNESS_JOBS that is not a positive integer: exit 2 naming it" {
