@@ -937,6 +937,10 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
                                    CXTranslationUnit *tu)
 {
     const source_file *src = &snap->files[tu_index];
+    /* GPULINT_TRACE_PARSES: one stderr line per translation unit parsed
+     * (tests/analyzer/parse_once.bats counts them; measurements). */
+    if (getenv("GPULINT_TRACE_PARSES"))
+        fprintf(stderr, "gpulint: trace: parse %s (worker %d)\n", src->path, (int)getpid());
     size_t *reached;
     size_t nunsaved = reach_files(reach, tu_index, &reached);
     struct CXUnsavedFile *unsaved = xcalloc(nunsaved ? nunsaved : 1, sizeof *unsaved);
