@@ -85,6 +85,7 @@ static struct {
     char *host_math;      /* <shim_dir>/gpulint_nvcc_host_math.h */
     char *pch_path[LANG_COUNT];   /* by source_lang; NULL when it could not be built */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
+    char *results_dir;    /* <cache>/results (analyzer/results.c), NULL with facts_dir */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
     snapshot_reach *reach;   /* of the snapshot given to facts_global_init, or NULL */
     bool *other_unit;     /* that snapshot's files: some header is analysed in
@@ -434,8 +435,10 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     }
     /* GPULINT_NO_FACTS_CACHE: extract every file again (measurements). */
     g.identity = facts_identity();
-    if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
+    if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE")) {
         g.facts_dir = xasprintf("%s/facts", g.cache_dir);
+        g.results_dir = xasprintf("%s/results", g.cache_dir);
+    }
     kept_clear();   /* units of an earlier snapshot */
     if (snap) {
         facts_cache_run_begin();
@@ -471,6 +474,7 @@ void facts_global_cleanup(void)
     for (int lang = 0; lang < LANG_COUNT; lang++)
         free(g.pch_path[lang]);
     free(g.facts_dir);
+    free(g.results_dir);
     free(g.identity);
     reach_free(g.reach);
     kept_clear();
@@ -1018,9 +1022,10 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
         rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, NULL, tu);
     }
     free(unsaved);
-    /* GPULINT_TRACE_PARSES: one stderr line per translation unit parsed
-     * (tests/analyzer/parse_once.bats counts them; measurements). */
-    if (getenv("GPULINT_TRACE_PARSES"))
+    /* GPULINT_TRACE: one stderr line per translation unit parsed
+     * (tests/analyzer/parse_once.bats counts them; measurements; also
+     * analyzer/results.c). */
+    if (getenv("GPULINT_TRACE"))
         fprintf(stderr, "gpulint: trace: parse %s (worker %d, %s PCH, %.3f s CPU)\n", src->path,
                 (int)getpid(), used, thread_cpu_seconds() - cpu_start);
     return rc;
@@ -1040,6 +1045,27 @@ static file_facts *cache_lookup(const snapshot *snap, size_t index, const gl_con
     else
         free(cache_key);
     return cached;
+}
+
+char *facts_cache_key_of(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    return g.facts_dir ? facts_cache_key(g.identity, snap, &snap->files[index], cfg) : NULL;
+}
+
+char *facts_cached_key(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    if (!g.facts_dir || !g.reach || snap->files[index].not_checked)
+        return NULL;
+    char *key = facts_cache_key(g.identity, snap, &snap->files[index], cfg);
+    if (facts_cache_fresh(g.facts_dir, key, g.reach))
+        return key;
+    free(key);
+    return NULL;
+}
+
+const char *facts_results_dir(void)
+{
+    return g.results_dir;
 }
 
 file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg)

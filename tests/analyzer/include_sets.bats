@@ -25,7 +25,7 @@ setup() {
 FILES=(gnu1.c gnu2.c posix1.c posix2.c)
 
 @test "files that define a feature macro first parse with a set of their own and report what a parse without any PCH does" {
-  run --separate-stderr env GPULINT_TRACE_PARSES=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q "${FILES[@]}"
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q "${FILES[@]}"
   local with_sets=$output status_sets=$status
   assert_equal "$(grep -c 'trace: parse .* set PCH' <<<"$stderr")" 4
   # Two sets: one per leading #define line.

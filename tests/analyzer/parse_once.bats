@@ -40,7 +40,7 @@ parses() {
 }
 
 @test "a cold run at -j2 parses each unit once and reports what -j1 reports" {
-  run -1 --separate-stderr env GPULINT_TRACE_PARSES=1 "$GL" --config "$EMPTY_CONFIG" \
+  run -1 --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" \
     --format json -j2 -q lib/shared.h p1/main.c p2/main.c p3/main.c
   local two=$output
   assert_equal "$(parses "$stderr")" "$(printf 'p1/main.c\np2/main.c\np3/main.c')"
@@ -54,7 +54,7 @@ parses() {
 
 @test "with every worker idle a parked job still goes out (the run ends)" {
   # -j3: the third worker has nothing it can do without a repeated parse.
-  run -1 --separate-stderr timeout 120 env GPULINT_TRACE_PARSES=1 "$GL" \
+  run -1 --separate-stderr timeout 120 env GPULINT_TRACE=1 "$GL" \
     --config "$EMPTY_CONFIG" -j3 -q lib/shared.h p1/main.c p2/main.c p3/main.c
   assert_equal "$(parses "$stderr")" "$(printf 'p1/main.c\np2/main.c\np3/main.c')"
 }
