@@ -90,8 +90,10 @@ static void add_config(byte_buf *b, const gl_config *cfg)
 
 /* The entry's path for snap, or NULL when some file has no facts key (no
  * facts cache, or content that could not be read); with `fresh`, also
- * NULL when some file's facts entry is missing or stale. */
-static char *entry_path(const snapshot *snap, const gl_config *cfg, bool fresh)
+ * NULL when some file's facts entry is missing or stale, unless
+ * known_fresh[i] says it was just loaded (NULL: none was). */
+static char *entry_path(const snapshot *snap, const gl_config *cfg, bool fresh,
+                        const bool *known_fresh)
 {
     const char *dir = facts_results_dir();
     if (!dir)
@@ -102,8 +104,9 @@ static char *entry_path(const snapshot *snap, const gl_config *cfg, bool fresh)
     add_text(&b, snap->root);
     add_number(&b, snap->nfiles);
     for (size_t i = 0; i < snap->nfiles; i++) {
+        bool check = fresh && !(known_fresh && known_fresh[i]);
         char *key = snap->files[i].not_checked ? NULL
-                    : fresh                    ? facts_cached_key(snap, i, cfg)
+                    : check                    ? facts_cached_key(snap, i, cfg)
                                                : facts_cache_key_of(snap, i, cfg);
         if (!key) {
             buf_free(&b);
@@ -183,13 +186,13 @@ bool results_lookup(const snapshot *snap, const gl_config *cfg, diag_list *found
 {
     /* The keys alone first: reading every file's facts entry to check it
      * is fresh is worth it only when there is an entry to use. */
-    char *path = entry_path(snap, cfg, false);
+    char *path = entry_path(snap, cfg, false, NULL);
     struct stat st;
     if (!path || stat(path, &st) != 0) {
         free(path);
         return false;
     }
-    char *fresh_path = entry_path(snap, cfg, true);
+    char *fresh_path = entry_path(snap, cfg, true, NULL);
     bool fresh = fresh_path && strcmp(fresh_path, path) == 0;
     free(fresh_path);
     json_t *root = fresh ? json_load_file(path, 0, NULL) : NULL;
@@ -271,10 +274,10 @@ static json_t *finding_json(const diag_finding *f)
     return item;
 }
 
-void results_store(const snapshot *snap, const gl_config *cfg, const diag_list *found,
-                   size_t files_checked, const str_list *unbuilt)
+void results_store(const snapshot *snap, const gl_config *cfg, const bool *from_cache,
+                   const diag_list *found, size_t files_checked, const str_list *unbuilt)
 {
-    char *path = entry_path(snap, cfg, true);
+    char *path = entry_path(snap, cfg, true, from_cache);
     if (!path)
         return;
     json_t *items = json_array(), *names = json_array();

@@ -29,10 +29,11 @@ bool results_lookup(const snapshot *snap, const gl_config *cfg, diag_list *found
                     size_t *files_checked, str_list *unbuilt);
 
 /* Keep what the rules found over snap, when every file has fresh facts in
- * the facts cache; a cache that cannot be written is left alone. Entries
- * unused for two weeks go, and the least recently used beyond
- * RESULTS_KEPT. */
-void results_store(const snapshot *snap, const gl_config *cfg, const diag_list *found,
-                   size_t files_checked, const str_list *unbuilt);
+ * the facts cache: those loaded from it this run (from_cache[i]) and those
+ * a parse of this run stored there (checked here); a cache that cannot be
+ * written is left alone. Entries unused for two weeks go, and the least
+ * recently used beyond RESULTS_KEPT. */
+void results_store(const snapshot *snap, const gl_config *cfg, const bool *from_cache,
+                   const diag_list *found, size_t files_checked, const str_list *unbuilt);
 
 #endif

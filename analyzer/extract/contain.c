@@ -330,6 +330,7 @@ typedef struct {
                             units that need several kept units first, then
                             every file in the snapshot's order */
     size_t norder;
+    bool *from_cache;    /* the caller's (facts_extract_all), or NULL */
 } schedule;
 
 typedef struct {
@@ -544,6 +545,8 @@ static bool join_unless_cached(const snapshot *snap, const gl_config *cfg, size_
 {
     plan->taken[i] = true;
     if ((facts[i] = facts_extract_cached(snap, i, cfg)) != NULL) {
+        if (plan->from_cache)
+            plan->from_cache[i] = true;
         progress_step(progress);
         return false;
     }
@@ -578,7 +581,7 @@ static size_t *job_of(const snapshot *snap, const gl_config *cfg, const bool *wa
 }
 
 void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *wanted, int jobs,
-                       progress *progress, file_facts **facts)
+                       progress *progress, file_facts **facts, bool *from_cache)
 {
     unsigned budget = cfg && cfg->limits.file_seconds ? cfg->limits.file_seconds
                                                        : GL_DEFAULT_FILE_SECONDS;
@@ -598,6 +601,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
         .deferred = xcalloc(nfiles, sizeof *plan.deferred),
         .parked = xcalloc(nfiles, sizeof *plan.parked),
         .unit_parked = xcalloc(nfiles, sizeof *plan.unit_parked),
+        .from_cache = from_cache,
     };
     for (size_t i = 0; i < snap->nfiles; i++)
         plan.first_member[i] = plan.next_member[i] = SIZE_MAX;

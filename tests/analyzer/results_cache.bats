@@ -117,3 +117,18 @@ Y
   run -1 report
   reused
 }
+
+# A crashed parse is not kept in the facts cache, so neither is a result
+# built from it: the next run parses again (here with the stack to do it).
+@test "a result with a crashed parse is not kept" {
+  python3 -c '
+print("int g(int x) {\n  if (x == 0) return 0;")
+for i in range(1, 10001): print("  else if (x == %d) return %d;" % (i, i))
+print("  return -1;\n}")' >deep.c
+  run -3 env GPULINT_PARSE_STACK_MB=1 "$GL" --config cfg.yaml -q -j2 deep.c main.c
+  assert_output --partial "deep.c:1:1: error: libclang crashed parsing it"
+  run -3 env GPULINT_PARSE_STACK_MB=1 GPULINT_TRACE=1 "$GL" --config cfg.yaml -q -j2 deep.c main.c
+  refute_output --partial "$REUSED"
+  run -1 "$GL" --config cfg.yaml -q -j2 deep.c main.c
+  refute_output --partial "crashed"
+}
