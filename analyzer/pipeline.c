@@ -73,7 +73,7 @@ static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *o
         file_facts **facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *facts);
         bool *from_cache = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *from_cache);
         progress *shown = progress_start(snap->nfiles, opt->show_progress);
-        facts_extract_all(snap, cfg, NULL, opt->jobs, shown, facts, from_cache);
+        facts_extract_all(snap, cfg, NULL, opt->jobs, shown, facts, from_cache, true);
         progress_finish(shown);
         judge(snap, cfg, facts, found, files_checked, unbuilt);
         results_store(snap, cfg, from_cache, found, *files_checked, unbuilt);
@@ -91,7 +91,7 @@ static int extract_shard(snapshot *snap, const gl_config *cfg, const pipeline_op
     for (size_t i = 0; i < snap->nfiles; i++)
         owned[i] = shard_owns(opt->shard, snap->files[i].path);
     progress *shown = progress_start(snap->nfiles, opt->show_progress);
-    facts_extract_all(snap, cfg, owned, opt->jobs, shown, facts, NULL);
+    facts_extract_all(snap, cfg, owned, opt->jobs, shown, facts, NULL, false);
     progress_finish(shown);
     free(owned);
     char *error = NULL;

@@ -29,12 +29,14 @@
 #include <unistd.h>
 
 #include "extract/extract.h"
+#include "extract/libclang_api.h"
 #include "util/xalloc.h"
 
 typedef struct {
     pid_t pid;           /* 0: no worker in this slot */
     int to, from;        /* file indices to it, answers from it */
     bool busy;
+    bool used;           /* it was given a job */
     size_t *files;       /* the job's files, when busy */
     size_t nfiles, ndone;   /* answered so far: files[0..ndone) */
     double deadline;     /* monotonic seconds, for the file being parsed */
@@ -151,7 +153,8 @@ static void *worker_loop(void *arg)
     return NULL;
 }
 
-static _Noreturn void worker_main(const snapshot *snap, const gl_config *cfg, int to, int from)
+static _Noreturn void worker_main(const snapshot *snap, const gl_config *cfg, int to, int from,
+                                  bool load_now)
 {
     /* A crash is reported by the parent; a core file of libclang is not
      * what the user asked for. */
@@ -159,6 +162,12 @@ static _Noreturn void worker_main(const snapshot *snap, const gl_config *cfg, in
     setrlimit(RLIMIT_CORE, &no_core);
     signal(SIGPIPE, SIG_DFL);
     setenv("LIBCLANG_NOTHREADS", "1", 1);
+    /* A worker started before its first job (parse_expected) loads
+     * libclang while it waits; the others when they first parse, so that
+     * one that cannot load it fails a job (not checked, said why) rather
+     * than dying idle, to be started again and again. */
+    if (load_now)
+        libclang_require();
     worker_job job = {snap, cfg, to, from};
     pthread_attr_t attr;
     pthread_t thread;
@@ -172,7 +181,7 @@ static _Noreturn void worker_main(const snapshot *snap, const gl_config *cfg, in
 }
 
 static bool start_worker(worker *workers, int nworkers, int slot, const snapshot *snap,
-                         const gl_config *cfg, char **error)
+                         const gl_config *cfg, bool load_now, char **error)
 {
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC) != 0) {
@@ -204,7 +213,7 @@ static bool start_worker(worker *workers, int nworkers, int slot, const snapshot
             }
         close(to[1]);
         close(from[0]);
-        worker_main(snap, cfg, to[0], from[1]);
+        worker_main(snap, cfg, to[0], from[1], load_now);
     }
     close(to[0]);
     close(from[1]);
@@ -581,7 +590,8 @@ static size_t *job_of(const snapshot *snap, const gl_config *cfg, const bool *wa
 }
 
 void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *wanted, int jobs,
-                       progress *progress, file_facts **facts, bool *from_cache)
+                       progress *progress, file_facts **facts, bool *from_cache,
+                       bool parse_expected)
 {
     unsigned budget = cfg && cfg->limits.file_seconds ? cfg->limits.file_seconds
                                                        : GL_DEFAULT_FILE_SECONDS;
@@ -613,6 +623,10 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
         }
     }
     plan_needs(&plan, snap);
+    char *early_error = NULL;
+    if (parse_expected && snap->nfiles > 0 &&
+        !start_worker(workers, jobs, 0, snap, cfg, true, &early_error))
+        free(early_error);   /* started again when a job needs it, failing then */
     size_t next = 0;
     for (;;) {
         /* Hand out jobs; cached files need no parse and no worker. A
@@ -680,7 +694,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             if (first == SIZE_MAX)
                 continue;
             char *error = NULL;
-            if (!workers[k].pid && !start_worker(workers, jobs, k, snap, cfg, &error)) {
+            if (!workers[k].pid && !start_worker(workers, jobs, k, snap, cfg, false, &error)) {
                 bool others = false;
                 for (int o = 0; o < jobs; o++)
                     others |= workers[o].pid != 0;
@@ -718,6 +732,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                 note_set(&plan, set, k);
             hold_needs(&plan, facts_unit_of(snap, first), k);
             workers[k].busy = true;
+            workers[k].used = true;
             workers[k].files = files;
             workers[k].nfiles = n;
             workers[k].ndone = 0;
@@ -770,10 +785,14 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             progress_step(progress);
         }
     }
-    /* A closed pipe is the end of the work: every worker exits. */
+    /* A closed pipe is the end of the work: every worker exits; one started
+     * early that got no job may still be loading libclang: not waited for. */
     for (int k = 0; k < jobs; k++)
-        if (workers[k].pid)
+        if (workers[k].pid) {
+            if (!workers[k].used)
+                kill(workers[k].pid, SIGKILL);
             end_worker(&workers[k]);
+        }
     free(workers);
     free(fds);
     free(plan.taken);
