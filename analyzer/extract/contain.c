@@ -634,110 +634,111 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
          * parked job that costs fewest repeated parses to the worker it
          * costs fewest; the others wait for it or take what it frees. */
         for (int pass = 0; pass < 2; pass++) {
-        bool share = pass == 1;
-        for (int k = 0; share && k < jobs; k++)
-            share = !workers[k].busy;
-        if (pass == 1 && (!share || plan.nparked == 0))
-            break;
-        int sharer = share ? cheapest_taker(&plan, snap, jobs) : -1;
-        for (int k = 0; k < jobs; k++) {
-            if (workers[k].busy || (share && k != sharer))
-                continue;
-            size_t first = SIZE_MAX;
-            bool retry = plan.nagain > 0;
-            if (retry) {
-                first = plan.again[plan.nagain - 1];
-            } else {
-                first = unpark(&plan, snap, k, false);
-                /* Deferred files first, once their set is built; then the
-                 * snapshot's order; then, with nothing else left, a
-                 * deferred file whose set is still being built. */
-                for (bool any = false; first == SIZE_MAX;) {
-                    size_t i = undefer(&plan, snap, any);
-                    if (i == SIZE_MAX && next < plan.norder) {
-                        i = plan.order[next++];
-                        if (plan.taken[i] || (wanted && !wanted[i]))
-                            continue;
-                        if (!snap->files[i].not_checked &&
-                            set_building(&plan, facts_unit_set(facts_unit_of(snap, i)))) {
-                            plan.deferred[plan.ndeferred++] = i;
+            bool share = pass == 1;
+            for (int k = 0; share && k < jobs; k++)
+                share = !workers[k].busy;
+            if (pass == 1 && (!share || plan.nparked == 0))
+                break;
+            int sharer = share ? cheapest_taker(&plan, snap, jobs) : -1;
+            for (int k = 0; k < jobs; k++) {
+                if (workers[k].busy || (share && k != sharer))
+                    continue;
+                size_t first = SIZE_MAX;
+                bool retry = plan.nagain > 0;
+                if (retry) {
+                    first = plan.again[plan.nagain - 1];
+                } else {
+                    first = unpark(&plan, snap, k, false);
+                    /* Deferred files first, once their set is built; then the
+                     * snapshot's order; then, with nothing else left, a
+                     * deferred file whose set is still being built. */
+                    for (bool any = false; first == SIZE_MAX;) {
+                        size_t i = undefer(&plan, snap, any);
+                        if (i == SIZE_MAX && next < plan.norder) {
+                            i = plan.order[next++];
+                            if (plan.taken[i] || (wanted && !wanted[i]))
+                                continue;
+                            if (!snap->files[i].not_checked &&
+                                set_building(&plan, facts_unit_set(facts_unit_of(snap, i)))) {
+                                plan.deferred[plan.ndeferred++] = i;
+                                continue;
+                            }
+                        } else if (i == SIZE_MAX) {
+                            if (any || plan.ndeferred == 0)
+                                break;
+                            any = true;
                             continue;
                         }
-                    } else if (i == SIZE_MAX) {
-                        if (any || plan.ndeferred == 0)
-                            break;
-                        any = true;
-                        continue;
+                        if (plan.taken[i])
+                            continue;
+                        if (snap->files[i].not_checked) {
+                            plan.taken[i] = true;
+                            facts[i] = facts_not_checked(UNCHECKED_INPUT,
+                                                         xstrdup(snap->files[i].not_checked));
+                            progress_step(progress);
+                        } else if (join_unless_cached(snap, cfg, i, &plan, progress, facts)) {
+                            size_t unit = facts_unit_of(snap, i);
+                            if (plan.unit_parked[unit])
+                                plan.taken[i] = false;   /* joins the parked job */
+                            else if (!parses_again(&plan, unit, k))
+                                first = i;
+                            else {
+                                plan.unit_parked[unit] = true;
+                                plan.parked[plan.nparked++] = i;
+                            }
+                        }
                     }
-                    if (plan.taken[i])
-                        continue;
-                    if (snap->files[i].not_checked) {
-                        plan.taken[i] = true;
-                        facts[i] = facts_not_checked(UNCHECKED_INPUT,
-                                                     xstrdup(snap->files[i].not_checked));
+                    if (first == SIZE_MAX && (share || plan.nparked >= PARKED_TO_SHARE))
+                        first = unpark(&plan, snap, k, true);
+                }
+                if (first == SIZE_MAX)
+                    continue;
+                char *error = NULL;
+                if (!workers[k].pid && !start_worker(workers, jobs, k, snap, cfg, false, &error)) {
+                    bool others = false;
+                    for (int o = 0; o < jobs; o++)
+                        others |= workers[o].pid != 0;
+                    if (!others) {
+                        facts[first] = facts_not_checked(UNCHECKED_NO_TU, xstrdup(error));
+                        plan.nagain -= retry;
                         progress_step(progress);
-                    } else if (join_unless_cached(snap, cfg, i, &plan, progress, facts)) {
-                        size_t unit = facts_unit_of(snap, i);
-                        if (plan.unit_parked[unit])
-                            plan.taken[i] = false;   /* joins the parked job */
-                        else if (!parses_again(&plan, unit, k))
-                            first = i;
-                        else {
-                            plan.unit_parked[unit] = true;
-                            plan.parked[plan.nparked++] = i;
-                        }
+                    } else if (!retry) {
+                        plan.again[plan.nagain++] = first;   /* waits for one of them */
                     }
+                    free(error);
+                    continue;
                 }
-                if (first == SIZE_MAX && (share || plan.nparked >= PARKED_TO_SHARE))
-                    first = unpark(&plan, snap, k, true);
-            }
-            if (first == SIZE_MAX)
-                continue;
-            char *error = NULL;
-            if (!workers[k].pid && !start_worker(workers, jobs, k, snap, cfg, false, &error)) {
-                bool others = false;
-                for (int o = 0; o < jobs; o++)
-                    others |= workers[o].pid != 0;
-                if (!others) {
-                    facts[first] = facts_not_checked(UNCHECKED_NO_TU, xstrdup(error));
-                    plan.nagain -= retry;
-                    progress_step(progress);
-                } else if (!retry) {
-                    plan.again[plan.nagain++] = first;   /* waits for one of them */
+                size_t n = 1;
+                size_t *files = retry ? xcalloc(1, sizeof *files)
+                                      : job_of(snap, cfg, wanted, first, &plan, progress, facts,
+                                               &n);
+                files[0] = first;
+                plan.nagain -= retry;
+                uint64_t count = n;
+                bool sent = write_all(workers[k].to, &count, sizeof count);
+                for (size_t f = 0; sent && f < n; f++) {
+                    uint64_t index = files[f];
+                    sent = write_all(workers[k].to, &index, sizeof index);
                 }
-                free(error);
-                continue;
+                if (!sent) {
+                    end_worker(&workers[k]);   /* died idle: the next round starts another */
+                    forget_holder(&plan, snap->nfiles, k);
+                    for (size_t f = 0; f < n; f++)
+                        plan.again[plan.nagain++] = files[f];
+                    free(files);
+                    continue;
+                }
+                unsigned long long set = facts_unit_set(facts_unit_of(snap, first));
+                if (set)
+                    note_set(&plan, set, k);
+                hold_needs(&plan, facts_unit_of(snap, first), k);
+                workers[k].busy = true;
+                workers[k].used = true;
+                workers[k].files = files;
+                workers[k].nfiles = n;
+                workers[k].ndone = 0;
+                workers[k].deadline = now_seconds() + (double)file_budget(snap, files[0], budget);
             }
-            size_t n = 1;
-            size_t *files = retry ? xcalloc(1, sizeof *files)
-                                  : job_of(snap, cfg, wanted, first, &plan, progress, facts, &n);
-            files[0] = first;
-            plan.nagain -= retry;
-            uint64_t count = n;
-            bool sent = write_all(workers[k].to, &count, sizeof count);
-            for (size_t f = 0; sent && f < n; f++) {
-                uint64_t index = files[f];
-                sent = write_all(workers[k].to, &index, sizeof index);
-            }
-            if (!sent) {
-                end_worker(&workers[k]);   /* died idle: the next round starts another */
-                forget_holder(&plan, snap->nfiles, k);
-                for (size_t f = 0; f < n; f++)
-                    plan.again[plan.nagain++] = files[f];
-                free(files);
-                continue;
-            }
-            unsigned long long set = facts_unit_set(facts_unit_of(snap, first));
-            if (set)
-                note_set(&plan, set, k);
-            hold_needs(&plan, facts_unit_of(snap, first), k);
-            workers[k].busy = true;
-            workers[k].used = true;
-            workers[k].files = files;
-            workers[k].nfiles = n;
-            workers[k].ndone = 0;
-            workers[k].deadline = now_seconds() + (double)file_budget(snap, files[0], budget);
-        }
         }
         double t = now_seconds(), wait_s = 3600;
         int nfds = 0;
