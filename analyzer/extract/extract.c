@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -313,6 +314,28 @@ static void prepare_pch(source_lang lang)
         free(prelude);
         return;
     }
+    /* One process builds it, a concurrent gpulint waits and uses it: two
+     * building at once each rewrote the prelude and renamed their PCH over
+     * the other's, and libclang then refused the include sets chained on
+     * the first one (their PCH discarded; tests/analyzer/cli.bats, two runs
+     * at once). The lock goes before it is let go, as in preamble.c. */
+    char *lock_path = xasprintf("%s/%s-%016llx.lock", g.cache_dir, ext, key);
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    while (lock >= 0 && flock(lock, LOCK_EX) != 0 && errno == EINTR)
+        ;
+    bool built = access(path, R_OK) == 0 && access(prelude, R_OK) == 0;
+    if (built || lock < 0) {
+        if (lock >= 0) {
+            unlink(lock_path);
+            close(lock);
+        }
+        free(lock_path);
+    }
+    if (built) {
+        g.pch_path[lang] = path;
+        free(prelude);
+        return;
+    }
     char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
     CXIndex index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
@@ -335,6 +358,11 @@ static void prepare_pch(source_lang lang)
     if (tu)
         clang_disposeTranslationUnit(tu);
     clang_disposeIndex(index);
+    if (lock >= 0) {
+        unlink(lock_path);
+        close(lock);
+        free(lock_path);
+    }
     free(prelude);
     free(tmp);
 }
