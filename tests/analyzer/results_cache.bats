@@ -132,3 +132,20 @@ print("  return -1;\n}")' >deep.c
   run -1 "$GL" --config cfg.yaml -q -j2 deep.c main.c
   refute_output --partial "crashed"
 }
+
+@test "a damaged entry is a miss, and is written again" {
+  run -1 report
+  local first=$output
+  local entry
+  entry=$(ls "$XDG_CACHE_HOME"/gpulint/results/*.json)
+  for damage in '' '{"format": "gpulint results 1", "files_checked": 1}' '[1, 2' \
+                '{"format": "gpulint results 1", "files_checked": 1, "unbuilt": [], "found": [{"rule": "x"}]}'; do
+    printf '%s' "$damage" >"$entry"
+    run -1 report
+    ! reused
+    assert_equal "$output" "$first"
+    run -1 report
+    reused
+    assert_equal "$output" "$first"
+  done
+}
