@@ -6,6 +6,7 @@
 
 #include "extract/contain.h"
 #include "extract/extract.h"
+#include "results.h"
 #include "shard.h"
 #include "findings/suppress.h"
 #include "rules/rule.h"
@@ -63,15 +64,21 @@ static void judge(snapshot *snap, const gl_config *cfg, file_facts **facts_of,
 /* Extraction (after facts_global_init), then every rule: *found is what the
  * rules reported (sorted). Files not checked in full are counted out of
  * *files_checked; those libclang made no translation unit of are named in
- * *unbuilt (their not-checked findings exit 3). */
+ * *unbuilt (their not-checked findings exit 3). When nothing they depend on
+ * changed since a run that kept its result (results.h), that result. */
 static void find(snapshot *snap, const gl_config *cfg, const pipeline_options *opt,
                  diag_list *found, size_t *files_checked, str_list *unbuilt)
 {
-    file_facts **facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *facts);
-    progress *shown = progress_start(snap->nfiles, opt->show_progress);
-    facts_extract_all(snap, cfg, NULL, opt->jobs, shown, facts);
-    progress_finish(shown);
-    judge(snap, cfg, facts, found, files_checked, unbuilt);
+    if (!results_lookup(snap, cfg, found, files_checked, unbuilt)) {
+        file_facts **facts = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *facts);
+        bool *from_cache = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *from_cache);
+        progress *shown = progress_start(snap->nfiles, opt->show_progress);
+        facts_extract_all(snap, cfg, NULL, opt->jobs, shown, facts, from_cache, true);
+        progress_finish(shown);
+        judge(snap, cfg, facts, found, files_checked, unbuilt);
+        results_store(snap, cfg, from_cache, found, *files_checked, unbuilt);
+        free(from_cache);
+    }
     facts_global_cleanup();
 }
 
@@ -84,7 +91,7 @@ static int extract_shard(snapshot *snap, const gl_config *cfg, const pipeline_op
     for (size_t i = 0; i < snap->nfiles; i++)
         owned[i] = shard_owns(opt->shard, snap->files[i].path);
     progress *shown = progress_start(snap->nfiles, opt->show_progress);
-    facts_extract_all(snap, cfg, owned, opt->jobs, shown, facts);
+    facts_extract_all(snap, cfg, owned, opt->jobs, shown, facts, NULL, false);
     progress_finish(shown);
     free(owned);
     char *error = NULL;

@@ -230,31 +230,38 @@ choose_cache_dir() {
 # .c/.h/.cu/.cuh, and nobody #includes these), so a commit that changes only
 # documentation, scripts or the build on top of a checked snapshot is not
 # analysed again. Anything else, .inc or .def included, stays in the key, and
-# so does JSON: the baseline .gpulint.yaml names is a .json file.
+# so does JSON: the baseline .gpulint.yaml names is a .json file. YAML goes
+# too, but for the top level's files whose names start with a dot: the
+# staged .gpulint.yaml is one (glob magic: `*` stops at a slash).
 unread_by_gpulint=(
   ':(exclude)*.md' ':(exclude)*.rst' ':(exclude)*.bats' ':(exclude)*.sh'
-  ':(exclude)*.py' ':(exclude)*.yml' ':(exclude)*.yaml'
+  ':(exclude)*.py' ':(exclude,glob)[!.]*.yml' ':(exclude,glob)*/**/*.yml'
+  ':(exclude,glob)[!.]*.yaml' ':(exclude,glob)*/**/*.yaml'
   ':(exclude)*.mk' ':(exclude)Makefile' ':(exclude)*/Makefile'
   ':(exclude)*.png' ':(exclude)*.jpg' ':(exclude)*.svg' ':(exclude)*.pdf'
 )
 
-# Sets result_key (the name of the snapshot's entry: the listing, the staged
-# configuration, gpulint's path and CUDA_PATH) and binary_hash (gpulint's
-# SHA-256, which the entry holds) for the index named by GIT_INDEX_FILE (or
-# the default one). One sha256sum hashes both, and the two listings go
-# through one pipe: each process costs the commit milliseconds.
+# Sets result_key (the name of the snapshot's entry: the hash of its index
+# listing, the staged configuration included), binary_hash (gpulint's
+# SHA-256) and settings_hash (of gpulint's path and CUDA_PATH), the last
+# two held in the entry, for the index named by GIT_INDEX_FILE (or the
+# default one). One git and one sha256sum: the settings reach it through a
+# here-string, which takes no process (each one costs the commit
+# milliseconds: the listing and the settings used to go through a
+# subshell, a second git and printf).
 compute_result_key() {
   local hashes
+  local re=$'^([0-9a-f]{64}) [^\n]*\n\\\\?([0-9a-f]{64}) [^\n]*\n\\\\?([0-9a-f]{64}) '
   result_key=
   binary_hash=
+  settings_hash=
   hashes=$(set -o pipefail
-           { printf '%s\0' "$gpulint" "${CUDA_PATH:-}" &&
-             git ls-files --stage -z -- . "${unread_by_gpulint[@]}" &&
-             git ls-files --stage -- ':(top,literal).gpulint.yaml'; } |
-             sha256sum - "$gpulint") || return 1
-  [[ $hashes =~ ^([0-9a-f]{64})\ .*$'\n'([0-9a-f]{64})\  ]] || return 1
+           git ls-files --stage -z -- . "${unread_by_gpulint[@]}" |
+             sha256sum - "$gpulint" /dev/fd/3 3<<<"${gpulint@Q} ${CUDA_PATH-}") || return 1
+  [[ $hashes =~ $re ]] || return 1
   result_key=${BASH_REMATCH[1]}
   binary_hash=${BASH_REMATCH[2]}
+  settings_hash=${BASH_REMATCH[3]}
 }
 
 # True when this snapshot was found clean before; sets lint_warnings.
@@ -265,10 +272,12 @@ known_clean() {
   compute_result_key || return 1
   [ -f "$cache_dir/clean-$result_key" ] || return 1
   # The entry: the warnings' count, then the SHA-256 of the gpulint that
-  # found the snapshot clean (read, not $(<file): no subshell).
-  local entry_binary
-  { read -r lint_warnings && read -r entry_binary; } <"$cache_dir/clean-$result_key" || return 1
-  [ "$entry_binary" = "$binary_hash" ] || return 1
+  # found the snapshot clean and of its settings (read, not $(<file): no
+  # subshell).
+  local entry_binary entry_settings
+  { read -r lint_warnings && read -r entry_binary && read -r entry_settings; } \
+    <"$cache_dir/clean-$result_key" || return 1
+  [ "$entry_binary" = "$binary_hash" ] && [ "$entry_settings" = "$settings_hash" ] || return 1
   [[ $lint_warnings =~ ^[0-9]+$ ]] || lint_warnings=0
   touch -- "$cache_dir/clean-$result_key" 2>/dev/null
   return 0
@@ -285,8 +294,10 @@ remember_clean() {
   [ -n "${result_key:-}" ] || compute_result_key || return 0
   [ -d "$cache_dir" ] || mkdir -p -- "$cache_dir" 2>/dev/null || return 0
   f=$cache_dir/clean-$result_key
-  { printf '%s\n' "$lint_warnings" "$binary_hash" >"$f.$$.tmp" && mv -f -- "$f.$$.tmp" "$f"; } 2>/dev/null ||
-    rm -f -- "$f.$$.tmp" 2>/dev/null
+  # Written in place, not renamed into place (a mv process): a reader of a
+  # half-written entry finds no matching hashes in it, which is a miss.
+  printf '%s\n' "$lint_warnings" "$binary_hash" "$settings_hash" 2>/dev/null >"$f" ||
+    rm -f -- "$f" 2>/dev/null
   while IFS= read -r -d '' f; do
     [[ ${f##*/} =~ $entry_re ]] && rm -f -- "$f"
   done < <(find "$cache_dir" -mindepth 1 -maxdepth 1 -type f -name 'clean-*' -mtime +30 -print0 2>/dev/null)

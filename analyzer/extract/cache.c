@@ -317,7 +317,10 @@ static bool dep_unchanged(const snapshot_reach *snap, const char **p, const char
            now.ino == was[3];
 }
 
-file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_reach *snap)
+/* The entry of this key when every dependency it lists is as it was (its
+ * text, malloc'd; *facts_text: where the facts begin in it), else NULL. */
+static char *fresh_entry(const char *dir, const char *key, const snapshot_reach *snap,
+                         const char **facts_text)
 {
     char *path = entry_path(dir, key);
     size_t len = 0;
@@ -338,16 +341,38 @@ file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_re
     }
     for (long long i = 0; fresh && i < ndeps; i++)
         fresh = dep_unchanged(snap, &p, end);
-    char *error = NULL;
-    file_facts *f = fresh ? facts_load(p, &error) : NULL;
-    free(error);
-    free(text);
     /* Used: keep it (see remove_unused). Once a day is enough for a
      * lifetime of two weeks, and spares a warm run a write per entry. */
-    if (f && time(NULL) - mtime > ENTRY_TOUCH_AFTER_S)
+    if (fresh && time(NULL) - mtime > ENTRY_TOUCH_AFTER_S)
         utimensat(AT_FDCWD, path, NULL, 0);
     free(path);
+    if (!fresh) {
+        free(text);
+        return NULL;
+    }
+    *facts_text = p;
+    return text;
+}
+
+file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_reach *snap)
+{
+    const char *facts_text;
+    char *text = fresh_entry(dir, key, snap, &facts_text);
+    if (!text)
+        return NULL;
+    char *error = NULL;
+    file_facts *f = facts_load(facts_text, &error);
+    free(error);
+    free(text);
     return f;
+}
+
+bool facts_cache_fresh(const char *dir, const char *key, const snapshot_reach *snap)
+{
+    const char *facts_text;
+    char *text = fresh_entry(dir, key, snap, &facts_text);
+    free(text);
+    return text != NULL;
 }
 
 /* Each of the 256 entry directories is swept once per run: sweeping it on

@@ -29,12 +29,14 @@
 #include <unistd.h>
 
 #include "extract/extract.h"
+#include "extract/libclang_api.h"
 #include "util/xalloc.h"
 
 typedef struct {
     pid_t pid;           /* 0: no worker in this slot */
     int to, from;        /* file indices to it, answers from it */
     bool busy;
+    bool used;           /* it was given a job */
     size_t *files;       /* the job's files, when busy */
     size_t nfiles, ndone;   /* answered so far: files[0..ndone) */
     double deadline;     /* monotonic seconds, for the file being parsed */
@@ -151,7 +153,8 @@ static void *worker_loop(void *arg)
     return NULL;
 }
 
-static _Noreturn void worker_main(const snapshot *snap, const gl_config *cfg, int to, int from)
+static _Noreturn void worker_main(const snapshot *snap, const gl_config *cfg, int to, int from,
+                                  bool load_now)
 {
     /* A crash is reported by the parent; a core file of libclang is not
      * what the user asked for. */
@@ -159,6 +162,12 @@ static _Noreturn void worker_main(const snapshot *snap, const gl_config *cfg, in
     setrlimit(RLIMIT_CORE, &no_core);
     signal(SIGPIPE, SIG_DFL);
     setenv("LIBCLANG_NOTHREADS", "1", 1);
+    /* A worker started before its first job (parse_expected) loads
+     * libclang while it waits; the others when they first parse, so that
+     * one that cannot load it fails a job (not checked, said why) rather
+     * than dying idle, to be started again and again. */
+    if (load_now)
+        libclang_require();
     worker_job job = {snap, cfg, to, from};
     pthread_attr_t attr;
     pthread_t thread;
@@ -172,7 +181,7 @@ static _Noreturn void worker_main(const snapshot *snap, const gl_config *cfg, in
 }
 
 static bool start_worker(worker *workers, int nworkers, int slot, const snapshot *snap,
-                         const gl_config *cfg, char **error)
+                         const gl_config *cfg, bool load_now, char **error)
 {
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC) != 0) {
@@ -204,7 +213,7 @@ static bool start_worker(worker *workers, int nworkers, int slot, const snapshot
             }
         close(to[1]);
         close(from[0]);
-        worker_main(snap, cfg, to[0], from[1]);
+        worker_main(snap, cfg, to[0], from[1], load_now);
     }
     close(to[0]);
     close(from[1]);
@@ -314,7 +323,181 @@ typedef struct {
     unsigned long long *building;   /* sets whose first job is out */
     int *builder;        /* its worker's slot; -1 once it answered */
     size_t nbuilding;
+    /* A worker keeps the units that headers are analysed in as another
+     * program's (extract/extract.c, kept_give): a job that needs one that
+     * another worker holds goes to that worker, or that unit is parsed
+     * twice (28 of 137 parses of a cold run over this repository). */
+    size_t *need_start, *need_list;   /* the kept units each unit's job needs:
+                                         need_list[need_start[u] .. need_start[u + 1]) */
+    uint64_t *held;      /* per unit: the worker slots (< 64) that parsed it */
+    size_t *parked;      /* jobs' first files (taken, not cached) that only
+                            another worker could do without a repeated parse */
+    size_t nparked;
+    bool *unit_parked;   /* per unit: its job is parked (its other files
+                            join it when it is handed out, job_of) */
+    size_t *order;       /* files in the order they are handed out: the
+                            units that need several kept units first, then
+                            every file in the snapshot's order */
+    size_t norder;
+    bool *from_cache;    /* the caller's (facts_extract_all), or NULL */
 } schedule;
+
+typedef struct {
+    size_t needs, unit;
+} needy_unit;
+
+static int by_needs_then_unit(const void *a, const void *b)
+{
+    const needy_unit *x = a, *y = b;
+    if (x->needs != y->needs)
+        return x->needs > y->needs ? -1 : 1;
+    return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+/* A job that needs several kept units goes out before the others: the
+ * worker that takes it parses them and holds them, and the jobs that need
+ * one of them follow it there. Handed out last (the snapshot's order),
+ * such a job needed units both workers held (this repository's
+ * analyzer/config/config.c: xalloc.h and diag.h are analysed in 17
+ * programs' units) and parsed again those the other one had. */
+static void order_needy_first(schedule *plan, size_t n)
+{
+    needy_unit *needy = xcalloc(n ? n : 1, sizeof *needy);
+    size_t nneedy = 0;
+    for (size_t u = 0; u < n; u++) {
+        size_t needs = plan->need_start[u + 1] - plan->need_start[u];
+        if (needs >= 2)
+            needy[nneedy++] = (needy_unit){needs, u};
+    }
+    qsort(needy, nneedy, sizeof *needy, by_needs_then_unit);
+    plan->order = xcalloc(nneedy + n + 1, sizeof *plan->order);
+    for (size_t k = 0; k < nneedy; k++)
+        plan->order[plan->norder++] = needy[k].unit;
+    for (size_t i = 0; i < n; i++)
+        plan->order[plan->norder++] = i;
+    free(needy);
+}
+
+/* The units whose translation units a worker keeps (some header is
+ * analysed in them as another program's), and, for each unit, those of
+ * them its job parses: itself and its headers' other programs' units. */
+static void plan_needs(schedule *plan, const snapshot *snap)
+{
+    size_t n = snap->nfiles;
+    bool *kept = xcalloc(n ? n : 1, sizeof *kept);
+    size_t *seen = xcalloc(n ? n : 1, sizeof *seen);   /* 1 + the unit that listed it last */
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < snap->files[i].nother_contexts; k++)
+            kept[snap->files[i].other_contexts[k]] = true;
+    plan->need_start = xcalloc(n + 1, sizeof *plan->need_start);
+    for (int fill = 0; fill < 2; fill++) {
+        size_t total = 0;
+        memset(seen, 0, (n ? n : 1) * sizeof *seen);
+        for (size_t u = 0; u < n; u++) {
+            if (fill)
+                plan->need_start[u] = total;
+            if (facts_unit_of(snap, u) != u)
+                continue;
+            for (size_t m = u; m != SIZE_MAX;
+                 m = m == u ? plan->first_member[u] : plan->next_member[m]) {
+                const source_file *f = &snap->files[m];
+                for (size_t k = 0; k <= f->nother_contexts; k++) {
+                    size_t need = k == 0 ? u : (size_t)f->other_contexts[k - 1];
+                    if (!kept[need] || seen[need] == u + 1)
+                        continue;
+                    seen[need] = u + 1;
+                    if (fill)
+                        plan->need_list[total] = need;
+                    total++;
+                }
+            }
+        }
+        if (fill)
+            plan->need_start[n] = total;
+        else
+            plan->need_list = xcalloc(total ? total : 1, sizeof *plan->need_list);
+    }
+    plan->held = xcalloc(n ? n : 1, sizeof *plan->held);
+    free(kept);
+    free(seen);
+    order_needy_first(plan, n);
+}
+
+static uint64_t slot_bit(int slot)
+{
+    return slot < 64 ? (uint64_t)1 << slot : 0;
+}
+
+/* How many units another worker holds the worker in `slot` would parse
+ * again, doing the job of `unit`. */
+static size_t parses_again(const schedule *plan, size_t unit, int slot)
+{
+    uint64_t mine = slot_bit(slot);
+    size_t again = 0;
+    for (size_t k = plan->need_start[unit]; mine && k < plan->need_start[unit + 1]; k++) {
+        uint64_t holders = plan->held[plan->need_list[k]];
+        again += holders && !(holders & mine);
+    }
+    return again;
+}
+
+static void hold_needs(schedule *plan, size_t unit, int slot)
+{
+    for (size_t k = plan->need_start[unit]; k < plan->need_start[unit + 1]; k++)
+        plan->held[plan->need_list[k]] |= slot_bit(slot);
+}
+
+/* A worker that ended holds nothing. */
+static void forget_holder(schedule *plan, size_t nfiles, int slot)
+{
+    for (size_t u = 0; u < nfiles; u++)
+        plan->held[u] &= ~slot_bit(slot);
+}
+
+/* The first parked job the worker in `slot` can do without a repeated
+ * parse (with `any`: the one with the fewest), taken off the list;
+ * SIZE_MAX if none. */
+static size_t unpark(schedule *plan, const snapshot *snap, int slot, bool any)
+{
+    size_t best = SIZE_MAX, best_again = SIZE_MAX;
+    for (size_t p = 0; p < plan->nparked && best_again > 0; p++) {
+        size_t again = parses_again(plan, facts_unit_of(snap, plan->parked[p]), slot);
+        if (again < best_again && (any || again == 0)) {
+            best = p;
+            best_again = again;
+        }
+    }
+    if (best == SIZE_MAX)
+        return SIZE_MAX;
+    size_t i = plan->parked[best];
+    memmove(plan->parked + best, plan->parked + best + 1,
+            (plan->nparked - best - 1) * sizeof *plan->parked);
+    plan->nparked--;
+    plan->unit_parked[facts_unit_of(snap, i)] = false;
+    return i;
+}
+
+/* The worker slot that can do some parked job with the fewest repeated
+ * parses. */
+static int cheapest_taker(const schedule *plan, const snapshot *snap, int jobs)
+{
+    int best = 0;
+    size_t best_again = SIZE_MAX;
+    for (int k = 0; k < jobs; k++)
+        for (size_t p = 0; p < plan->nparked; p++) {
+            size_t again = parses_again(plan, facts_unit_of(snap, plan->parked[p]), k);
+            if (again < best_again) {
+                best = k;
+                best_again = again;
+            }
+        }
+    return best;
+}
+
+/* An idle worker takes a parked job anyway (parsing a unit again) when at
+ * least this many are parked: fewer are done sooner by their holder than
+ * by a worker that first parses their units again. */
+#define PARKED_TO_SHARE 4
 
 static bool set_building(const schedule *plan, unsigned long long key)
 {
@@ -371,6 +554,8 @@ static bool join_unless_cached(const snapshot *snap, const gl_config *cfg, size_
 {
     plan->taken[i] = true;
     if ((facts[i] = facts_extract_cached(snap, i, cfg)) != NULL) {
+        if (plan->from_cache)
+            plan->from_cache[i] = true;
         progress_step(progress);
         return false;
     }
@@ -405,7 +590,8 @@ static size_t *job_of(const snapshot *snap, const gl_config *cfg, const bool *wa
 }
 
 void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *wanted, int jobs,
-                       progress *progress, file_facts **facts)
+                       progress *progress, file_facts **facts, bool *from_cache,
+                       bool parse_expected)
 {
     unsigned budget = cfg && cfg->limits.file_seconds ? cfg->limits.file_seconds
                                                        : GL_DEFAULT_FILE_SECONDS;
@@ -423,6 +609,9 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
         .next_member = xcalloc(nfiles, sizeof *plan.next_member),
         .again = xcalloc(nfiles, sizeof *plan.again),
         .deferred = xcalloc(nfiles, sizeof *plan.deferred),
+        .parked = xcalloc(nfiles, sizeof *plan.parked),
+        .unit_parked = xcalloc(nfiles, sizeof *plan.unit_parked),
+        .from_cache = from_cache,
     };
     for (size_t i = 0; i < snap->nfiles; i++)
         plan.first_member[i] = plan.next_member[i] = SIZE_MAX;
@@ -433,92 +622,123 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             plan.first_member[unit] = i;
         }
     }
+    plan_needs(&plan, snap);
+    char *early_error = NULL;
+    if (parse_expected && snap->nfiles > 0 &&
+        !start_worker(workers, jobs, 0, snap, cfg, true, &early_error))
+        free(early_error);   /* started again when a job needs it, failing then */
     size_t next = 0;
     for (;;) {
-        /* Hand out jobs; cached files need no parse and no worker. */
-        for (int k = 0; k < jobs; k++) {
-            if (workers[k].busy)
-                continue;
-            size_t first = SIZE_MAX;
-            bool retry = plan.nagain > 0;
-            if (retry) {
-                first = plan.again[plan.nagain - 1];
-            } else {
-                /* Deferred files first, once their set is built; then the
-                 * snapshot's order; then, with nothing else left, a
-                 * deferred file whose set is still being built. */
-                for (bool any = false; first == SIZE_MAX;) {
-                    size_t i = undefer(&plan, snap, any);
-                    if (i == SIZE_MAX && next < snap->nfiles) {
-                        i = next++;
-                        if (plan.taken[i] || (wanted && !wanted[i]))
-                            continue;
-                        if (!snap->files[i].not_checked &&
-                            set_building(&plan, facts_unit_set(facts_unit_of(snap, i)))) {
-                            plan.deferred[plan.ndeferred++] = i;
+        /* Hand out jobs; cached files need no parse and no worker. A
+         * second pass, when the first left every worker idle, gives the
+         * parked job that costs fewest repeated parses to the worker it
+         * costs fewest; the others wait for it or take what it frees. */
+        for (int pass = 0; pass < 2; pass++) {
+            bool share = pass == 1;
+            for (int k = 0; share && k < jobs; k++)
+                share = !workers[k].busy;
+            if (pass == 1 && (!share || plan.nparked == 0))
+                break;
+            int sharer = share ? cheapest_taker(&plan, snap, jobs) : -1;
+            for (int k = 0; k < jobs; k++) {
+                if (workers[k].busy || (share && k != sharer))
+                    continue;
+                size_t first = SIZE_MAX;
+                bool retry = plan.nagain > 0;
+                if (retry) {
+                    first = plan.again[plan.nagain - 1];
+                } else {
+                    first = unpark(&plan, snap, k, false);
+                    /* Deferred files first, once their set is built; then the
+                     * snapshot's order; then, with nothing else left, a
+                     * deferred file whose set is still being built. */
+                    for (bool any = false; first == SIZE_MAX;) {
+                        size_t i = undefer(&plan, snap, any);
+                        if (i == SIZE_MAX && next < plan.norder) {
+                            i = plan.order[next++];
+                            if (plan.taken[i] || (wanted && !wanted[i]))
+                                continue;
+                            if (!snap->files[i].not_checked &&
+                                set_building(&plan, facts_unit_set(facts_unit_of(snap, i)))) {
+                                plan.deferred[plan.ndeferred++] = i;
+                                continue;
+                            }
+                        } else if (i == SIZE_MAX) {
+                            if (any || plan.ndeferred == 0)
+                                break;
+                            any = true;
                             continue;
                         }
-                    } else if (i == SIZE_MAX) {
-                        if (any || plan.ndeferred == 0)
-                            break;
-                        any = true;
-                        continue;
+                        if (plan.taken[i])
+                            continue;
+                        if (snap->files[i].not_checked) {
+                            plan.taken[i] = true;
+                            facts[i] = facts_not_checked(UNCHECKED_INPUT,
+                                                         xstrdup(snap->files[i].not_checked));
+                            progress_step(progress);
+                        } else if (join_unless_cached(snap, cfg, i, &plan, progress, facts)) {
+                            size_t unit = facts_unit_of(snap, i);
+                            if (plan.unit_parked[unit])
+                                plan.taken[i] = false;   /* joins the parked job */
+                            else if (!parses_again(&plan, unit, k))
+                                first = i;
+                            else {
+                                plan.unit_parked[unit] = true;
+                                plan.parked[plan.nparked++] = i;
+                            }
+                        }
                     }
-                    if (plan.taken[i])
-                        continue;
-                    if (snap->files[i].not_checked) {
-                        plan.taken[i] = true;
-                        facts[i] = facts_not_checked(UNCHECKED_INPUT,
-                                                     xstrdup(snap->files[i].not_checked));
+                    if (first == SIZE_MAX && (share || plan.nparked >= PARKED_TO_SHARE))
+                        first = unpark(&plan, snap, k, true);
+                }
+                if (first == SIZE_MAX)
+                    continue;
+                char *error = NULL;
+                if (!workers[k].pid && !start_worker(workers, jobs, k, snap, cfg, false, &error)) {
+                    bool others = false;
+                    for (int o = 0; o < jobs; o++)
+                        others |= workers[o].pid != 0;
+                    if (!others) {
+                        facts[first] = facts_not_checked(UNCHECKED_NO_TU, xstrdup(error));
+                        plan.nagain -= retry;
                         progress_step(progress);
-                    } else if (join_unless_cached(snap, cfg, i, &plan, progress, facts)) {
-                        first = i;
+                    } else if (!retry) {
+                        plan.again[plan.nagain++] = first;   /* waits for one of them */
                     }
+                    free(error);
+                    continue;
                 }
-            }
-            if (first == SIZE_MAX)
-                break;
-            char *error = NULL;
-            if (!workers[k].pid && !start_worker(workers, jobs, k, snap, cfg, &error)) {
-                bool others = false;
-                for (int o = 0; o < jobs; o++)
-                    others |= workers[o].pid != 0;
-                if (!others) {
-                    facts[first] = facts_not_checked(UNCHECKED_NO_TU, xstrdup(error));
-                    plan.nagain -= retry;
-                    progress_step(progress);
-                } else if (!retry) {
-                    plan.again[plan.nagain++] = first;   /* waits for one of them */
+                size_t n = 1;
+                size_t *files = retry ? xcalloc(1, sizeof *files)
+                                      : job_of(snap, cfg, wanted, first, &plan, progress, facts,
+                                               &n);
+                files[0] = first;
+                plan.nagain -= retry;
+                uint64_t count = n;
+                bool sent = write_all(workers[k].to, &count, sizeof count);
+                for (size_t f = 0; sent && f < n; f++) {
+                    uint64_t index = files[f];
+                    sent = write_all(workers[k].to, &index, sizeof index);
                 }
-                free(error);
-                continue;
+                if (!sent) {
+                    end_worker(&workers[k]);   /* died idle: the next round starts another */
+                    forget_holder(&plan, snap->nfiles, k);
+                    for (size_t f = 0; f < n; f++)
+                        plan.again[plan.nagain++] = files[f];
+                    free(files);
+                    continue;
+                }
+                unsigned long long set = facts_unit_set(facts_unit_of(snap, first));
+                if (set)
+                    note_set(&plan, set, k);
+                hold_needs(&plan, facts_unit_of(snap, first), k);
+                workers[k].busy = true;
+                workers[k].used = true;
+                workers[k].files = files;
+                workers[k].nfiles = n;
+                workers[k].ndone = 0;
+                workers[k].deadline = now_seconds() + (double)file_budget(snap, files[0], budget);
             }
-            size_t n = 1;
-            size_t *files = retry ? xcalloc(1, sizeof *files)
-                                  : job_of(snap, cfg, wanted, first, &plan, progress, facts, &n);
-            files[0] = first;
-            plan.nagain -= retry;
-            uint64_t count = n;
-            bool sent = write_all(workers[k].to, &count, sizeof count);
-            for (size_t f = 0; sent && f < n; f++) {
-                uint64_t index = files[f];
-                sent = write_all(workers[k].to, &index, sizeof index);
-            }
-            if (!sent) {
-                end_worker(&workers[k]);   /* died idle: the next round starts another */
-                for (size_t f = 0; f < n; f++)
-                    plan.again[plan.nagain++] = files[f];
-                free(files);
-                continue;
-            }
-            unsigned long long set = facts_unit_set(facts_unit_of(snap, first));
-            if (set)
-                note_set(&plan, set, k);
-            workers[k].busy = true;
-            workers[k].files = files;
-            workers[k].nfiles = n;
-            workers[k].ndone = 0;
-            workers[k].deadline = now_seconds() + (double)file_budget(snap, files[0], budget);
         }
         double t = now_seconds(), wait_s = 3600;
         int nfds = 0;
@@ -529,7 +749,8 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                 wait_s = workers[k].deadline - t;
             fds[nfds++] = (struct pollfd){.fd = workers[k].from, .events = POLLIN};
         }
-        if (nfds == 0 && next >= snap->nfiles && plan.nagain == 0 && plan.ndeferred == 0)
+        if (nfds == 0 && next >= plan.norder && plan.nagain == 0 && plan.ndeferred == 0 &&
+            plan.nparked == 0)
             break;
         int timeout_ms = wait_s <= 0 ? 0 : (int)(wait_s * 1000) + 1;
         if (nfds > 0 && poll(fds, (nfds_t)nfds, timeout_ms) < 0 && errno != EINTR)
@@ -560,14 +781,19 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
             for (size_t r = w->ndone + 1; r < w->nfiles; r++)
                 plan.again[plan.nagain++] = w->files[r];
             int status = end_worker(w);
+            forget_holder(&plan, snap->nfiles, k);
             facts[index] = death_facts(status, timed_out, file_budget(snap, index, budget));
             progress_step(progress);
         }
     }
-    /* A closed pipe is the end of the work: every worker exits. */
+    /* A closed pipe is the end of the work: every worker exits; one started
+     * early that got no job may still be loading libclang: not waited for. */
     for (int k = 0; k < jobs; k++)
-        if (workers[k].pid)
+        if (workers[k].pid) {
+            if (!workers[k].used)
+                kill(workers[k].pid, SIGKILL);
             end_worker(&workers[k]);
+        }
     free(workers);
     free(fds);
     free(plan.taken);
@@ -577,5 +803,11 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
     free(plan.deferred);
     free(plan.building);
     free(plan.builder);
+    free(plan.need_start);
+    free(plan.need_list);
+    free(plan.held);
+    free(plan.parked);
+    free(plan.unit_parked);
+    free(plan.order);
     signal(SIGPIPE, old_sigpipe);
 }

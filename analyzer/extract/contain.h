@@ -16,8 +16,15 @@
  * every file; the others stay NULL, as a --shard leaves them). A file that was not
  * checked has a not-checked fact saying why (facts/facts.h): its content was
  * not read (source_file.not_checked), its parse crashed (the signal) or ran
- * past cfg->limits.file_seconds. At most `jobs` parses run at once. */
+ * past cfg->limits.file_seconds. At most `jobs` parses run at once.
+ * from_cache[i] (when not NULL) tells whether file i's facts came from
+ * the facts cache (else from a parse of this run). With parse_expected, a
+ * worker is started, and loads libclang, before the cache is looked in:
+ * the load (80 ms of CPU) then runs beside the main process's reading of
+ * cached facts instead of after it (a one-file commit); a worker that gets
+ * no job is killed. */
 void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *wanted, int jobs,
-                       progress *progress, file_facts **facts);
+                       progress *progress, file_facts **facts, bool *from_cache,
+                       bool parse_expected);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,6 +86,7 @@ static struct {
     char *host_math;      /* <shim_dir>/gpulint_nvcc_host_math.h */
     char *pch_path[LANG_COUNT];   /* by source_lang; NULL when it could not be built */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
+    char *results_dir;    /* <cache>/results (analyzer/results.c), NULL with facts_dir */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
     snapshot_reach *reach;   /* of the snapshot given to facts_global_init, or NULL */
     bool *other_unit;     /* that snapshot's files: some header is analysed in
@@ -312,6 +314,28 @@ static void prepare_pch(source_lang lang)
         free(prelude);
         return;
     }
+    /* One process builds it, a concurrent gpulint waits and uses it: two
+     * building at once each rewrote the prelude and renamed their PCH over
+     * the other's, and libclang then refused the include sets chained on
+     * the first one (their PCH discarded; tests/analyzer/cli.bats, two runs
+     * at once). The lock goes before it is let go, as in preamble.c. */
+    char *lock_path = xasprintf("%s/%s-%016llx.lock", g.cache_dir, ext, key);
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    while (lock >= 0 && flock(lock, LOCK_EX) != 0 && errno == EINTR)
+        ;
+    bool built = access(path, R_OK) == 0 && access(prelude, R_OK) == 0;
+    if (built || lock < 0) {
+        if (lock >= 0) {
+            unlink(lock_path);
+            close(lock);
+        }
+        free(lock_path);
+    }
+    if (built) {
+        g.pch_path[lang] = path;
+        free(prelude);
+        return;
+    }
     char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
     CXIndex index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
@@ -334,6 +358,11 @@ static void prepare_pch(source_lang lang)
     if (tu)
         clang_disposeTranslationUnit(tu);
     clang_disposeIndex(index);
+    if (lock >= 0) {
+        unlink(lock_path);
+        close(lock);
+        free(lock_path);
+    }
     free(prelude);
     free(tmp);
 }
@@ -434,8 +463,10 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     }
     /* GPULINT_NO_FACTS_CACHE: extract every file again (measurements). */
     g.identity = facts_identity();
-    if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE"))
+    if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE")) {
         g.facts_dir = xasprintf("%s/facts", g.cache_dir);
+        g.results_dir = xasprintf("%s/results", g.cache_dir);
+    }
     kept_clear();   /* units of an earlier snapshot */
     if (snap) {
         facts_cache_run_begin();
@@ -471,6 +502,7 @@ void facts_global_cleanup(void)
     for (int lang = 0; lang < LANG_COUNT; lang++)
         free(g.pch_path[lang]);
     free(g.facts_dir);
+    free(g.results_dir);
     free(g.identity);
     reach_free(g.reach);
     kept_clear();
@@ -513,10 +545,9 @@ static bool looks_like_include_guard(const char *name, size_t n)
     return false;
 }
 
-/* Whether a macro that configures the headers is set before the file's
- * first #include (in its text, or by -D/-U): the PCH was preprocessed
- * without it, and `#define _GNU_SOURCE` must still declare memmem. */
-static bool configures_headers_first(const source_file *src, const gl_config *cfg)
+/* Whether a macro that configures the headers is set by -D/-U, the
+ * file's or the config's. */
+static bool configures_headers_by_flags(const source_file *src, const gl_config *cfg)
 {
     for (size_t i = 0; i < src->nargs; i++) {
         const char *a = src->args[i];
@@ -529,6 +560,16 @@ static bool configures_headers_first(const source_file *src, const gl_config *cf
     for (size_t i = 0; cfg && i < cfg->defines.n; i++)
         if (configures_headers(cfg->defines.items[i], strcspn(cfg->defines.items[i], "=")))
             return true;
+    return false;
+}
+
+/* Whether a macro that configures the headers is set before the file's
+ * first #include (in its text, or by -D/-U): the base PCH was preprocessed
+ * without it, and `#define _GNU_SOURCE` must still declare memmem. */
+static bool configures_headers_first(const source_file *src, const gl_config *cfg)
+{
+    if (configures_headers_by_flags(src, cfg))
+        return true;
     const char *t = src->masked ? src->masked : src->text;
     const char *first_include = memmem(t, src->len, "#include", 8);
     size_t limit = first_include ? (size_t)(first_include - t) : src->len;
@@ -566,12 +607,15 @@ static bool can_use_pch(const source_file *src, const gl_config *cfg)
 /* Whether a file may parse with a PCH of its own leading system headers
  * (an include set): on top of the base PCH when it uses that, else on its
  * own (this repository's C files that include <clang-c/Index.h>: 50-70 ms
- * a parse without, 25 ms with). Not for a file that configures the headers
- * before including them (the set was preprocessed without that), nor one
- * that names cublas.h (can_use_pch). */
+ * a parse without, 25 ms with). A file that configures the headers in its
+ * first lines (`#define _GNU_SOURCE`) does not use the base PCH, and its
+ * set is built with those lines first (preamble_leading_defines): 52 of
+ * the 56 parses of this repository that used no PCH. Not for a file
+ * configured by -D/-U (the set is built with the config's flags, not the
+ * file's), nor one that names cublas.h (can_use_pch). */
 static bool can_use_set(const source_file *src, const gl_config *cfg)
 {
-    return !mentions(src, "cublas.h") && !configures_headers_first(src, cfg);
+    return !mentions(src, "cublas.h") && !configures_headers_by_flags(src, cfg);
 }
 
 typedef struct {
@@ -607,8 +651,9 @@ static void arg_list_free(arg_list *a)
 
 /* A file's include set (extract/preamble.h): the system headers the file
  * includes first (after the base PCH's prelude, when the file uses the base
- * PCH), built with the base flags and the config's include dirs and
- * defines (which every parse has too). */
+ * PCH; else after the #define lines the file starts with), built with the
+ * base flags and the config's include dirs and defines (which every parse
+ * has too). */
 typedef struct {
     char *prelude;      /* NULL: the file has no include set of its own */
     arg_list args;
@@ -621,7 +666,9 @@ static void include_set_of(const source_file *src, const gl_config *cfg, const c
     *set = (include_set){0};
     if (!leading)
         return;
-    set->prelude = xasprintf("%s%s", on_base ? pch_prelude[src->lang] : "", leading);
+    char *defines = on_base ? xstrdup(pch_prelude[src->lang]) : preamble_leading_defines(src);
+    set->prelude = xasprintf("%s%s", defines, leading);
+    free(defines);
     const char *base[MAX_BASE_ARGS];
     size_t nb = base_args(src->lang, base);
     for (size_t i = 0; i < nb; i++)
@@ -696,16 +743,34 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
     size_t n = snap->nfiles;
     char **leading = xcalloc(n ? n : 1, sizeof *leading);
     int *group = xcalloc(n ? n : 1, sizeof *group);
+    char **prefixes = NULL;   /* the distinct leading #define lines */
+    size_t nprefixes = 0;
     for (size_t i = 0; i < n; i++) {
         const source_file *src = &snap->files[i];
         if (facts_unit_of(snap, i) != i || !can_use_set(src, cfg))
             continue;
         bool on_base = can_use_pch(src, cfg);
-        char *all = preamble_leading_includes(src, g.reach);
+        char *all = preamble_leading_includes(src, g.reach, !on_base);
         leading[i] = on_base ? beyond_base(all, src->lang) : xstrdup(all);
-        group[i] = 2 * (int)src->lang + on_base;   /* a set's flags and base */
         free(all);
+        /* A set's flags and base, and the lines it starts with. */
+        size_t prefix = 0;
+        if (!on_base) {
+            char *defines = preamble_leading_defines(src);
+            while (prefix < nprefixes && strcmp(prefixes[prefix], defines) != 0)
+                prefix++;
+            if (prefix == nprefixes) {
+                prefixes = xrealloc(prefixes, (nprefixes + 1) * sizeof *prefixes);
+                prefixes[nprefixes++] = defines;
+            } else {
+                free(defines);
+            }
+        }
+        group[i] = (int)(((size_t)prefix * LANG_COUNT + src->lang) * 2) + on_base;
     }
+    for (size_t k = 0; k < nprefixes; k++)
+        free(prefixes[k]);
+    free(prefixes);
     g.set_of = preamble_choose(leading, group, n, header_weight);
     g.set_key = xcalloc(n ? n : 1, sizeof *g.set_key);
     g.nset_of = n;
@@ -929,6 +994,15 @@ static const char *cx_error_text(enum CXErrorCode rc)
     }
 }
 
+/* CPU seconds of the calling thread (a worker parses on a thread of its
+ * own, extract/contain.c). */
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Parse snap->files[tu_index] as a translation unit, handed the snapshot
  * files its includes can reach, with the PCH of its include set, else the
  * language's, else none. */
@@ -937,6 +1011,7 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
                                    CXTranslationUnit *tu)
 {
     const source_file *src = &snap->files[tu_index];
+    double cpu_start = thread_cpu_seconds();
     size_t *reached;
     size_t nunsaved = reach_files(reach, tu_index, &reached);
     struct CXUnsavedFile *unsaved = xcalloc(nunsaved ? nunsaved : 1, sizeof *unsaved);
@@ -957,20 +1032,30 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
             set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
     }
     enum CXErrorCode rc = CXError_Failure;
+    const char *used = "set";
     if (set_pch) {
         rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, set_pch, tu);
         if (rc != CXError_Success)
             preamble_discard(set.key);   /* refused: a header changed since */
     }
     include_set_free(&set);
-    if (rc != CXError_Success && with_pch)
+    if (rc != CXError_Success && with_pch) {
+        used = "base";
         rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, g.pch_path[src->lang], tu);
+    }
     if (rc != CXError_Success) {
         /* No PCH, or one the file's own flags are incompatible with (e.g.
          * -D of a macro the CUDA headers test): the slow, certain way. */
+        used = "no";
         rc = parse(cx_index, snap, src, cfg, unsaved, nunsaved, NULL, tu);
     }
     free(unsaved);
+    /* GPULINT_TRACE: one stderr line per translation unit parsed
+     * (tests/analyzer/parse_once.bats counts them; measurements; also
+     * analyzer/results.c). */
+    if (getenv("GPULINT_TRACE"))
+        fprintf(stderr, "gpulint: trace: parse %s (worker %d, %s PCH, %.3f s CPU)\n", src->path,
+                (int)getpid(), used, thread_cpu_seconds() - cpu_start);
     return rc;
 }
 
@@ -988,6 +1073,27 @@ static file_facts *cache_lookup(const snapshot *snap, size_t index, const gl_con
     else
         free(cache_key);
     return cached;
+}
+
+char *facts_cache_key_of(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    return g.facts_dir ? facts_cache_key(g.identity, snap, &snap->files[index], cfg) : NULL;
+}
+
+char *facts_cached_key(const snapshot *snap, size_t index, const gl_config *cfg)
+{
+    if (!g.facts_dir || !g.reach || snap->files[index].not_checked)
+        return NULL;
+    char *key = facts_cache_key(g.identity, snap, &snap->files[index], cfg);
+    if (facts_cache_fresh(g.facts_dir, key, g.reach))
+        return key;
+    free(key);
+    return NULL;
+}
+
+const char *facts_results_dir(void)
+{
+    return g.results_dir;
 }
 
 file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg)

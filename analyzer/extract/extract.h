@@ -43,6 +43,20 @@ void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
  * start a parse). */
 file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_config *cfg);
 
+/* The facts cache's key of snap->files[index] when the cache holds facts
+ * for it that facts_extract_cached would give (every file its parse read
+ * is as it was), else NULL (malloc'd). A key covers the file, its flags,
+ * its units and gpulint's identity (extract/cache.c). After
+ * facts_global_init with this snapshot. */
+char *facts_cached_key(const snapshot *snap, size_t index, const gl_config *cfg);
+
+/* The facts cache's key of snap->files[index] (NULL without a cache), and
+ * the directory whole runs' results are kept in beside the facts cache
+ * (NULL without one: GPULINT_NO_FACTS_CACHE, or a cache that cannot be
+ * written). After facts_global_init. */
+char *facts_cache_key_of(const snapshot *snap, size_t index, const gl_config *cfg);
+const char *facts_results_dir(void);
+
 /* One-time setup (CUDA shim dir, precompiled headers, the index of snap's
  * includes); call before the worker threads start, with the snapshot
  * facts_extract will be given (unchanged until facts_global_cleanup), or

@@ -67,6 +67,8 @@ char *facts_cache_key(const char *identity, const snapshot *snap, const source_f
  * (`included` when stored) has changed since, or one of the `absent` paths
  * (where a header not found would have been found) exists now. */
 file_facts *facts_cache_load(const char *dir, const char *key, const snapshot_reach *snap);
+/* Whether facts_cache_load would find the entry (without reading its facts). */
+bool facts_cache_fresh(const char *dir, const char *key, const snapshot_reach *snap);
 void facts_cache_store(const char *dir, const char *key, const file_facts *facts,
                        const snapshot_reach *snap, const fact_strs *included,
                        const fact_strs *absent);

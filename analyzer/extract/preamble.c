@@ -60,13 +60,46 @@ static int cmp_str(const void *a, const void *b)
 
 #define MAX_NESTING 8
 
+/* Whether the directive at s (after its '#') is a one-line #define or
+ * #undef: a line of preamble_leading_defines. */
+static bool simple_define(const source_file *src, const char *s, const char *line_end)
+{
+    if (!word_at(s, line_end, "define") && !word_at(s, line_end, "undef"))
+        return false;
+    const char *t_end = src->text + (line_end - src->masked);
+    while (t_end > src->text && (t_end[-1] == ' ' || t_end[-1] == '\t' || t_end[-1] == '\r'))
+        t_end--;
+    return t_end == src->text || t_end[-1] != '\\';
+}
+
+char *preamble_leading_defines(const source_file *src)
+{
+    byte_buf out = {0};
+    buf_append(&out, "", 0);
+    const char *m = src->masked, *end = m + src->len;
+    for (const char *line = m; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *line_end = nl ? nl : end;
+        const char *s = skip_blanks(line, line_end);
+        const char *start = line;
+        line = line_end + 1;
+        if (s == line_end)
+            continue;
+        if (*s != '#' || !simple_define(src, skip_blanks(s + 1, line_end), line_end))
+            break;
+        buf_append(&out, src->text + (start - m), (size_t)(line_end - start));
+        buf_append(&out, "\n", 1);
+    }
+    return out.data;
+}
+
 /* Append to names[] the system headers src includes first; an include of a
  * snapshot file is followed into that file's own leading system includes
  * (a project's "common.h"), after which nothing is hoisted: the rest of
  * that file runs before the includer's next line. Returns false when the
  * set ended inside a followed file. */
 static bool collect_leading(const source_file *src, const snapshot_reach *reach, char ***names,
-                            size_t *n, int depth)
+                            size_t *n, int depth, bool past_defines)
 {
     const char *m = src->masked, *end = m + src->len;
     const char *guard = NULL;   /* after "#ifndef X": the name X */
@@ -101,6 +134,9 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
             }
             return true;
         }
+        /* The lines preamble_leading_defines gives the set. */
+        if (past_defines && first && !guard && simple_define(src, s, line_end))
+            continue;
         if (!word_at(s, line_end, "include"))
             return true;
         first = false;
@@ -115,7 +151,7 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
         if (reach_may_name(reach, t + 1, len)) {
             const source_file *inner = reach_only_candidate(reach, t + 1, len);
             if (inner && depth < MAX_NESTING)
-                collect_leading(inner, reach, names, n, depth + 1);
+                collect_leading(inner, reach, names, n, depth + 1, false);
             return false;
         }
         if (close_char == '"')
@@ -126,11 +162,12 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
     return true;
 }
 
-char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach)
+char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach,
+                                bool past_defines)
 {
     char **names = NULL;
     size_t n = 0;
-    collect_leading(src, reach, &names, &n, 0);
+    collect_leading(src, reach, &names, &n, 0, past_defines);
     if (n > 1)   /* names is NULL when there are none: qsort's array must not be */
         qsort(names, n, sizeof *names, cmp_str);
     byte_buf out = {0};

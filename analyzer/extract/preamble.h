@@ -13,11 +13,20 @@
 #include "input/source.h"
 
 /* The system headers a file includes before anything else (after an
- * include guard or #pragma once): "#include <a.h>\n#include <b.h>\n",
- * sorted and once each, or "" (malloc'd). An include that names a snapshot
- * file ends the set: its text may differ from the disk a PCH is checked
- * against. */
-char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach);
+ * include guard or #pragma once; with past_defines, after its leading
+ * #define and #undef lines too, preamble_leading_defines):
+ * "#include <a.h>\n#include <b.h>\n", sorted and once each, or ""
+ * (malloc'd). An include that names a snapshot file ends the set: its text
+ * may differ from the disk a PCH is checked against. */
+char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach,
+                                bool past_defines);
+
+/* The one-line #define and #undef lines a file starts with (blank lines and
+ * comments aside), verbatim and in order, or "" (malloc'd): a set's PCH
+ * for a file that sets a feature-test macro (`#define _GNU_SOURCE`) before
+ * its system includes is built with them first, as the file's own
+ * preprocessor sees them. */
+char *preamble_leading_defines(const source_file *src);
 
 /* The include set each file's parse uses, from what each includes first
  * (leading[i]: preamble_leading_includes' lines, or NULL: no set for that

@@ -71,3 +71,27 @@ staged_findings() {
   ln -s ../elsewhere.c g.c
   assert_equal "$(staged_findings)" "3 no-via-pinned:e.c:2 no-via-pinned:f.c:2 no-via-pinned:g.c:2"
 }
+
+# The staged .gpulint.yaml too: read from the working tree when that copy is
+# the staged blob (no `git cat-file`, one process fewer per commit), from
+# git when it differs, and the staged one is what applies either way.
+@test "the staged config: its working tree copy when it is the staged blob, else git's" {
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  local real_git
+  real_git=$(command -v git)
+  printf '#!/bin/sh\necho "$*" >>"%s/git-calls"\nexec "%s" "$@"\n' "$BATS_TEST_TMPDIR" "$real_git" \
+    >"$BATS_TEST_TMPDIR/bin/git"
+  chmod +x "$BATS_TEST_TMPDIR/bin/git"
+  printf '#include <stddef.h>\n%s\n' "$BAD" >b.c
+  printf 'rules:\n  no-via-pinned:\n    enabled: false\n' >.gpulint.yaml
+  git add b.c .gpulint.yaml
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH run -0 "$GL" --staged -q
+  run grep -c 'cat-file' "$BATS_TEST_TMPDIR/git-calls"
+  assert_output 0
+  # Edited after git add: the staged config (the rule off) still applies.
+  printf 'rules: {}\n' >.gpulint.yaml
+  : >"$BATS_TEST_TMPDIR/git-calls"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH run -0 "$GL" --staged -q
+  run grep -c 'cat-file' "$BATS_TEST_TMPDIR/git-calls"
+  assert_output 1
+}

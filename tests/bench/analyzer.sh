@@ -54,7 +54,7 @@ clang_time() {
 row() {
   local name=$1 dir=$2 one=$3 clang_flags=$4; shift 4
   local args=("$@")
-  rm -rf "$XDG_CACHE_HOME/gpulint/facts" "$XDG_CACHE_HOME/gpulint/pch"
+  rm -rf "$XDG_CACHE_HOME/gpulint/facts" "$XDG_CACHE_HOME/gpulint/pch" "$XDG_CACHE_HOME/gpulint/results"
   local cold warm changed
   cold=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
   warm=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")

@@ -126,3 +126,34 @@ runs() { wc -l <"$BATS_TEST_TMPDIR/runs"; }
   run diff "$BATS_TEST_TMPDIR/facts-before" "$BATS_TEST_TMPDIR/facts-after"
   assert_success
 }
+
+@test "another CUDA_PATH or gpulint path is not answered from the cache" {
+  good_c src/a.c
+  git add src/a.c
+  git commit -q -m first
+  assert_equal "$(runs)" 1
+  CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}/ git commit -q --amend -m "first, reworded"
+  assert_equal "$(runs)" 2
+  cp "$GPULINT" "$BATS_TEST_TMPDIR/bin/gpulint-copy"
+  GPULINT=$BATS_TEST_TMPDIR/bin/gpulint-copy git commit -q --amend -m "first, reworded again"
+  assert_equal "$(runs)" 3
+  git commit -q --amend -m "first, as at first"
+  assert_equal "$(runs)" 4
+}
+
+@test "YAML below the top level is left out of the key, the top level's dot files are not" {
+  good_c src/a.c
+  git add src/a.c
+  git commit -q -m first
+  mkdir -p .github/workflows ci
+  printf 'on: push\n' >.github/workflows/ci.yml
+  printf 'a: 1\n' >ci/settings.yaml
+  printf 'b: 2\n' >top.yaml
+  git add .github ci top.yaml
+  git commit -q -m "CI settings"
+  assert_equal "$(runs)" 1
+  printf 'exclude: ["ci/**"]\n' >.gpulint.yaml
+  git add .gpulint.yaml
+  git commit -q -m "config"
+  assert_equal "$(runs)" 2
+}

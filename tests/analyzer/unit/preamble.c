@@ -13,17 +13,64 @@
 #include "extract/preamble.h"
 #include "util/xalloc.h"
 
-static char *leading_includes_of(const char *text)
+/* The leading includes of a file of this text (past its leading #define
+ * lines when past_defines), and those lines in *defines when not NULL. */
+static char *leading_of(const char *text, bool past_defines, char **defines)
 {
     snapshot snap = {0};
     source_file f;
     source_file_init(&f, xstrdup("a.c"), xstrdup("/r/a.c"), xstrdup(text), strlen(text), NULL);
     snapshot_add(&snap, &f);
     snapshot_reach *reach = reach_build(&snap);
-    char *set = preamble_leading_includes(&snap.files[0], reach);
+    char *set = preamble_leading_includes(&snap.files[0], reach, past_defines);
+    if (defines)
+        *defines = preamble_leading_defines(&snap.files[0]);
     reach_free(reach);
     snapshot_free(&snap);
     return set;
+}
+
+static char *leading_includes_of(const char *text)
+{
+    return leading_of(text, false, NULL);
+}
+
+/* A file that sets a feature-test macro first gets a set past it, built
+ * with its #define lines (comments and all) first; without past_defines
+ * the #define ends the set, as a file on the base PCH needs. */
+static void feature_macros_start_the_set(void **state)
+{
+    (void)state;
+    char *defines;
+    const char *text = "/* why */\n#define _GNU_SOURCE // memmem\n\n#undef NDEBUG\n"
+                       "#include <string.h>\n#include <assert.h>\nint x;\n";
+    char *set = leading_of(text, true, &defines);
+    assert_string_equal(set, "#include <assert.h>\n#include <string.h>\n");
+    assert_string_equal(defines, "#define _GNU_SOURCE // memmem\n#undef NDEBUG\n");
+    free(set);
+    free(defines);
+    set = leading_of(text, false, NULL);
+    assert_string_equal(set, "");
+    free(set);
+}
+
+/* A #define continued on the next line, or one after an #if, is no
+ * line of the set's: the set ends there (no PCH), as before. */
+static void other_directives_end_the_defines(void **state)
+{
+    (void)state;
+    char *defines;
+    char *set = leading_of("#define A \\\n 1\n#include <string.h>\n", true, &defines);
+    assert_string_equal(set, "");
+    assert_string_equal(defines, "");
+    free(set);
+    free(defines);
+    set = leading_of("#define B 1\n#if B\n#define _GNU_SOURCE\n#endif\n#include <string.h>\n",
+                     true, &defines);
+    assert_string_equal(set, "");
+    assert_string_equal(defines, "#define B 1\n");
+    free(set);
+    free(defines);
 }
 
 /* Each name is compared with the one before it once sorted: they were
@@ -109,6 +156,8 @@ int main(void)
         cmocka_unit_test(repeated_headers_once_each_sorted),
         cmocka_unit_test(no_leading_include_is_an_empty_set),
         cmocka_unit_test(ends_at_a_quoted_include),
+        cmocka_unit_test(feature_macros_start_the_set),
+        cmocka_unit_test(other_directives_end_the_defines),
         cmocka_unit_test(files_alone_share_a_common_subset),
     };
     return cmocka_run_group_tests_name("preamble", tests, NULL, NULL);

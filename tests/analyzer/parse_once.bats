@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# A cold run parses each translation unit once (analyzer/extract/contain.c):
+# a header included by several programs is analysed in a unit of each
+# (docs/libclang.md), and the worker that parsed those units keeps them
+# (extract/extract.c, kept_give); a job that needs one goes to that worker
+# instead of another worker that would parse it again.
+
+bats_require_minimum_version 1.5.0
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load gpulint_env
+
+setup_file() { gpulint_env_setup_file; }
+setup() {
+  gpulint_env_setup
+  export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache
+  # Three programs (sibling directories) share lib/shared.h: it is analysed
+  # in p1/main.c's unit and in p2's and p3's, which are also jobs of their
+  # own, handed out while the first worker still holds them.
+  mkdir lib p1 p2 p3
+  cat >lib/shared.h <<'H'
+#ifndef SHARED_H
+#define SHARED_H
+#include <cuda_runtime_api.h>
+static inline int shared_sync(void) { return (int)cudaDeviceSynchronize(); }
+#endif
+H
+  for p in p1 p2 p3; do
+    cat >$p/main.c <<C
+#include <cuda_runtime_api.h>
+#include "../lib/shared.h"
+int ${p}_step(void) { cudaDeviceSynchronize(); return shared_sync(); }
+C
+  done
+}
+
+# The units a run parsed, one a line, sorted, from its stderr.
+parses() {
+  grep -o 'gpulint: trace: parse [^ ]*' <<<"$1" | sed 's/.* parse //' | sort
+}
+
+@test "a cold run at -j2 parses each unit once and reports what -j1 reports" {
+  run -1 --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" \
+    --format json -j2 -q lib/shared.h p1/main.c p2/main.c p3/main.c
+  local two=$output
+  assert_equal "$(parses "$stderr")" "$(printf 'p1/main.c\np2/main.c\np3/main.c')"
+  # The status each main.c drops (3 findings), whichever worker found it.
+  assert_equal "$(jq -r '.findings[] | .file + " " + .rule' <<<"$two")" \
+    "$(printf '%s unchecked-status\n' p1/main.c p2/main.c p3/main.c)"
+  rm -rf "$XDG_CACHE_HOME"
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -j1 -q lib/shared.h p1/main.c p2/main.c p3/main.c
+  assert_equal "$output" "$two"
+}
+
+@test "with every worker idle a parked job still goes out (the run ends)" {
+  # -j3: the third worker has nothing it can do without a repeated parse.
+  run -1 --separate-stderr timeout 120 env GPULINT_TRACE=1 "$GL" \
+    --config "$EMPTY_CONFIG" -j3 -q lib/shared.h p1/main.c p2/main.c p3/main.c
+  assert_equal "$(parses "$stderr")" "$(printf 'p1/main.c\np2/main.c\np3/main.c')"
+}
