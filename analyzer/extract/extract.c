@@ -550,17 +550,40 @@ static bool configures_headers_first(const source_file *src, const gl_config *cf
     return false;
 }
 
+/* Whether an include of `spelling` names a header of the CUDA toolkit. */
+static bool names_toolkit_header(const char *spelling, size_t len, void *ctx)
+{
+    (void)ctx;
+    char *in_cuda = xasprintf("%s/%.*s", g.cuda_include, (int)len, spelling);
+    char *in_cccl = g.cccl_dir ? xasprintf("%s/%.*s", g.cccl_dir, (int)len, spelling) : NULL;
+    bool found = access(in_cuda, F_OK) == 0 || (in_cccl && access(in_cccl, F_OK) == 0);
+    free(in_cuda);
+    free(in_cccl);
+    return found;
+}
+
 /* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
  * included after it, so such files parse without the PCH, as do files that
  * configure the headers before including them. A C file that names neither
  * CUDA nor cuBLAS parses faster without it (a plain .c takes less than
- * loading the PCH). */
-static bool can_use_pch(const source_file *src, const gl_config *cfg)
+ * loading the PCH). A C or C++ unit that includes no header of the toolkit
+ * (through any file it reaches) is built without the runtime's
+ * declarations, which the PCH would add: a program that loads the driver
+ * and declares its types itself (cuda-samples' cuda_drvapi_dynlink_cuda.h,
+ * which takes cuda.h's include guard and defines CUuuid_st as the runtime's
+ * driver_types.h does) parses as its build compiles it. A CUDA unit has
+ * the runtime whatever it includes, as under nvcc. */
+static bool can_use_pch(const snapshot *snap, size_t unit, const gl_config *cfg,
+                        const snapshot_reach *reach)
 {
+    const source_file *src = &snap->files[unit];
     if (!g.pch_path[src->lang] || mentions(src, "cublas.h") ||
         configures_headers_first(src, cfg))
         return false;
-    return src->lang == LANG_CUDA || mentions(src, "cuda") || mentions(src, "cublas");
+    if (src->lang == LANG_CUDA)
+        return true;
+    return (mentions(src, "cuda") || mentions(src, "cublas")) &&
+           reach_includes_named(reach, unit, names_toolkit_header, NULL);
 }
 
 /* Whether a file may parse with a PCH of its own leading system headers
@@ -700,7 +723,7 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
         const source_file *src = &snap->files[i];
         if (facts_unit_of(snap, i) != i || !can_use_set(src, cfg))
             continue;
-        bool on_base = can_use_pch(src, cfg);
+        bool on_base = can_use_pch(snap, i, cfg, g.reach);
         char *all = preamble_leading_includes(src, g.reach);
         leading[i] = on_base ? beyond_base(all, src->lang) : xstrdup(all);
         group[i] = 2 * (int)src->lang + on_base;   /* a set's flags and base */
@@ -712,7 +735,7 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
     for (size_t i = 0; i < n; i++) {
         free(leading[i]);
         include_set set;
-        include_set_of(&snap->files[i], cfg, g.set_of[i], can_use_pch(&snap->files[i], cfg),
+        include_set_of(&snap->files[i], cfg, g.set_of[i], can_use_pch(snap, i, cfg, g.reach),
                        &set);
         if (set.prelude) {
             preamble_count(set.key);
@@ -948,7 +971,7 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
         unsaved[k].Length = f->len;
     }
     free(reached);
-    bool with_pch = can_use_pch(src, cfg);
+    bool with_pch = can_use_pch(snap, tu_index, cfg, reach);
     include_set set = {0};
     const char *set_pch = NULL;
     if (g.set_of && tu_index < g.nset_of) {
