@@ -1200,6 +1200,35 @@ static void kept_clear(void)
     memset(&kept, 0, sizeof kept);
 }
 
+typedef struct {
+    CXFile want;
+    bool found;
+} inclusion_search;
+
+static void find_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
+                           CXClientData data)
+{
+    (void)stack;
+    inclusion_search *s = data;
+    if (depth > 0 && !s->found && clang_File_isEqual(included, s->want))
+        s->found = true;
+}
+
+/* The file abs_path as unit `tu` includes it, or NULL when the unit does
+ * not include it. clang_getFile alone also knows the files a parse was
+ * handed unsaved (every file its includes can name: extract/reach.h),
+ * included or not, so a header behind an #if the build does not take
+ * passed for one the unit reached and had no facts at all. */
+static CXFile unit_includes(CXTranslationUnit tu, const char *abs_path)
+{
+    CXFile file = clang_getFile(tu, abs_path);
+    if (!file)
+        return NULL;
+    inclusion_search s = {file, false};
+    clang_getInclusions(tu, find_inclusion, &s);
+    return s.found ? file : NULL;
+}
+
 /* The facts header `src` has in the unit of snap->files[unit], another
  * program's (source_file.other_contexts); NULL when that unit does not
  * reach it after all (an #if) or libclang made none. The unit's inclusions
@@ -1216,7 +1245,7 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit,
     }
     if (!tu)
         return NULL;
-    CXFile main_file = clang_getFile(tu, src->abs_path);
+    CXFile main_file = unit_includes(tu, src->abs_path);
     file_facts *facts = NULL;
     if (main_file) {
         facts = xcalloc(1, sizeof *facts);
@@ -1269,6 +1298,9 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         facts->not_checked[0].loc.line = hazard_line;
         return facts;
     }
+    CXTranslationUnit tu = NULL, own_tu = NULL;
+    CXFile main_file = NULL;
+    enum CXErrorCode rc = CXError_Success;
     /* A header is analysed inside the translation unit of a source file
      * that includes it, with that file's flags, macros and types, as its
      * build compiles it; its facts are those located in the header. One
@@ -1283,14 +1315,11 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
             unit->tu = NULL;
         }
     }
-    CXTranslationUnit tu = NULL, own_tu = NULL;
-    CXFile main_file = NULL;
-    enum CXErrorCode rc = CXError_Success;
     if (index == unit->index) {
         rc = unit->rc;
         tu = unit->tu;
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
-    } else if (unit->tu && (main_file = clang_getFile(unit->tu, src->abs_path)) != NULL) {
+    } else if (unit->tu && (main_file = unit_includes(unit->tu, src->abs_path)) != NULL) {
         tu = unit->tu;
     } else {
         rc = parse_unit(parse_index(), snap, index, cfg, reach, &own_tu);
@@ -1321,12 +1350,20 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         clang_getInclusions(tu, note_inclusion, &included);
     /* A header of several programs: what each other program's unit shows
      * of it too, each fact once. */
+    bool in_other_unit = false;
     for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
         file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k],
                                                src, cfg, reach, cache_key ? &included : NULL);
-        if (more)
+        if (more) {
             facts_merge(facts, more);
+            in_other_unit = true;
+        }
     }
+    /* Parsed on its own although it has an includer, whose unit was built
+     * but does not include it (rules/lost_header.c reports that once). */
+    if (tu == own_tu && unit->tu && src->context >= 0 && !in_other_unit)
+        FACT_PUSH(facts->outside_unit, facts->n_outside_unit)->unit =
+            xstrdup(snap->files[unit->index].path);
     /* where_missing knows the search path of one unit only: a header of
      * several programs with a header not found is parsed again each run. */
     bool store = cache_key && cacheable(facts) &&

@@ -97,19 +97,44 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
 }
 
 /* One finding for all the errors of a header parsed without the context
- * of the includer that could not find it (rules/lost_header.h), at the
- * first: they follow from that one cause. */
+ * of an includer (rules/lost_header.h), at the first: they follow from
+ * that one cause. */
 static void report_lost(const analysis *a, size_t fi, const lost_header *lost, diag_sink *sink)
 {
     const file_facts *f = a->facts[fi];
     const fact_parse_error *first = &f->parse_errors[0];
-    diag_report(sink, "not-checked", a->snap->files[fi].path, first->loc.line, first->loc.col,
-                "%s includes this header as '%s' but could not find it, so it was parsed "
-                "on its own, without the types and macros of its includer: %zu error%s (the "
-                "first: %s): " NOT_CHECKED "; add %s to include-dirs: in .gpulint.yaml or "
-                "pass the build's compile database with -p DIR",
-                lost->includer, lost->spelling, f->n_parse_errors,
-                f->n_parse_errors == 1 ? "" : "s", first->message, lost->dir);
+    const char *path = a->snap->files[fi].path;
+    size_t n = f->n_parse_errors;
+    switch (lost->reason) {
+    case LOST_NOT_FOUND:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "%s includes this header as '%s' but could not find it, so it was parsed "
+                    "on its own, without the types and macros of its includer: %zu error%s (the "
+                    "first: %s): " NOT_CHECKED "; add %s to include-dirs: in .gpulint.yaml or "
+                    "pass the build's compile database with -p DIR",
+                    lost->includer, lost->spelling, n, n == 1 ? "" : "s", first->message,
+                    lost->dir);
+        break;
+    case LOST_UNTAKEN_BRANCH:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "%s includes this header only in a preprocessor branch that this build "
+                    "does not take (the unit of %s does not include it), so it was parsed on "
+                    "its own, without the types and macros of its includer: %zu error%s (the "
+                    "first: %s): " NOT_CHECKED "; to check it, give gpulint the flags of a "
+                    "build that takes that branch (-p DIR, defines: in .gpulint.yaml), or "
+                    "exclude it",
+                    lost->includer, lost->unit, n, n == 1 ? "" : "s", first->message);
+        break;
+    case LOST_MACRO:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "this header is named by the macro %s at %s, which an #include expands, "
+                    "and by no #include line: gpulint does not follow such an #include to the "
+                    "unit that reaches it, so it was parsed on its own: %zu error%s (the first: "
+                    "%s): " NOT_CHECKED "; if this build never includes it (another "
+                    "compiler's or platform's header), exclude it",
+                    lost->macro, lost->includer, n, n == 1 ? "" : "s", first->message);
+        break;
+    }
 }
 
 static void check(const analysis *a, diag_sink *sink)
