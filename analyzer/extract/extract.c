@@ -1275,6 +1275,25 @@ typedef struct {
     CXTranslationUnit tu;    /* NULL unless rc is CXError_Success */
 } shared_unit;
 
+/* Whether the file of `tu`, parsed as a unit of its own, has neither a
+ * compiler error nor a cause of not-checked in it. */
+static bool parses_clean(CXTranslationUnit tu, const source_file *src)
+{
+    file_facts *facts = xcalloc(1, sizeof *facts);
+    walk_ctx ctx = {
+        .tu = tu,
+        .main_file = clang_getFile(tu, src->abs_path),
+        .src = src,
+        .facts = facts,
+    };
+    extract_walk(&ctx);   /* first: it finds the device bodies */
+    collect_parse_errors(&ctx);
+    free(ctx.device_bodies);
+    bool clean = facts->n_parse_errors == 0 && facts->n_not_checked == 0;
+    facts_free(facts);
+    return clean;
+}
+
 /* The facts of snap->files[index] found in a translation unit: the shared
  * unit when it reaches the file, else a parse of the file's own. */
 static file_facts *extract_one(const snapshot *snap, size_t index, const gl_config *cfg,
@@ -1301,11 +1320,26 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     CXTranslationUnit tu = NULL, own_tu = NULL;
     CXFile main_file = NULL;
     enum CXErrorCode rc = CXError_Success;
+    /* A source file that another file includes (input/source.h: context)
+     * may be a program of its own as well (llm.c's train_gpt2.cu, which
+     * test_gpt2.cu includes with TESTING defined, leaving out its main):
+     * one that parses on its own without an error is its own unit; one
+     * that needs its includer's declarations (cuda-samples'
+     * graphics_interface.c, after the X11 headers of simpleGLES.cu) is
+     * analysed in the includer's, as a header is. */
+    bool own_unit = false;
+    if (!src->is_header && src->context >= 0 &&
+        parse_unit(parse_index(), snap, index, cfg, reach, &own_tu) == CXError_Success && own_tu)
+        own_unit = parses_clean(own_tu, src);
+    if (own_tu && !own_unit) {
+        clang_disposeTranslationUnit(own_tu);
+        own_tu = NULL;
+    }
     /* A header is analysed inside the translation unit of a source file
      * that includes it, with that file's flags, macros and types, as its
      * build compiles it; its facts are those located in the header. One
      * that unit does not reach after all (an #if) is parsed on its own. */
-    if (!unit->tried) {
+    if (!own_unit && !unit->tried) {
         unit->tried = true;
         unit->tu = kept_take(unit->index);
         unit->rc = unit->tu ? CXError_Success
@@ -1315,7 +1349,10 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
             unit->tu = NULL;
         }
     }
-    if (index == unit->index) {
+    if (own_unit) {
+        tu = own_tu;
+        main_file = clang_getFile(tu, src->abs_path);
+    } else if (index == unit->index) {
         rc = unit->rc;
         tu = unit->tu;
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
@@ -1336,7 +1373,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     walk_ctx ctx = {
         .tu = tu,
         .main_file = main_file,
-        .header_in_unit = src->context >= 0 && main_file &&
+        .header_in_unit = !own_unit && src->context >= 0 && main_file &&
                           !clang_File_isEqual(main_file,
                                               clang_getFile(tu, snap->files[src->context].abs_path)),
         .src = src,
@@ -1361,7 +1398,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     }
     /* Parsed on its own although it has an includer, whose unit was built
      * but does not include it (rules/lost_header.c reports that once). */
-    if (tu == own_tu && unit->tu && src->context >= 0 && !in_other_unit)
+    if (tu == own_tu && !own_unit && unit->tu && src->context >= 0 && !in_other_unit)
         FACT_PUSH(facts->outside_unit, facts->n_outside_unit)->unit =
             xstrdup(snap->files[unit->index].path);
     /* where_missing knows the search path of one unit only: a header of

@@ -267,8 +267,8 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
     /* C++ spreads from the C++ files to the C headers they include, then
      * CUDA from the CUDA files to every header they include: a header a .cu
      * and a .cpp share is parsed as the .cu sees it. An included source
-     * file takes its includer's language likewise: the build compiles it
-     * only as a part of that file. */
+     * file keeps its own: it is parsed on its own first
+     * (extract/extract.c), as its build may compile it too. */
     for (int pass = 0; pass < 2; pass++) {
         source_lang lang = pass == 0 ? LANG_CXX : LANG_CUDA;
         size_t head = 0, tail = 0;
@@ -280,7 +280,7 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
             for (size_t k = 0; k < nincludes[i]; k++) {
                 source_file *h = &snap->files[includes[i][k]];
                 bool takes = lang == LANG_CUDA ? h->lang != LANG_CUDA : h->lang == LANG_C;
-                if (part_of_unit(snap, included, (size_t)includes[i][k]) && takes) {
+                if (h->is_header && takes) {
                     h->lang = lang;
                     queue[tail++] = (size_t)includes[i][k];
                 }
