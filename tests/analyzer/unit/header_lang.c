@@ -123,12 +123,38 @@ static void headers_get_a_unit_per_program(void **state)
     snapshot_free(&snap);
 }
 
+/* A source file that another file includes is a part of its includer's
+ * unit, as a header is (and its headers belong to that unit too); one that
+ * nothing else includes, or that includes itself, is a unit of its own. */
+static void included_sources_get_their_includers_unit(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    add(&snap, "gles/viewer.cu", "#include <X11/Xlib.h>\n#include \"iface.c\"\n");
+    add(&snap, "gles/iface.c", "#include \"iface.h\"\n");
+    add(&snap, "gles/iface.h", "int w;\n");
+    add(&snap, "solo/self.c", "#ifndef AGAIN\n#define AGAIN\n#include \"self.c\"\n#endif\n");
+    snapshot_sort(&snap);
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    header_langs_resolve(&snap, &cfg);
+    long viewer = snapshot_find(&snap, "gles/viewer.cu");
+    assert_int_equal(file_of(&snap, "gles/iface.c")->context, viewer);
+    assert_int_equal(file_of(&snap, "gles/iface.h")->context, viewer);
+    assert_int_equal(file_of(&snap, "gles/viewer.cu")->context, -1);
+    assert_int_equal(file_of(&snap, "solo/self.c")->context, -1);
+    assert_int_equal(lang_of(&snap, "gles/iface.c"), LANG_C);   /* keeps its own */
+    config_free(&cfg);
+    snapshot_free(&snap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cuda_reaches_headers_transitively),
         cmocka_unit_test(headers_alone_are_cuda_by_their_syntax),
         cmocka_unit_test(headers_get_a_unit_per_program),
+        cmocka_unit_test(included_sources_get_their_includers_unit),
     };
     return cmocka_run_group_tests_name("header_lang", tests, NULL, NULL);
 }
