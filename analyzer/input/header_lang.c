@@ -2,6 +2,8 @@
 #include "input/header_lang.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +20,18 @@ static long find_in(const snapshot *snap, const char *dir, const char *name)
     return idx;
 }
 
-/* Config include dirs are absolute; snapshot paths are root-relative. */
+/* Config include dirs and a compilation database's are absolute; snapshot
+ * paths are relative to the repository root, and outside a repository
+ * (no root) as given, relative to the directory gpulint runs in
+ * (input/inputs.c): without that, no header found through an -I or
+ * include-dirs had a unit outside git (nccl's DOCA headers through its
+ * database's -I, cuda-samples' Common/ through include-dirs). */
 static char *reported_dir(const snapshot *snap, const char *abs_dir)
 {
-    size_t rl = snap->root ? strlen(snap->root) : 0;
-    if (rl && strncmp(abs_dir, snap->root, rl) == 0 && (abs_dir[rl] == '/' || !abs_dir[rl]))
+    char cwd[PATH_MAX];
+    const char *base = snap->root ? snap->root : getcwd(cwd, sizeof cwd);
+    size_t rl = base ? strlen(base) : 0;
+    if (rl && strncmp(abs_dir, base, rl) == 0 && (abs_dir[rl] == '/' || !abs_dir[rl]))
         return xstrdup(abs_dir[rl] ? abs_dir + rl + 1 : "");
     return xstrdup(abs_dir);
 }
