@@ -145,10 +145,6 @@ bool lost_header_find(const analysis *a, size_t fi, lost_header *out)
     }
     if (!h->is_header || h->context >= 0)
         return false;
-    if (naming_line(a->snap, fi, &out->macro, &out->includer, &out->spelling)) {
-        out->reason = LOST_MACRO;
-        return true;
-    }
     for (size_t j = 0; j < a->snap->nfiles; j++) {
         const file_facts *f = a->facts[j];
         for (size_t k = 0; j != fi && k < f->n_not_checked; k++) {
@@ -162,6 +158,14 @@ bool lost_header_find(const analysis *a, size_t fi, lost_header *out)
             out->dir = dir_below(a->snap, h->abs_path, u->detail);
             return true;
         }
+    }
+    if (naming_line(a->snap, fi, NULL, &out->includer, &out->spelling)) {
+        out->reason = LOST_NO_UNIT;
+        return true;
+    }
+    if (naming_line(a->snap, fi, &out->macro, &out->includer, &out->spelling)) {
+        out->reason = LOST_MACRO;
+        return true;
     }
     return false;
 }

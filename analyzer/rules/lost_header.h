@@ -6,7 +6,10 @@
  *    relies on its includer for <stdint.h>;
  *  - a file includes it only in a preprocessor branch that this build does
  *    not take (`#elif defined(_MSC_VER)`): the header of another compiler
- *    or platform;
+ *    or platform; or a file's #include names it, but not on a search path
+ *    gpulint has, from a file no unit reaches (boost's
+ *    `#include <boost/numeric/interval/detail/msvc_rounding_control.hpp>`
+ *    without the sample's own include directory);
  *  - it is named only by a macro that an `#include MACRO` expands (boost's
  *    `#define BOOST_COMPILER_CONFIG "boost/config/compiler/gcc.hpp"`):
  *    gpulint finds units by the names #include lines write, not by what
@@ -25,6 +28,9 @@
 typedef enum {
     LOST_NOT_FOUND,       /* its includer could not find it */
     LOST_UNTAKEN_BRANCH,  /* included only where this build does not go */
+    LOST_NO_UNIT,         /* an #include names it, but no unit reaches that
+                             #include and finds it: a branch not taken, or a
+                             search path gpulint does not have */
     LOST_MACRO,           /* named only by a macro an #include expands */
 } lost_reason;
 

@@ -125,6 +125,17 @@ static void report_lost(const analysis *a, size_t fi, const lost_header *lost, d
                     "exclude it",
                     lost->includer, lost->unit, n, n == 1 ? "" : "s", first->message);
         break;
+    case LOST_NO_UNIT:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "%s includes this header as '%s', but no unit of this build reaches that "
+                    "#include and finds it there (a preprocessor branch the build does not "
+                    "take, or an include directory gpulint was not given), so it was parsed "
+                    "on its own, without the types and macros of its includer: %zu error%s (the "
+                    "first: %s): " NOT_CHECKED "; give gpulint the build's flags (-p DIR, "
+                    "include-dirs: in .gpulint.yaml), or exclude another compiler's or "
+                    "platform's header",
+                    lost->includer, lost->spelling, n, n == 1 ? "" : "s", first->message);
+        break;
     case LOST_MACRO:
         diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
                     "this header is named by the macro %s at %s, which an #include expands, "
