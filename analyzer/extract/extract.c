@@ -591,17 +591,40 @@ static bool configures_headers_first(const source_file *src, const gl_config *cf
     return false;
 }
 
+/* Whether an include of `spelling` names a header of the CUDA toolkit. */
+static bool names_toolkit_header(const char *spelling, size_t len, void *ctx)
+{
+    (void)ctx;
+    char *in_cuda = xasprintf("%s/%.*s", g.cuda_include, (int)len, spelling);
+    char *in_cccl = g.cccl_dir ? xasprintf("%s/%.*s", g.cccl_dir, (int)len, spelling) : NULL;
+    bool found = access(in_cuda, F_OK) == 0 || (in_cccl && access(in_cccl, F_OK) == 0);
+    free(in_cuda);
+    free(in_cccl);
+    return found;
+}
+
 /* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
  * included after it, so such files parse without the PCH, as do files that
  * configure the headers before including them. A C file that names neither
  * CUDA nor cuBLAS parses faster without it (a plain .c takes less than
- * loading the PCH). */
-static bool can_use_pch(const source_file *src, const gl_config *cfg)
+ * loading the PCH). A C or C++ unit that includes no header of the toolkit
+ * (through any file it reaches) is built without the runtime's
+ * declarations, which the PCH would add: a program that loads the driver
+ * and declares its types itself (cuda-samples' cuda_drvapi_dynlink_cuda.h,
+ * which takes cuda.h's include guard and defines CUuuid_st as the runtime's
+ * driver_types.h does) parses as its build compiles it. A CUDA unit has
+ * the runtime whatever it includes, as under nvcc. */
+static bool can_use_pch(const snapshot *snap, size_t unit, const gl_config *cfg,
+                        const snapshot_reach *reach)
 {
+    const source_file *src = &snap->files[unit];
     if (!g.pch_path[src->lang] || mentions(src, "cublas.h") ||
         configures_headers_first(src, cfg))
         return false;
-    return src->lang == LANG_CUDA || mentions(src, "cuda") || mentions(src, "cublas");
+    if (src->lang == LANG_CUDA)
+        return true;
+    return (mentions(src, "cuda") || mentions(src, "cublas")) &&
+           reach_includes_named(reach, unit, names_toolkit_header, NULL);
 }
 
 /* Whether a file may parse with a PCH of its own leading system headers
@@ -749,7 +772,7 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
         const source_file *src = &snap->files[i];
         if (facts_unit_of(snap, i) != i || !can_use_set(src, cfg))
             continue;
-        bool on_base = can_use_pch(src, cfg);
+        bool on_base = can_use_pch(snap, i, cfg, g.reach);
         char *all = preamble_leading_includes(src, g.reach, !on_base);
         leading[i] = on_base ? beyond_base(all, src->lang) : xstrdup(all);
         free(all);
@@ -777,7 +800,7 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
     for (size_t i = 0; i < n; i++) {
         free(leading[i]);
         include_set set;
-        include_set_of(&snap->files[i], cfg, g.set_of[i], can_use_pch(&snap->files[i], cfg),
+        include_set_of(&snap->files[i], cfg, g.set_of[i], can_use_pch(snap, i, cfg, g.reach),
                        &set);
         if (set.prelude) {
             preamble_count(set.key);
@@ -1023,7 +1046,7 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
         unsaved[k].Length = f->len;
     }
     free(reached);
-    bool with_pch = can_use_pch(src, cfg);
+    bool with_pch = can_use_pch(snap, tu_index, cfg, reach);
     include_set set = {0};
     const char *set_pch = NULL;
     if (g.set_of && tu_index < g.nset_of) {
@@ -1283,6 +1306,35 @@ static void kept_clear(void)
     memset(&kept, 0, sizeof kept);
 }
 
+typedef struct {
+    CXFile want;
+    bool found;
+} inclusion_search;
+
+static void find_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
+                           CXClientData data)
+{
+    (void)stack;
+    inclusion_search *s = data;
+    if (depth > 0 && !s->found && clang_File_isEqual(included, s->want))
+        s->found = true;
+}
+
+/* The file abs_path as unit `tu` includes it, or NULL when the unit does
+ * not include it. clang_getFile alone also knows the files a parse was
+ * handed unsaved (every file its includes can name: extract/reach.h),
+ * included or not, so a header behind an #if the build does not take
+ * passed for one the unit reached and had no facts at all. */
+static CXFile unit_includes(CXTranslationUnit tu, const char *abs_path)
+{
+    CXFile file = clang_getFile(tu, abs_path);
+    if (!file)
+        return NULL;
+    inclusion_search s = {file, false};
+    clang_getInclusions(tu, find_inclusion, &s);
+    return s.found ? file : NULL;
+}
+
 /* The facts header `src` has in the unit of snap->files[unit], another
  * program's (source_file.other_contexts); NULL when that unit does not
  * reach it after all (an #if) or libclang made none. The unit's inclusions
@@ -1299,7 +1351,7 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit,
     }
     if (!tu)
         return NULL;
-    CXFile main_file = clang_getFile(tu, src->abs_path);
+    CXFile main_file = unit_includes(tu, src->abs_path);
     file_facts *facts = NULL;
     if (main_file) {
         facts = xcalloc(1, sizeof *facts);
@@ -1329,6 +1381,25 @@ typedef struct {
     CXTranslationUnit tu;    /* NULL unless rc is CXError_Success */
 } shared_unit;
 
+/* Whether the file of `tu`, parsed as a unit of its own, has neither a
+ * compiler error nor a cause of not-checked in it. */
+static bool parses_clean(CXTranslationUnit tu, const source_file *src)
+{
+    file_facts *facts = xcalloc(1, sizeof *facts);
+    walk_ctx ctx = {
+        .tu = tu,
+        .main_file = clang_getFile(tu, src->abs_path),
+        .src = src,
+        .facts = facts,
+    };
+    extract_walk(&ctx);   /* first: it finds the device bodies */
+    collect_parse_errors(&ctx);
+    free(ctx.device_bodies);
+    bool clean = facts->n_parse_errors == 0 && facts->n_not_checked == 0;
+    facts_free(facts);
+    return clean;
+}
+
 /* The facts of snap->files[index] found in a translation unit: the shared
  * unit when it reaches the file, else a parse of the file's own. */
 static file_facts *extract_one(const snapshot *snap, size_t index, const gl_config *cfg,
@@ -1352,11 +1423,29 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         facts->not_checked[0].loc.line = hazard_line;
         return facts;
     }
+    CXTranslationUnit tu = NULL, own_tu = NULL;
+    CXFile main_file = NULL;
+    enum CXErrorCode rc = CXError_Success;
+    /* A source file that another file includes (input/source.h: context)
+     * may be a program of its own as well (llm.c's train_gpt2.cu, which
+     * test_gpt2.cu includes with TESTING defined, leaving out its main):
+     * one that parses on its own without an error is its own unit; one
+     * that needs its includer's declarations (cuda-samples'
+     * graphics_interface.c, after the X11 headers of simpleGLES.cu) is
+     * analysed in the includer's, as a header is. */
+    bool own_unit = false;
+    if (!src->is_header && src->context >= 0 &&
+        parse_unit(parse_index(), snap, index, cfg, reach, &own_tu) == CXError_Success && own_tu)
+        own_unit = parses_clean(own_tu, src);
+    if (own_tu && !own_unit) {
+        clang_disposeTranslationUnit(own_tu);
+        own_tu = NULL;
+    }
     /* A header is analysed inside the translation unit of a source file
      * that includes it, with that file's flags, macros and types, as its
      * build compiles it; its facts are those located in the header. One
      * that unit does not reach after all (an #if) is parsed on its own. */
-    if (!unit->tried) {
+    if (!own_unit && !unit->tried) {
         unit->tried = true;
         unit->tu = kept_take(unit->index);
         unit->rc = unit->tu ? CXError_Success
@@ -1366,14 +1455,14 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
             unit->tu = NULL;
         }
     }
-    CXTranslationUnit tu = NULL, own_tu = NULL;
-    CXFile main_file = NULL;
-    enum CXErrorCode rc = CXError_Success;
-    if (index == unit->index) {
+    if (own_unit) {
+        tu = own_tu;
+        main_file = clang_getFile(tu, src->abs_path);
+    } else if (index == unit->index) {
         rc = unit->rc;
         tu = unit->tu;
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
-    } else if (unit->tu && (main_file = clang_getFile(unit->tu, src->abs_path)) != NULL) {
+    } else if (unit->tu && (main_file = unit_includes(unit->tu, src->abs_path)) != NULL) {
         tu = unit->tu;
     } else {
         rc = parse_unit(parse_index(), snap, index, cfg, reach, &own_tu);
@@ -1390,7 +1479,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     walk_ctx ctx = {
         .tu = tu,
         .main_file = main_file,
-        .header_in_unit = src->context >= 0 && main_file &&
+        .header_in_unit = !own_unit && src->context >= 0 && main_file &&
                           !clang_File_isEqual(main_file,
                                               clang_getFile(tu, snap->files[src->context].abs_path)),
         .src = src,
@@ -1404,12 +1493,20 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         clang_getInclusions(tu, note_inclusion, &included);
     /* A header of several programs: what each other program's unit shows
      * of it too, each fact once. */
+    bool in_other_unit = false;
     for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
         file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k],
                                                src, cfg, reach, cache_key ? &included : NULL);
-        if (more)
+        if (more) {
             facts_merge(facts, more);
+            in_other_unit = true;
+        }
     }
+    /* Parsed on its own although it has an includer, whose unit was built
+     * but does not include it (rules/lost_header.c reports that once). */
+    if (tu == own_tu && !own_unit && unit->tu && src->context >= 0 && !in_other_unit)
+        FACT_PUSH(facts->outside_unit, facts->n_outside_unit)->unit =
+            xstrdup(snap->files[unit->index].path);
     /* where_missing knows the search path of one unit only: a header of
      * several programs with a header not found is parsed again each run. */
     bool store = cache_key && cacheable(facts) &&

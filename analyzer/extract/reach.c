@@ -15,6 +15,11 @@ struct snapshot_reach {
     size_t **edges;     /* edges[i]: the files an include of file i can name */
     size_t *nedges;
     bool *computed;     /* file i includes a macro's expansion */
+    size_t **name_at;   /* name_at[i]: text offsets of file i's include names */
+    size_t **name_len;
+    size_t *nnames;
+    signed char *named_memo;   /* reach_includes_named per file: 0 not yet
+                                  asked, 1 yes, -1 no */
 };
 
 static const snapshot *sort_snap;   /* qsort has no context argument */
@@ -157,9 +162,12 @@ static void add_named(snapshot_reach *r, size_t i, size_t at, size_t line_end)
     const char *t = f->text + at, *end = f->text + line_end;
     char close = t < end && *t == '"' ? '"' : t < end && *t == '<' ? '>' : 0;
     const char *q = close ? memchr(t + 1, close, (size_t)(end - t - 1)) : NULL;
-    if (q)
+    if (q) {
         add_candidates(r, i, t + 1, (size_t)(q - t - 1));
-    else
+        size_t n = r->nnames[i];
+        push(&r->name_at[i], &n, (size_t)(t + 1 - f->text));
+        push(&r->name_len[i], &r->nnames[i], (size_t)(q - t - 1));
+    } else
         r->computed[i] = true;
 }
 
@@ -224,6 +232,10 @@ snapshot_reach *reach_build(const snapshot *snap)
     r->edges = xcalloc(n ? n : 1, sizeof *r->edges);
     r->nedges = xcalloc(n ? n : 1, sizeof *r->nedges);
     r->computed = xcalloc(n ? n : 1, sizeof *r->computed);
+    r->name_at = xcalloc(n ? n : 1, sizeof *r->name_at);
+    r->name_len = xcalloc(n ? n : 1, sizeof *r->name_len);
+    r->nnames = xcalloc(n ? n : 1, sizeof *r->nnames);
+    r->named_memo = xcalloc(n ? n : 1, sizeof *r->named_memo);
     for (size_t i = 0; i < n; i++)
         scan_includes(r, i);
     return r;
@@ -233,8 +245,15 @@ void reach_free(snapshot_reach *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < count_of(r->snap); i++)
+    for (size_t i = 0; i < count_of(r->snap); i++) {
         free(r->edges[i]);
+        free(r->name_at[i]);
+        free(r->name_len[i]);
+    }
+    free(r->name_at);
+    free(r->name_len);
+    free(r->nnames);
+    free(r->named_memo);
     free(r->edges);
     free(r->nedges);
     free(r->computed);
@@ -286,4 +305,26 @@ size_t reach_files(const snapshot_reach *r, size_t index, size_t **out)
     free(seen);
     *out = list;
     return count;
+}
+
+bool reach_includes_named(const snapshot_reach *r, size_t index,
+                          bool (*is_named)(const char *spelling, size_t len, void *ctx),
+                          void *ctx)
+{
+    size_t *files;
+    size_t n = reach_files(r, index, &files);
+    bool found = false;
+    for (size_t k = 0; k < n && !found; k++) {
+        size_t i = files[k];
+        if (r->named_memo[i] == 0) {
+            const char *text = file_at(r->snap, i)->text;
+            bool any = false;
+            for (size_t m = 0; m < r->nnames[i] && !any; m++)
+                any = is_named(text + r->name_at[i][m], r->name_len[i][m], ctx);
+            r->named_memo[i] = any ? 1 : -1;
+        }
+        found = r->named_memo[i] == 1;
+    }
+    free(files);
+    return found;
 }

@@ -37,4 +37,12 @@ const source_file *reach_only_candidate(const snapshot_reach *reach, const char 
  * malloc'd; returns the count. */
 size_t reach_files(const snapshot_reach *reach, size_t index, size_t **out);
 
+/* Whether a file that a parse of file `index` may read (reach_files)
+ * includes a name for which is_named(spelling, len, ctx) holds: the
+ * CUDA toolkit's headers, for extraction. is_named must give the same
+ * answer for the life of `reach`, which keeps each file's. */
+bool reach_includes_named(const snapshot_reach *reach, size_t index,
+                          bool (*is_named)(const char *spelling, size_t len, void *ctx),
+                          void *ctx);
+
 #endif

@@ -2,6 +2,8 @@
 #include "input/header_lang.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +20,18 @@ static long find_in(const snapshot *snap, const char *dir, const char *name)
     return idx;
 }
 
-/* Config include dirs are absolute; snapshot paths are root-relative. */
+/* Config include dirs and a compilation database's are absolute; snapshot
+ * paths are relative to the repository root, and outside a repository
+ * (no root) as given, relative to the directory gpulint runs in
+ * (input/inputs.c): without that, no header found through an -I or
+ * include-dirs had a unit outside git (nccl's DOCA headers through its
+ * database's -I, cuda-samples' Common/ through include-dirs). */
 static char *reported_dir(const snapshot *snap, const char *abs_dir)
 {
-    size_t rl = snap->root ? strlen(snap->root) : 0;
-    if (rl && strncmp(abs_dir, snap->root, rl) == 0 && (abs_dir[rl] == '/' || !abs_dir[rl]))
+    char cwd[PATH_MAX];
+    const char *base = snap->root ? snap->root : getcwd(cwd, sizeof cwd);
+    size_t rl = base ? strlen(base) : 0;
+    if (rl && strncmp(abs_dir, base, rl) == 0 && (abs_dir[rl] == '/' || !abs_dir[rl]))
         return xstrdup(abs_dir[rl] ? abs_dir + rl + 1 : "");
     return xstrdup(abs_dir);
 }
@@ -177,6 +186,15 @@ static bool reaches_cuda_or_cpp(const snapshot *snap, long *const *includes,
     return found;
 }
 
+/* Whether file i is analysed in another file's translation unit: a header,
+ * or a source file (.c, .cpp, ...) that another file of the snapshot
+ * includes (cuda-samples' simpleGLES.cu includes graphics_interface.c after
+ * the X11 headers it needs): both are parts of their includer's unit. */
+static bool part_of_unit(const snapshot *snap, const bool *included, size_t i)
+{
+    return snap->files[i].is_header || included[i];
+}
+
 /* Whether snap->files[s] is of the program of the header's context or of
  * one of its other contexts. */
 static bool program_has_context(const snapshot *snap, const source_file *h, size_t s)
@@ -196,14 +214,14 @@ static bool program_has_context(const snapshot *snap, const source_file *h, size
  * none of the programs already covered adds its own unit, in the order the
  * context was chosen in. `queue` has room for every file. */
 static void add_other_programs(snapshot *snap, long *const *includes, const size_t *nincludes,
-                               size_t *queue)
+                               const bool *included, size_t *queue)
 {
     static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
     size_t n = snap->nfiles;
     size_t *seen = xcalloc(n, sizeof *seen);   /* step + 1 of the last visit */
     for (size_t step = 0; step < 3 * n; step++) {
         size_t s = step % n;
-        if (snap->files[s].is_header || snap->files[s].lang != by_preference[step / n])
+        if (part_of_unit(snap, included, s) || snap->files[s].lang != by_preference[step / n])
             continue;
         size_t head = 0, tail = 0;
         queue[tail++] = s;
@@ -213,7 +231,7 @@ static void add_other_programs(snapshot *snap, long *const *includes, const size
             for (size_t k = 0; k < nincludes[i]; k++) {
                 size_t h = (size_t)includes[i][k];
                 source_file *hf = &snap->files[h];
-                if (!hf->is_header || seen[h] == step + 1)
+                if (!part_of_unit(snap, included, h) || seen[h] == step + 1)
                     continue;
                 seen[h] = step + 1;
                 queue[tail++] = h;
@@ -241,7 +259,8 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
         includes[i] = xmalloc(snap->files[i].nlines * sizeof **includes);
         for_each_include(snap, cfg, i, includes[i], &nincludes[i]);
         for (size_t k = 0; k < nincludes[i]; k++)
-            included[includes[i][k]] = true;
+            if ((size_t)includes[i][k] != i)
+                included[includes[i][k]] = true;
     }
     /* A C header nothing includes (analysed on its own) whose syntax is
      * CUDA or C++, not C, or that reaches a header of either (an umbrella
@@ -256,7 +275,9 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
     }
     /* C++ spreads from the C++ files to the C headers they include, then
      * CUDA from the CUDA files to every header they include: a header a .cu
-     * and a .cpp share is parsed as the .cu sees it. */
+     * and a .cpp share is parsed as the .cu sees it. An included source
+     * file keeps its own: it is parsed on its own first
+     * (extract/extract.c), as its build may compile it too. */
     for (int pass = 0; pass < 2; pass++) {
         source_lang lang = pass == 0 ? LANG_CXX : LANG_CUDA;
         size_t head = 0, tail = 0;
@@ -275,13 +296,13 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
             }
         }
     }
-    /* Each header's context: the first source file (in snapshot order)
+    /* Each part's (part_of_unit) context: the first other source file (in snapshot order)
      * that reaches it through its includes, a CUDA one first, then C++,
      * then C: the language the header was given above is its unit's. */
     static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
     for (size_t step = 0; step < 3 * n; step++) {
         size_t s = step % n;
-        if (snap->files[s].is_header || snap->files[s].lang != by_preference[step / n])
+        if (part_of_unit(snap, included, s) || snap->files[s].lang != by_preference[step / n])
             continue;
         size_t head = 0, tail = 0;
         queue[tail++] = s;
@@ -290,14 +311,14 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
             for (size_t k = 0; k < nincludes[i]; k++) {
                 size_t h = (size_t)includes[i][k];
                 source_file *hf = &snap->files[h];
-                if (!hf->is_header || hf->context >= 0)
+                if (!part_of_unit(snap, included, h) || hf->context >= 0)
                     continue;
                 hf->context = (long)s;
                 queue[tail++] = h;
             }
         }
     }
-    add_other_programs(snap, includes, nincludes, queue);
+    add_other_programs(snap, includes, nincludes, included, queue);
     for (size_t i = 0; i < n; i++)
         free(includes[i]);
     free(includes);

@@ -11,7 +11,9 @@
 #include "config/config.h"
 #include "input/source.h"
 
-/* Also sets each included header's context (source_file.context). */
+/* Also sets the context (source_file.context) of each included header and
+ * of each source file (.c, .cpp, ...) that another snapshot file includes:
+ * both are analysed in their includer's translation unit. */
 void header_langs_resolve(snapshot *snap, const gl_config *cfg);
 
 #endif

@@ -27,8 +27,9 @@ typedef struct {
                           language of the files that include it
                           (input/header_lang.c) */
     bool is_header;    /* a header kind: .h .cuh .hpp .hh .hxx .inl .ipp .inc */
-    long context;      /* a header: the snapshot's source file (not a header)
-                          that includes it, directly or through other headers,
+    long context;      /* a header, or a source file that another snapshot
+                          file includes: the snapshot's source file (neither)
+                          that includes it, directly or through other files,
                           whose translation unit it is analysed in (its flags,
                           macros and types); -1: parsed on its own */
     long *other_contexts;  /* a header: one includer (snapshot source file) of

@@ -1,10 +1,22 @@
-/* A header of the snapshot that a file does #include but could not find
- * (its directory is on none of the includer's search paths): no unit
- * reaches it, so it is parsed on its own, without the types and macros its
- * includer gives it (a header that uses uint8_t and relies on its includer
- * for <stdint.h>). The errors of that parse follow from the missing context,
- * one cause: rules/parse_error.c leaves them to rules/not_checked.c, which
- * reports the header once, naming the includer and the directory to add. */
+/* A header of the snapshot that no unit of this build includes, parsed on
+ * its own without the types and macros its includer would give it, for
+ * one of three reasons:
+ *  - a file does #include it but could not find it (its directory is on
+ *    none of the includer's search paths): a header that uses uint8_t and
+ *    relies on its includer for <stdint.h>;
+ *  - a file includes it only in a preprocessor branch that this build does
+ *    not take (`#elif defined(_MSC_VER)`): the header of another compiler
+ *    or platform; or a file's #include names it, but not on a search path
+ *    gpulint has, from a file no unit reaches (boost's
+ *    `#include <boost/numeric/interval/detail/msvc_rounding_control.hpp>`
+ *    without the sample's own include directory);
+ *  - it is named only by a macro that an `#include MACRO` expands (boost's
+ *    `#define BOOST_COMPILER_CONFIG "boost/config/compiler/gcc.hpp"`):
+ *    gpulint finds units by the names #include lines write, not by what
+ *    the preprocessor makes of them.
+ * The errors of that parse follow from the missing context, one cause:
+ * rules/parse_error.c leaves them to rules/not_checked.c, which reports the
+ * header once, naming the cause and its fix. */
 #ifndef GPULINT_LOST_HEADER_H
 #define GPULINT_LOST_HEADER_H
 
@@ -13,10 +25,25 @@
 
 #include "rules/rule.h"
 
+typedef enum {
+    LOST_NOT_FOUND,       /* its includer could not find it */
+    LOST_UNTAKEN_BRANCH,  /* included only where this build does not go */
+    LOST_NO_UNIT,         /* an #include names it, but no unit reaches that
+                             #include and finds it: a branch not taken, or a
+                             search path gpulint does not have */
+    LOST_MACRO,           /* named only by a macro an #include expands */
+} lost_reason;
+
 typedef struct {
-    char *includer;    /* "path:line" of the #include that failed */
-    char *spelling;    /* the header as that #include writes it */
-    char *dir;         /* the directory that would have found it */
+    lost_reason reason;
+    char *includer;    /* "path:line": the #include that failed or that
+                          sits in the branch not taken, or the #define */
+    char *spelling;    /* the header as that line writes it */
+    char *dir;         /* LOST_NOT_FOUND: the directory that would have
+                          found it; else NULL */
+    char *unit;        /* LOST_UNTAKEN_BRANCH: the unit that does not
+                          include it; else NULL */
+    char *macro;       /* LOST_MACRO: the macro's name; else NULL */
 } lost_header;
 
 /* Whether snapshot file fi is such a header and its parse on its own had

@@ -97,19 +97,55 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
 }
 
 /* One finding for all the errors of a header parsed without the context
- * of the includer that could not find it (rules/lost_header.h), at the
- * first: they follow from that one cause. */
+ * of an includer (rules/lost_header.h), at the first: they follow from
+ * that one cause. */
 static void report_lost(const analysis *a, size_t fi, const lost_header *lost, diag_sink *sink)
 {
     const file_facts *f = a->facts[fi];
     const fact_parse_error *first = &f->parse_errors[0];
-    diag_report(sink, "not-checked", a->snap->files[fi].path, first->loc.line, first->loc.col,
-                "%s includes this header as '%s' but could not find it, so it was parsed "
-                "on its own, without the types and macros of its includer: %zu error%s (the "
-                "first: %s): " NOT_CHECKED "; add %s to include-dirs: in .gpulint.yaml or "
-                "pass the build's compile database with -p DIR",
-                lost->includer, lost->spelling, f->n_parse_errors,
-                f->n_parse_errors == 1 ? "" : "s", first->message, lost->dir);
+    const char *path = a->snap->files[fi].path;
+    size_t n = f->n_parse_errors;
+    switch (lost->reason) {
+    case LOST_NOT_FOUND:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "%s includes this header as '%s' but could not find it, so it was parsed "
+                    "on its own, without the types and macros of its includer: %zu error%s (the "
+                    "first: %s): " NOT_CHECKED "; add %s to include-dirs: in .gpulint.yaml or "
+                    "pass the build's compile database with -p DIR",
+                    lost->includer, lost->spelling, n, n == 1 ? "" : "s", first->message,
+                    lost->dir);
+        break;
+    case LOST_UNTAKEN_BRANCH:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "%s includes this header only in a preprocessor branch that this build "
+                    "does not take (the unit of %s does not include it), so it was parsed on "
+                    "its own, without the types and macros of its includer: %zu error%s (the "
+                    "first: %s): " NOT_CHECKED "; to check it, give gpulint the flags of a "
+                    "build that takes that branch (-p DIR, defines: in .gpulint.yaml), or "
+                    "exclude it",
+                    lost->includer, lost->unit, n, n == 1 ? "" : "s", first->message);
+        break;
+    case LOST_NO_UNIT:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "%s includes this header as '%s', but no unit of this build reaches that "
+                    "#include and finds it there (a preprocessor branch the build does not "
+                    "take, or an include directory gpulint was not given), so it was parsed "
+                    "on its own, without the types and macros of its includer: %zu error%s (the "
+                    "first: %s): " NOT_CHECKED "; give gpulint the build's flags (-p DIR, "
+                    "include-dirs: in .gpulint.yaml), or exclude another compiler's or "
+                    "platform's header",
+                    lost->includer, lost->spelling, n, n == 1 ? "" : "s", first->message);
+        break;
+    case LOST_MACRO:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "this header is named by the macro %s at %s, which an #include expands, "
+                    "and by no #include line: gpulint does not follow such an #include to the "
+                    "unit that reaches it, so it was parsed on its own: %zu error%s (the first: "
+                    "%s): " NOT_CHECKED "; if this build never includes it (another "
+                    "compiler's or platform's header), exclude it",
+                    lost->macro, lost->includer, n, n == 1 ? "" : "s", first->message);
+        break;
+    }
 }
 
 static void check(const analysis *a, diag_sink *sink)
@@ -139,9 +175,12 @@ const rule_def rule_not_checked = {
         "file over a bound (limits: file-bytes, file-seconds), a file with an\n"
         "#include of a FIFO or a device, a file a pattern: rule could not search\n"
         "to its end (PCRE2's match or depth limit: limits: regex-match-limit,\n"
-        "regex-depth-limit), and a header its includer could not find that fails\n"
-        "to parse on its own (once, not one parse error per use of the types and\n"
-        "macros its includer gives it). The message names the cause and the fix.\n"
+        "regex-depth-limit), and a header that fails to parse on its own because\n"
+        "no unit of this build includes it: its includer could not find it, its\n"
+        "#include sits in a preprocessor branch this build does not take, or only\n"
+        "a macro that an #include expands names it (once, not one parse error per\n"
+        "use of the types and macros its includer gives it). The message names the\n"
+        "cause and the fix.\n"
         "\n"
         "Why: clang skips what it cannot read, so the rules see only part of the\n"
         "file and their silence means nothing. A CI job without the CUDA headers\n"

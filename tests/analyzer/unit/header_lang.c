@@ -1,12 +1,16 @@
 /* Header languages (analyzer/input/header_lang.c): CUDA when a CUDA file includes
  * the header, directly or through other headers, or when nothing includes it
  * and its syntax is not C; C otherwise. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input/header_lang.h"
 #include "util/xalloc.h"
@@ -123,12 +127,69 @@ static void headers_get_a_unit_per_program(void **state)
     snapshot_free(&snap);
 }
 
+/* A source file that another file includes is a part of its includer's
+ * unit, as a header is (and its headers belong to that unit too); one that
+ * nothing else includes, or that includes itself, is a unit of its own. */
+static void included_sources_get_their_includers_unit(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    add(&snap, "gles/viewer.cu", "#include <X11/Xlib.h>\n#include \"iface.c\"\n");
+    add(&snap, "gles/iface.c", "#include \"iface.h\"\n");
+    add(&snap, "gles/iface.h", "int w;\n");
+    add(&snap, "solo/self.c", "#ifndef AGAIN\n#define AGAIN\n#include \"self.c\"\n#endif\n");
+    snapshot_sort(&snap);
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    header_langs_resolve(&snap, &cfg);
+    long viewer = snapshot_find(&snap, "gles/viewer.cu");
+    assert_int_equal(file_of(&snap, "gles/iface.c")->context, viewer);
+    assert_int_equal(file_of(&snap, "gles/iface.h")->context, viewer);
+    assert_int_equal(file_of(&snap, "gles/viewer.cu")->context, -1);
+    assert_int_equal(file_of(&snap, "solo/self.c")->context, -1);
+    assert_int_equal(lang_of(&snap, "gles/iface.c"), LANG_C);   /* keeps its own */
+    config_free(&cfg);
+    snapshot_free(&snap);
+}
+
+/* Outside a repository (no root) paths are as given, relative to the
+ * directory gpulint runs in: an absolute include-dirs entry still finds
+ * the header there, which then has its includer's unit. */
+static void include_dirs_resolve_outside_a_repository(void **state)
+{
+    (void)state;
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snapshot snap = {.root = NULL};
+    static const char *const paths[] = {"app/main.cu", "common/helper.h"};
+    static const char *const texts[] = {"#include <helper.h>\n", "int h;\n"};
+    for (size_t i = 0; i < 2; i++) {
+        source_file f;
+        source_file_init(&f, xstrdup(paths[i]), xasprintf("%s/%s", cwd, paths[i]),
+                         xstrdup(texts[i]), strlen(texts[i]), NULL);
+        snapshot_add(&snap, &f);
+    }
+    snapshot_sort(&snap);
+    gl_config cfg;
+    config_init_defaults(&cfg);
+    char *common = xasprintf("%s/common", cwd);
+    str_list_push(&cfg.include_dirs, common);
+    free(common);
+    header_langs_resolve(&snap, &cfg);
+    assert_int_equal(file_of(&snap, "common/helper.h")->context, snapshot_find(&snap, "app/main.cu"));
+    assert_int_equal(lang_of(&snap, "common/helper.h"), LANG_CUDA);
+    config_free(&cfg);
+    snapshot_free(&snap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cuda_reaches_headers_transitively),
         cmocka_unit_test(headers_alone_are_cuda_by_their_syntax),
         cmocka_unit_test(headers_get_a_unit_per_program),
+        cmocka_unit_test(included_sources_get_their_includers_unit),
+        cmocka_unit_test(include_dirs_resolve_outside_a_repository),
     };
     return cmocka_run_group_tests_name("header_lang", tests, NULL, NULL);
 }

@@ -118,12 +118,45 @@ static void forced_includes_among_the_arguments_count(void **state)
     snapshot_free(&snap);
 }
 
+static bool names_cuda_header(const char *spelling, size_t len, void *ctx)
+{
+    (*(int *)ctx)++;
+    return len == 14 && memcmp(spelling, "cuda_runtime.h", 14) == 0;
+}
+
+/* Whether a parse of a file reads an include of some name, through any file
+ * it reaches: extract/extract.c asks it of the CUDA toolkit's headers. */
+static void includes_named_through_reached_files(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    add(&snap, "app/main.cpp", "#include \"util.h\"\n");
+    add(&snap, "app/util.h", "#include <stdio.h>\n#include <cuda_runtime.h>\n");
+    add(&snap, "loader/load.cpp", "#include \"drv.h\"\n// #include <cuda_runtime.h>\n");
+    add(&snap, "loader/drv.h", "#include <stdlib.h>\n");
+    snapshot_sort(&snap);
+    snapshot_reach *r = reach_build(&snap);
+    int asked = 0;
+    assert_true(reach_includes_named(r, (size_t)snapshot_find(&snap, "app/main.cpp"),
+                                     names_cuda_header, &asked));
+    assert_false(reach_includes_named(r, (size_t)snapshot_find(&snap, "loader/load.cpp"),
+                                      names_cuda_header, &asked));
+    assert_true(reach_includes_named(r, (size_t)snapshot_find(&snap, "app/util.h"),
+                                     names_cuda_header, &asked));
+    /* Each name of each file once (a comment holds none): util.h's answer
+     * is kept for the third question. */
+    assert_int_equal(asked, 5);
+    reach_free(r);
+    snapshot_free(&snap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parses_get_what_their_includes_reach),
         cmocka_unit_test(a_computed_include_reaches_every_file),
         cmocka_unit_test(forced_includes_among_the_arguments_count),
+        cmocka_unit_test(includes_named_through_reached_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
