@@ -277,6 +277,66 @@ static bool scan_number(const char **p, const char *end, char stop, long long *v
     return true;
 }
 
+/* The hex SHA-256 of a file's bytes on disk, as source_load hashes a
+ * snapshot file's text (a file with a lone CR hashes otherwise there: that
+ * costs a parse, never a stale entry). */
+static bool disk_hash(const char *path, char out[65])
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (64 << 20)) {
+        size_t len = (size_t)st.st_size, got = 0;
+        char *data = xmalloc(len ? len : 1);
+        while (got < len) {
+            ssize_t r = read(fd, data + got, len - got);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
+        ok = got == len;
+        if (ok)
+            sha256_hex(data, len, out);
+        free(data);
+    }
+    close(fd);
+    return ok;
+}
+
+/* Whether a dependency that still exists has the content it had: `hash` is
+ * its snapshot text's (NULL outside the snapshot, `now` then its stat);
+ * by_hash and was_hash or was: what the entry recorded. */
+static bool same_content(const char *path, const char *hash, const stat_print *now,
+                         bool by_hash, const char *was_hash, const long long was[4])
+{
+    /* A file of the repository that is outside the analysed set (a .def, an
+     * excluded header) is in the snapshot under --staged (from the index)
+     * and not in a plain run (read from disk), so the same entry lists it
+     * by hash in one mode and by stat in the other. Compared through the
+     * content on disk, an entry stored by either mode serves both while
+     * the content is the same; before, a plain run and a commit re-parsed
+     * every file that includes such a file, each undoing the other. */
+    char disk[65];
+    if (by_hash) {
+        if (hash)
+            return memcmp(hash, was_hash, 64) == 0;
+        return disk_hash(path, disk) && memcmp(disk, was_hash, 64) == 0;
+    }
+    bool same_stat = now->size == was[0] && now->mtime == was[1] && now->ctime == was[2] &&
+                     now->ino == was[3];
+    if (!hash)
+        return same_stat;
+    stat_print on_disk;
+    return stat_once(path, &on_disk) && on_disk.size == was[0] && on_disk.mtime == was[1] &&
+           on_disk.ctime == was[2] && on_disk.ino == was[3] && disk_hash(path, disk) &&
+           memcmp(disk, hash, 64) == 0;
+}
+
+
 /* Whether the dependency line at *p (moved past it) is as it was. */
 static bool dep_unchanged(const snapshot_reach *snap, const char **p, const char *end)
 {
@@ -306,15 +366,10 @@ static bool dep_unchanged(const snapshot_reach *snap, const char **p, const char
     const char *hash;
     stat_print now;
     bool exists = describe_dep(snap, path, &hash, &now);
+    bool unchanged = absent ? !exists : exists && same_content(path, hash, &now, by_hash,
+                                                                 was_hash, was);
     free(path);
-    if (absent)
-        return !exists;
-    if (!exists)
-        return false;
-    if (by_hash)
-        return hash && memcmp(hash, was_hash, 64) == 0;
-    return !hash && now.size == was[0] && now.mtime == was[1] && now.ctime == was[2] &&
-           now.ino == was[3];
+    return unchanged;
 }
 
 /* The entry of this key when every dependency it lists is as it was (its

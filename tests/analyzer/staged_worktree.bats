@@ -95,3 +95,30 @@ staged_findings() {
   run grep -c 'cat-file' "$BATS_TEST_TMPDIR/git-calls"
   assert_output 1
 }
+
+# The units a run parsed (GPULINT_TRACE), as a count.
+parse_count() {
+  GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" -q "$@" 2>&1 >/dev/null | grep -c 'trace: parse' || true
+}
+
+@test "an included file outside the analysed set: a plain run and --staged reuse each other's facts while its content is the same" {
+  export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache
+  # kinds.def is read by the parse but never analysed: under --staged it
+  # comes from the index, in a plain run from disk.
+  printf 'KIND(one)\n' >kinds.def
+  printf '#define KIND(k) int k;\n#include "kinds.def"\n%s\n' "$GOOD" >a.c
+  git add kinds.def a.c
+  git commit -q -m base
+  assert_equal "$(parse_count)" 1
+  assert_equal "$(parse_count --staged)" 0
+  assert_equal "$(parse_count)" 0
+  assert_equal "$(parse_count --staged)" 0
+  # Changed on disk only: the plain run parses again, and --staged, whose
+  # index still has the old text, does not take that entry for its own.
+  printf 'KIND(two)\n' >kinds.def
+  assert_equal "$(parse_count)" 1
+  assert_equal "$(parse_count --staged)" 1
+  git add kinds.def
+  assert_equal "$(parse_count --staged)" 1
+  assert_equal "$(parse_count)" 0
+}
