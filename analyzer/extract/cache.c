@@ -25,6 +25,7 @@
 #include "extract/internal.h"
 #include "extract/reach.h"
 #include "facts/facts.h"
+#include "input/inputs.h"
 #include "util/hash.h"
 
 /* An entry not used for this long goes when its directory is next written:
@@ -282,29 +283,13 @@ static bool scan_number(const char **p, const char *end, char stop, long long *v
  * costs a parse, never a stale entry). */
 static bool disk_hash(const char *path, char out[65])
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char *text;
+    size_t len;
+    if (inputs_read_file(path, &text, &len) != 0)
         return false;
-    struct stat st;
-    bool ok = false;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (64 << 20)) {
-        size_t len = (size_t)st.st_size, got = 0;
-        char *data = xmalloc(len ? len : 1);
-        while (got < len) {
-            ssize_t r = read(fd, data + got, len - got);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
-                break;
-            got += (size_t)r;
-        }
-        ok = got == len;
-        if (ok)
-            sha256_hex(data, len, out);
-        free(data);
-    }
-    close(fd);
-    return ok;
+    sha256_hex(text, len, out);
+    free(text);
+    return true;
 }
 
 /* Whether a dependency that still exists has the content it had: `hash` is
