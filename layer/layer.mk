@@ -103,6 +103,7 @@ $(BUILD)/obj/tests/gpu/launch_floor.o: tests/gpu/launch_floor.cu layer/tlob.h
 	$(NVCC) $(NVCC_ALL) $(LAYER_INC) -c $< -o $@ </dev/null
 
 $(BUILD)/tests/gpu/launch_floor: $(BUILD)/obj/tests/gpu/launch_floor.o $(BUILD)/libtlob.a
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LAYER_LINK) -o $@
 
 # The CLI suites are scripts; installing them under build/ ties them to the
