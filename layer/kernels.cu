@@ -49,26 +49,70 @@ __device__ __forceinline__ float gelu_grad(float x) {
 
 /* ---- kernels --------------------------------------------------------------- */
 
-/* grid.y = destination block k < 7: q0 | k0 | v0 | q | k | v | a, each
- * [rows, cols], set to its bias row broadcast (the GEMMs then add into it).
- * 32-bit indices inside a block: tlob_create bounds every activation block
- * below 2^31 elements. */
-__global__ void tlob_bias_fill_kernel(float *qkv0, const float *b_qkv, float *qkv,
-                                      const float *b_in, float *a, const float *b_out, int rows,
-                                      int cols, int vec4) {
+/* grid.y = destination block k: dst[k] [rows, cols] set to its bias row
+ * bias[k] broadcast (the GEMM then adds into it). 32-bit indices inside a
+ * block: tlob_create bounds every activation block below 2^31 elements. */
+__global__ void tlob_bias_fill_kernel(float *dst, const float *bias, int rows, int cols,
+                                      int vec4) {
     const int k = blockIdx.y;
-    const size_t block = (size_t)rows * cols;
-    float *dst = k < 3 ? qkv0 + k * block : k < 6 ? qkv + (k - 3) * block : a;
-    const float *bias = k < 3 ? b_qkv + k * cols : k < 6 ? b_in + (k - 3) * cols : b_out;
     const int n = rows * cols;
-    if (vec4) { /* cols % 4 == 0, destinations 16-byte aligned: float4 stores */
+    float *d = dst + (size_t)k * n;
+    const float *b = bias + (size_t)k * cols;
+    if (vec4) { /* cols % 4 == 0, destination 16-byte aligned: float4 stores */
         for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n / 4; i += gridDim.x * blockDim.x) {
             const int c = (4 * i) % cols;
-            reinterpret_cast<float4 *>(dst)[i] = make_float4(bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
+            reinterpret_cast<float4 *>(d)[i] = make_float4(b[c], b[c + 1], b[c + 2], b[c + 3]);
         }
     } else {
         for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-            dst[i] = bias[i % cols];
+            d[i] = b[i % cols];
+    }
+}
+
+/* The small products of tlob_launch_fold: one job per (product), its output
+ * in FOLD_TILE x FOLD_TILE tiles, one block a tile; first_block is the job's
+ * first block in the flat grid. */
+#define FOLD_TILE 16
+struct fold_job_dev {
+    tlob_fold_job j;
+    unsigned tiles_n, first_block;
+};
+struct fold_jobs_dev {
+    fold_job_dev job[TLOB_FOLD_MAX_JOBS];
+    int n;
+};
+
+/* C (+)= op(A) op(B) + u v^T + add, in FP32 fused multiply-adds in k order.
+ * __grid_constant__: the job table is read in place from the parameter space
+ * (an indexed by-value parameter array would be copied to local memory by
+ * every thread, see tlob_colsum_kernel). */
+__global__ void tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
+    __shared__ float As[FOLD_TILE][FOLD_TILE + 1], Bs[FOLD_TILE][FOLD_TILE + 1];
+    int k = 0;
+    while (k + 1 < jobs.n && blockIdx.x >= jobs.job[k + 1].first_block) k++;
+    const tlob_fold_job &J = jobs.job[k].j;
+    const unsigned t = blockIdx.x - jobs.job[k].first_block;
+    const int tx = threadIdx.x % FOLD_TILE, ty = threadIdx.x / FOLD_TILE;
+    const int m0 = (int)(t / jobs.job[k].tiles_n) * FOLD_TILE;
+    const int n0 = (int)(t % jobs.job[k].tiles_n) * FOLD_TILE;
+    const int m = m0 + ty, n = n0 + tx;
+    float s = 0.0f;
+    for (int k0 = 0; k0 < J.K; k0 += FOLD_TILE) {
+        const int ka = k0 + tx, kb = k0 + ty;
+        As[ty][tx] = m < J.M && ka < J.K ? J.A[(size_t)m * J.a_sm + (size_t)ka * J.a_sk] : 0.0f;
+        const int nb = n0 + tx;
+        Bs[ty][tx] = kb < J.K && nb < J.N ? J.B[(size_t)kb * J.b_sk + (size_t)nb * J.b_sn] : 0.0f;
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < FOLD_TILE; kk++) s = fmaf(As[ty][kk], Bs[kk][tx], s);
+        __syncthreads();
+    }
+    if (m < J.M && n < J.N) {
+        const size_t i = (size_t)m * J.N + n;
+        if (J.u) s = fmaf(J.u[m], J.v[n], s);
+        if (J.add) s += J.add[i];
+        if (J.accumulate) s += J.C[i];
+        J.C[i] = s;
     }
 }
 
@@ -404,17 +448,35 @@ static unsigned colsum_grid_y(int rows, unsigned others) {
     return chunks ? chunks : 1;
 }
 
-/* qkv0, qkv [3, rows = B*T, cols = E]; a [rows, E]; b_qkv, b_in [3, E]; b_out [E] */
-extern "C" cudaError_t tlob_launch_bias_fill(float *qkv0, const float *b_qkv, float *qkv,
-                                             const float *b_in, float *a, const float *b_out,
-                                             int rows, int cols, cudaStream_t stream) {
+/* dst [blocks, rows, cols]; bias [blocks, cols] */
+extern "C" cudaError_t tlob_launch_bias_fill(float *dst, const float *bias, int blocks, int rows,
+                                             int cols, cudaStream_t stream) {
     /* float4 stores when every block's rows are whole float4 groups and start
      * on 16-byte boundaries (one float a thread: 10.3 us for 18 MB at
      * B*T = 16384, E = 40 on the H200) */
-    const int vec4 = cols % 4 == 0 && ((size_t)qkv0 | (size_t)qkv | (size_t)a) % 16 == 0;
-    const dim3 grid(elem_grid((size_t)rows * cols / (vec4 ? 4 : 1)), 7);
-    tlob_bias_fill_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(qkv0, b_qkv, qkv, b_in, a, b_out, rows,
-                                                           cols, vec4);
+    const int vec4 = cols % 4 == 0 && (size_t)dst % 16 == 0;
+    const dim3 grid(elem_grid((size_t)rows * cols / (vec4 ? 4 : 1)), (unsigned)blocks);
+    tlob_bias_fill_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(dst, bias, rows, cols, vec4);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs,
+                                        cudaStream_t stream) {
+    if (njobs < 1 || njobs > TLOB_FOLD_MAX_JOBS) return cudaErrorInvalidValue;
+    fold_jobs_dev d = {};
+    unsigned blocks = 0;
+    for (int k = 0; k < njobs; k++) {
+        const tlob_fold_job &j = jobs[k];
+        if (j.M < 1 || j.N < 1 || j.K < 0 || !j.C || (j.K > 0 && (!j.A || !j.B)) ||
+            (!j.u) != (!j.v))
+            return cudaErrorInvalidValue;
+        d.job[k].j = j;
+        d.job[k].tiles_n = (unsigned)((j.N + FOLD_TILE - 1) / FOLD_TILE);
+        d.job[k].first_block = blocks;
+        blocks += (unsigned)((j.M + FOLD_TILE - 1) / FOLD_TILE) * d.job[k].tiles_n;
+    }
+    d.n = njobs;
+    tlob_fold_kernel<<<blocks, FOLD_TILE * FOLD_TILE, 0, stream>>>(d);
     return cudaGetLastError();
 }
 
