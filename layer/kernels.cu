@@ -150,58 +150,76 @@ __global__ void tlob_softmax_bwd_kernel(float *dp, const float *p, int rows, int
     }
 }
 
-/* K > 0: each lane keeps its K columns (c = lane + 32 k) of the row in
- * registers, for rows up to 32 K wide; K = 0: any width, re-reading global
- * memory (L1-cached) in each pass. */
-template <int K>
+/* Sum over the G lanes of one row group (G a power of two up to 32; the
+ * groups are aligned runs of G lanes, so xor offsets below G stay inside). */
+template <int G> __device__ __forceinline__ float group_sum(float v) {
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* The LayerNorm kernels give each row G lanes. C > 0: each lane keeps its
+ * C columns (c = sub + G k, sub = its lane within the group) in registers,
+ * for rows up to G C wide; a warp holds 32 / G rows at once, so a narrow row
+ * (D = 40: G = 8, five columns a lane) still has the warp's loads in flight
+ * for four rows, not one. C = 0 (G = 32): any width, re-reading global memory
+ * (L1-cached) in each pass. Every lane of a warp runs the same number of
+ * iterations (the shuffles need all 32); a group past the last row computes
+ * nothing it stores. With a warp per row (G = 32), the narrow rows of BTC
+ * (40 wide) left 24 of 32 lanes idle in the second column pass. */
+template <int G, int C>
 __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const float *res,
                                    const float *gamma, const float *beta, int use_gelu,
                                    const float *res2, float *h, float *mean, float *rstd,
                                    float *out, int rows, int cols) {
-    const int lane = threadIdx.x % WARP;
-    for (int row = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP; row < rows;
-         row += gridDim.x * ROWS_PER_BLOCK) {
-        const size_t base = (size_t)row * cols;
-        float v[K > 0 ? K : 1];
+    constexpr int RPW = WARP / G; /* rows a warp holds at once */
+    const int lane = threadIdx.x % WARP, sub = lane % G;
+    const int warp = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP;
+    for (int row0 = warp * RPW; row0 < rows; row0 += gridDim.x * ROWS_PER_BLOCK * RPW) {
+        const int row = row0 + lane / G;
+        const bool live = row < rows;
+        const size_t base = (size_t)(live ? row : 0) * cols;
+        float v[C > 0 ? C : 1];
         float s = 0.0f;
-        if (K > 0) {
+        if (C > 0) {
 #pragma unroll
-            for (int k = 0; k < K; k++) {
-                const int c = lane + k * WARP;
+            for (int k = 0; k < C; k++) {
+                const int c = sub + k * G;
                 v[k] = 0.0f;
-                if (c < cols) {
+                if (live && c < cols) {
                     v[k] = a[base + c] + bias[c] + (res ? res[base + c] : 0.0f);
                     h[base + c] = v[k];
                     s += v[k];
                 }
             }
         } else {
-            for (int c = lane; c < cols; c += WARP) {
+            for (int c = sub; live && c < cols; c += G) {
                 const float x = a[base + c] + bias[c] + (res ? res[base + c] : 0.0f);
                 h[base + c] = x;
                 s += x;
             }
         }
-        const float m = warp_sum(s) / cols;
+        const float m = group_sum<G>(s) / cols;
         float ss = 0.0f;
-        if (K > 0) {
+        if (C > 0) {
 #pragma unroll
-            for (int k = 0; k < K; k++)
-                if (lane + k * WARP < cols) ss += (v[k] - m) * (v[k] - m);
+            for (int k = 0; k < C; k++)
+                if (live && sub + k * G < cols) ss += (v[k] - m) * (v[k] - m);
         } else {
-            for (int c = lane; c < cols; c += WARP) ss += (h[base + c] - m) * (h[base + c] - m);
+            for (int c = sub; live && c < cols; c += G) ss += (h[base + c] - m) * (h[base + c] - m);
         }
-        const float rs = rsqrtf(warp_sum(ss) / cols + 1e-5f);
+        const float rs = rsqrtf(group_sum<G>(ss) / cols + 1e-5f);
+        if (!live) continue;
 #pragma unroll
-        for (int k = 0; k < (K > 0 ? K : 1); k++) {
-            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
-                float x = ((K > 0 ? v[k] : h[base + c]) - m) * rs * gamma[c] + beta[c];
+        for (int k = 0; k < (C > 0 ? C : 1); k++) {
+            for (int c = sub + k * G; c < cols; c += (C > 0 ? cols : G)) {
+                float x = ((C > 0 ? v[k] : h[base + c]) - m) * rs * gamma[c] + beta[c];
                 if (use_gelu) x = gelu(x);
                 if (res2) x += res2[base + c];
                 out[base + c] = x;
             }
         }
-        if (lane == 0) {
+        if (sub == 0) {
             mean[row] = m;
             rstd[row] = rs;
         }
@@ -225,40 +243,46 @@ __device__ __forceinline__ ln_grad_terms ln_bwd_terms(const float *dout, const f
     return t;
 }
 
-/* K > 0 (rows up to 32 K wide): each lane accumulates its columns' dgamma,
- * dbeta, dbias in registers over all its rows; the block then sums its warps
- * through shared memory (3 * ROWS_PER_BLOCK * cols floats) and adds one value
- * per column to the global gradient. K = 0: any width, accumulating with
- * shared-memory atomics (3 * cols floats). */
-template <int K>
+/* Rows as in tlob_ln_fwd_kernel (G lanes a row). C > 0 (rows up to G C
+ * wide): each lane accumulates its columns' dgamma, dbeta, dbias in
+ * registers over all its rows; the block then sums its row slots through
+ * shared memory (3 * (ROW_BLOCK / G) * cols floats) and adds one value per
+ * column to the global gradient. C = 0 (G = 32): any width, accumulating
+ * with shared-memory atomics (3 * cols floats). */
+template <int G, int C>
 __global__ void tlob_ln_bwd_kernel(const float *dout, const float *dout2, int use_gelu,
                                    const float *h, const float *mean, const float *rstd,
                                    const float *gamma, const float *beta, float *dh,
                                    const float *skip, float *dh_plus_skip, float *dgamma,
                                    float *dbeta, float *dbias, int rows, int cols) {
     extern __shared__ float acc[];
-    const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-    float rg[K > 0 ? K : 1], rb[K > 0 ? K : 1], rbias[K > 0 ? K : 1];
+    constexpr int RPW = WARP / G, SLOTS = ROW_BLOCK / G;
+    const int lane = threadIdx.x % WARP, sub = lane % G;
+    const int slot = threadIdx.x / G; /* this lane's row slot in the block */
+    const int warp = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP;
+    float rg[C > 0 ? C : 1], rb[C > 0 ? C : 1], rbias[C > 0 ? C : 1];
 #pragma unroll
-    for (int k = 0; k < (K > 0 ? K : 1); k++) rg[k] = rb[k] = rbias[k] = 0.0f;
-    if (K == 0) {
+    for (int k = 0; k < (C > 0 ? C : 1); k++) rg[k] = rb[k] = rbias[k] = 0.0f;
+    if (C == 0) {
         for (int c = threadIdx.x; c < 3 * cols; c += blockDim.x) acc[c] = 0.0f;
         __syncthreads();
     }
-    for (int row = blockIdx.x * ROWS_PER_BLOCK + warp; row < rows;
-         row += gridDim.x * ROWS_PER_BLOCK) {
-        const size_t base = (size_t)row * cols;
-        const float m = mean[row], rs = rstd[row];
-        /* pass 1: the two row means the LayerNorm gradient needs; with K > 0
+    for (int row0 = warp * RPW; row0 < rows; row0 += gridDim.x * ROWS_PER_BLOCK * RPW) {
+        const int row = row0 + lane / G;
+        const bool live = row < rows;
+        const size_t base = (size_t)(live ? row : 0) * cols;
+        const float m = live ? mean[row] : 0.0f, rs = live ? rstd[row] : 0.0f;
+        /* pass 1: the two row means the LayerNorm gradient needs; with C > 0
          * each lane keeps its columns' terms in registers for pass 2 */
         float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
-        ln_grad_terms kept[K > 0 ? K : 1];
+        ln_grad_terms kept[C > 0 ? C : 1];
 #pragma unroll
-        for (int k = 0; k < (K > 0 ? K : 1); k++) {
-            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
+        for (int k = 0; k < (C > 0 ? C : 1); k++) {
+            kept[k].g = kept[k].xhat = 0.0f;
+            for (int c = sub + k * G; live && c < cols; c += (C > 0 ? cols : G)) {
                 const ln_grad_terms t =
                     ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
-                if (K > 0) {
+                if (C > 0) {
                     kept[k] = t;
                     rg[k] += t.g * t.xhat;
                     rb[k] += t.g;
@@ -270,39 +294,40 @@ __global__ void tlob_ln_bwd_kernel(const float *dout, const float *dout2, int us
                 sum_dxhat_xhat += t.g * gamma[c] * t.xhat;
             }
         }
-        const float mean_dxhat = warp_sum(sum_dxhat) / cols;
-        const float mean_dxhat_xhat = warp_sum(sum_dxhat_xhat) / cols;
+        const float mean_dxhat = group_sum<G>(sum_dxhat) / cols;
+        const float mean_dxhat_xhat = group_sum<G>(sum_dxhat_xhat) / cols;
+        if (!live) continue;
         /* pass 2: dh = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) */
 #pragma unroll
-        for (int k = 0; k < (K > 0 ? K : 1); k++) {
-            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
+        for (int k = 0; k < (C > 0 ? C : 1); k++) {
+            for (int c = sub + k * G; c < cols; c += (C > 0 ? cols : G)) {
                 const ln_grad_terms t =
-                    K > 0 ? kept[k]
+                    C > 0 ? kept[k]
                           : ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
                 const float d = rs * (t.g * gamma[c] - mean_dxhat - t.xhat * mean_dxhat_xhat);
                 dh[base + c] = d;
                 if (dh_plus_skip) dh_plus_skip[base + c] = skip ? d + skip[base + c] : d;
-                if (K > 0) rbias[k] += d;
+                if (C > 0) rbias[k] += d;
                 else atomicAdd(&acc[2 * cols + c], d);
             }
         }
     }
-    if (K > 0) {
-        /* per-warp partials to shared memory, then one sum per column */
+    if (C > 0) {
+        /* per-slot partials to shared memory, then one sum per column */
 #pragma unroll
-        for (int k = 0; k < K; k++) {
-            const int c = lane + k * WARP;
+        for (int k = 0; k < C; k++) {
+            const int c = sub + k * G;
             if (c < cols) {
-                acc[(0 * ROWS_PER_BLOCK + warp) * cols + c] = rg[k];
-                acc[(1 * ROWS_PER_BLOCK + warp) * cols + c] = rb[k];
-                acc[(2 * ROWS_PER_BLOCK + warp) * cols + c] = rbias[k];
+                acc[(0 * SLOTS + slot) * cols + c] = rg[k];
+                acc[(1 * SLOTS + slot) * cols + c] = rb[k];
+                acc[(2 * SLOTS + slot) * cols + c] = rbias[k];
             }
         }
         __syncthreads();
         for (int i = threadIdx.x; i < 3 * cols; i += blockDim.x) {
             const int which = i / cols, c = i % cols;
             float s = 0.0f;
-            for (int w = 0; w < ROWS_PER_BLOCK; w++) s += acc[(which * ROWS_PER_BLOCK + w) * cols + c];
+            for (int w = 0; w < SLOTS; w++) s += acc[(which * SLOTS + w) * cols + c];
             atomicAdd(which == 0 ? &dgamma[c] : which == 1 ? &dbeta[c] : &dbias[c], s);
         }
     } else {
@@ -431,12 +456,9 @@ static unsigned elem_grid(size_t n) {
     return (unsigned)(blocks < MAX_GRID_BLOCKS ? (blocks ? blocks : 1) : MAX_GRID_BLOCKS);
 }
 
-static unsigned row_grid(int rows, int bounded) {
-    unsigned blocks = (unsigned)((rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
-    if (blocks == 0) blocks = 1;
-    if (bounded && blocks > MAX_ACCUM_BLOCKS) blocks = MAX_ACCUM_BLOCKS;
-    if (blocks > MAX_GRID_BLOCKS) blocks = MAX_GRID_BLOCKS;
-    return blocks;
+static unsigned row_grid(int rows) {
+    const unsigned blocks = (unsigned)((rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
+    return blocks < MAX_GRID_BLOCKS ? (blocks ? blocks : 1) : MAX_GRID_BLOCKS;
 }
 
 /* Row-chunk blocks of a column-sum launch whose other grid dimensions hold
@@ -483,7 +505,7 @@ extern "C" cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs,
 /* p, copy [rows = B*nh*T, cols = T] */
 extern "C" cudaError_t tlob_launch_softmax_fwd(float *p, float *copy, int rows, int cols,
                                                float scale, cudaStream_t stream) {
-    tlob_softmax_fwd_kernel<<<row_grid(rows, 0), ROW_BLOCK, 0, stream>>>(p, copy, rows, cols,
+    tlob_softmax_fwd_kernel<<<row_grid(rows), ROW_BLOCK, 0, stream>>>(p, copy, rows, cols,
                                                                         scale);
     return cudaGetLastError();
 }
@@ -491,7 +513,7 @@ extern "C" cudaError_t tlob_launch_softmax_fwd(float *p, float *copy, int rows, 
 /* dp, p [rows = B*nh*T, cols = T] */
 extern "C" cudaError_t tlob_launch_softmax_bwd(float *dp, const float *p, int rows, int cols,
                                                float scale, cudaStream_t stream) {
-    tlob_softmax_bwd_kernel<<<row_grid(rows, 0), ROW_BLOCK, 0, stream>>>(dp, p, rows, cols,
+    tlob_softmax_bwd_kernel<<<row_grid(rows), ROW_BLOCK, 0, stream>>>(dp, p, rows, cols,
                                                                         scale);
     return cudaGetLastError();
 }
@@ -499,20 +521,37 @@ extern "C" cudaError_t tlob_launch_softmax_bwd(float *dp, const float *p, int ro
 /* Register-cached row kernels handle rows up to this many columns. */
 #define LN_MAX_CACHED_COLS (8 * WARP)
 
+/* Blocks of a LayerNorm launch: one row group each of (ROW_BLOCK / G) rows,
+ * capped (bounded: the backward, whose blocks each add one value per column
+ * to the gradients; MAX_ACCUM_BLOCKS). */
+static unsigned ln_grid(int rows, int g, int bounded) {
+    const int per_block = ROW_BLOCK / g;
+    unsigned blocks = (unsigned)((rows + per_block - 1) / per_block);
+    if (blocks == 0) blocks = 1;
+    if (bounded && blocks > MAX_ACCUM_BLOCKS) blocks = MAX_ACCUM_BLOCKS;
+    if (blocks > MAX_GRID_BLOCKS) blocks = MAX_GRID_BLOCKS;
+    return blocks;
+}
+
+/* Lanes a row and cached columns a lane, by width: 8 lanes for rows up to 64
+ * wide (BTC's D = 40), a warp for wider ones. */
+#define LN_DISPATCH(LAUNCH)                                                                \
+    if (cols <= 32) LAUNCH(8, 4);                                                          \
+    else if (cols <= 64) LAUNCH(8, 8);                                                     \
+    else if (cols <= 4 * WARP) LAUNCH(32, 4);                                              \
+    else if (cols <= LN_MAX_CACHED_COLS) LAUNCH(32, 8);                                    \
+    else LAUNCH(32, 0)
+
 /* a, res, res2, h, out [rows = B*T, cols]; bias, gamma, beta [cols]; mean, rstd [rows] */
 extern "C" cudaError_t tlob_launch_ln_fwd(const float *a, const float *bias, const float *res,
                                           const float *gamma, const float *beta, int gelu,
                                           const float *res2, float *h, float *mean,
                                           float *rstd, float *out, int rows, int cols,
                                           cudaStream_t stream) {
-    const unsigned grid = row_grid(rows, 0);
-#define LN_FWD(K)                                                                          \
-    tlob_ln_fwd_kernel<K><<<grid, ROW_BLOCK, 0, stream>>>(a, bias, res, gamma, beta, gelu, \
-                                                          res2, h, mean, rstd, out, rows, cols)
-    if (cols <= 2 * WARP) LN_FWD(2);
-    else if (cols <= 4 * WARP) LN_FWD(4);
-    else if (cols <= LN_MAX_CACHED_COLS) LN_FWD(8);
-    else LN_FWD(0);
+#define LN_FWD(G, C)                                                                       \
+    tlob_ln_fwd_kernel<G, C><<<ln_grid(rows, G, 0), ROW_BLOCK, 0, stream>>>(               \
+        a, bias, res, gamma, beta, gelu, res2, h, mean, rstd, out, rows, cols)
+    LN_DISPATCH(LN_FWD);
 #undef LN_FWD
     return cudaGetLastError();
 }
@@ -526,16 +565,12 @@ extern "C" cudaError_t tlob_launch_ln_bwd(const float *dout, const float *dout2,
                                           float *dh_plus_skip, float *dgamma, float *dbeta,
                                           float *dbias, int rows, int cols,
                                           cudaStream_t stream) {
-    const unsigned grid = row_grid(rows, 1);
-    const size_t smem_cached = 3 * ROWS_PER_BLOCK * (size_t)cols * sizeof(float);
-#define LN_BWD(K, SMEM)                                                                    \
-    tlob_ln_bwd_kernel<K><<<grid, ROW_BLOCK, SMEM, stream>>>(                              \
-        dout, dout2, gelu, h, mean, rstd, gamma, beta, dh, skip, dh_plus_skip, dgamma, dbeta, \
-        dbias, rows, cols)
-    if (cols <= 2 * WARP) LN_BWD(2, smem_cached);
-    else if (cols <= 4 * WARP) LN_BWD(4, smem_cached);
-    else if (cols <= LN_MAX_CACHED_COLS) LN_BWD(8, smem_cached);
-    else LN_BWD(0, 3 * (size_t)cols * sizeof(float));
+#define LN_BWD(G, C)                                                                       \
+    tlob_ln_bwd_kernel<G, C><<<ln_grid(rows, G, 1), ROW_BLOCK,                             \
+                               (C > 0 ? 3 * (ROW_BLOCK / G) : 3) * (size_t)cols * sizeof(float), \
+                               stream>>>(dout, dout2, gelu, h, mean, rstd, gamma, beta, dh,  \
+                                         skip, dh_plus_skip, dgamma, dbeta, dbias, rows, cols)
+    LN_DISPATCH(LN_BWD);
 #undef LN_BWD
     return cudaGetLastError();
 }
