@@ -20,7 +20,6 @@
  * thread, block scheduling dominated (17920 blocks of 256 threads took 15.5 us
  * to write 18 MB on the H200; a few waves of longer-lived blocks do not). */
 #define MAX_GRID_BLOCKS 1024u
-#define COLSUM_MAX_JOBS 3 /* column sums one tlob_colsum_kernel launch can do */
 #define COLSUM_ROWS 64        /* rows summed by one block of tlob_colsum_kernel: 256 halved
                                * the blocks and was 1.6-2x slower at 16384 rows (H200) */
 
@@ -395,30 +394,31 @@ struct colsum_job {
     unsigned gx, gy;
 };
 
-/* Three named jobs, not an array: a kernel parameter array indexed by a
- * computed index is copied to local memory by every thread (a 128-byte stack
- * frame; measured: the combined launch then took longer than the separate
- * ones). */
+/* The job table, read in place from the parameter space (__grid_constant__:
+ * a by-value parameter array indexed by a computed index would be copied to
+ * local memory by every thread; with three named jobs instead, a 128-byte
+ * stack frame, the combined launch had measured slower than separate ones). */
 struct colsum_jobs {
-    colsum_job j0, j1, j2;
+    colsum_job job[TLOB_COLSUM_MAX_JOBS];
     int n;
 };
 #define COLSUM_JOB_BLOCKS(j) ((j).gx * (j).gy * (unsigned)(j).nblocks)
 
-/* Up to COLSUM_MAX_JOBS independent column sums in one launch: the flat grid
- * holds each job's gx * gy * nblocks blocks in turn, each block tiled as
+/* Up to TLOB_COLSUM_MAX_JOBS independent column sums in one launch: the flat
+ * grid holds each job's gx * gy * nblocks blocks in turn, each block tiled as
  * tlob_gelu_bwd_kernel's (x: column tile of 32, y: 8 row lanes). */
-__global__ void tlob_colsum_kernel(colsum_jobs jobs) {
+__global__ void tlob_colsum_kernel(const __grid_constant__ colsum_jobs jobs) {
     __shared__ float part[8][WARP + 1];
-    const unsigned n0 = COLSUM_JOB_BLOCKS(jobs.j0), n1 = COLSUM_JOB_BLOCKS(jobs.j1);
-    const int k = blockIdx.x < n0 ? 0 : jobs.n > 2 && blockIdx.x >= n0 + n1 ? 2 : 1;
-    const unsigned b = blockIdx.x - (k == 0 ? 0u : k == 1 ? n0 : n0 + n1);
-#define PICK(f) (k == 0 ? jobs.j0.f : k == 1 ? jobs.j1.f : jobs.j2.f)
-    const float *in = PICK(in);
-    float *out = PICK(out);
-    const int rows = PICK(rows), cols = PICK(cols);
-    const unsigned gx = PICK(gx), gy = PICK(gy);
-#undef PICK
+    int k = 0;
+    unsigned first = 0;
+    while (k + 1 < jobs.n && blockIdx.x >= first + COLSUM_JOB_BLOCKS(jobs.job[k]))
+        first += COLSUM_JOB_BLOCKS(jobs.job[k]), k++;
+    const colsum_job &J = jobs.job[k];
+    const unsigned b = blockIdx.x - first;
+    const float *in = J.in;
+    float *out = J.out;
+    const int rows = J.rows, cols = J.cols;
+    const unsigned gx = J.gx, gy = J.gy;
     const unsigned bx = b % gx, by = (b / gx) % gy, bz = b / (gx * gy);
     const int c = (int)bx * WARP + threadIdx.x;
     const float *src = in + (size_t)bz * rows * cols;
@@ -598,12 +598,11 @@ extern "C" cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, con
 /* task k: in [nblocks, rows, cols]; out [nblocks, cols] */
 extern "C" cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int ntasks,
                                            cudaStream_t stream) {
-    if (ntasks < 1 || ntasks > COLSUM_MAX_JOBS) return cudaErrorInvalidValue;
+    if (ntasks < 1 || ntasks > TLOB_COLSUM_MAX_JOBS) return cudaErrorInvalidValue;
     colsum_jobs jobs = {};
-    colsum_job *slot[COLSUM_MAX_JOBS] = {&jobs.j0, &jobs.j1, &jobs.j2};
     unsigned blocks = 0;
     for (int k = 0; k < ntasks; k++) {
-        colsum_job *j = slot[k];
+        colsum_job *j = &jobs.job[k];
         j->in = tasks[k].in, j->out = tasks[k].out;
         j->rows = tasks[k].rows, j->cols = tasks[k].cols, j->nblocks = tasks[k].nblocks;
         j->gx = (unsigned)((j->cols + WARP - 1) / WARP);

@@ -75,15 +75,16 @@ cudaError_t tlob_launch_bias_gelu_fwd(const float *f, const float *bias, float *
 cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, const float *bias, float *df,
                                  float *dbias, int rows, int cols, cudaStream_t stream);
 
-/* Independent column sums, 1 to 3 of them in one launch: for each task,
- * out[b][c] += sum over r of in[b][r][c], b < nblocks (bias gradients, and
- * the reduction step of a split-K weight gradient: in = the partial
- * products). cudaErrorInvalidValue for another count. */
+/* Independent column sums, 1 to TLOB_COLSUM_MAX_JOBS of them in one launch:
+ * for each task, out[b][c] += sum over r of in[b][r][c], b < nblocks (bias
+ * gradients, and the reduction step of split-K weight gradients: in = the
+ * partial products). cudaErrorInvalidValue for another count. */
 typedef struct {
     const float *in;
     float *out;
     int nblocks, rows, cols;
 } tlob_colsum_task;
+#define TLOB_COLSUM_MAX_JOBS 6
 cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int ntasks, cudaStream_t stream);
 
 /* dx[i] += parts[i] + parts[stride + i] + parts[2 * stride + i], i < n. */

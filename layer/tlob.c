@@ -118,7 +118,8 @@ struct tlob_layer {
      * dWqkv_eff [3, E, D], dbqkv_eff [3, E], dWc [D, E], dbc [D] */
     float *gwqkv_eff, *gbqkv_eff, *gwc, *gbc;
     float *x3;    /* [3, N, D] x three times: the stride-uniform operand of the split-K dWqkv */
-    float *wpart; /* split-K partial weight gradients of both projection stages */
+    float *wpart; /* split-K partial weight gradients: the folded projection's */
+    float *wpart_fc2, *wpart_fc, *wpart_wc; /* ... and fc2's, fc's, the folded w0's */
 };
 
 static int config_valid(const tlob_config *c) {
@@ -180,6 +181,9 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
         {&L->dr, N * D},       {&L->dout, N * E}, {&L->datt, PT},
         {&L->dqkv, 3 * N * E}, {&L->dxp, 3 * N * D},
         {&L->x3, 3 * N * D},   {&L->wpart, partials},
+        {&L->wpart_fc2, linear_weight_grad_partial_floats(L->F, L->O)},
+        {&L->wpart_fc, linear_weight_grad_partial_floats(L->D, L->F)},
+        {&L->wpart_wc, linear_weight_grad_partial_floats(L->E, L->D)},
         {&L->gwqkv_eff, 3 * E * D}, {&L->gbqkv_eff, 3 * E}, {&L->gwc, D * E}, {&L->gbc, D},
     };
     const size_t nbufs = sizeof bufs / sizeof bufs[0];
@@ -505,13 +509,19 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     CUDA_CHECK(tlob_launch_ln_bwd(dy, NULL, 1, L->z1, L->mean2, L->rstd2, w.mlp_ln_w, w.mlp_ln_b,
                                   L->dz1, NULL, NULL, g.mlp_ln_w, g.mlp_ln_b, g.fc2_b, N, O,
                                   c->stream));
+    /* One column-sum launch near the end does the split-K reductions of the
+     * weight gradients below and the folded projection's bias gradient. */
+    tlob_colsum_task sums[TLOB_COLSUM_MAX_JOBS];
+    int nsums = 0;
     /* fc2: dWf2 += dz1^T g; dg = dz1 Wf2 */
-    TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O));
+    TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2, sums,
+                                  &nsums));
     TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O));
     /* df = dg GELU'(f + bf); bf grad */
     CUDA_CHECK(tlob_launch_gelu_bwd(L->dg, L->f, w.fc_b, L->df, g.fc_b, N, F, c->stream));
     /* fc: dWf += df^T y1; dy1 = df Wf */
-    TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F));
+    TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F, L->wpart_fc, sums,
+                                  &nsums));
     TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F));
     /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1
      * grads and dbc = sum of dr; dx = dr (+ dy) starts the input gradient */
@@ -519,15 +529,15 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                                   w.norm_w, w.norm_b, L->dr, L->res ? dy : NULL, dx, g.norm_w,
                                   g.norm_b, L->gbc, N, D, c->stream));
     /* 4-5. the folded out-projection and w0: dWc = dr^T o; dout = dr Wc */
-    TLOB_CHECK(linear_weight_grad(c, math, L->gwc, L->dr, L->o, N, E, D));
+    TLOB_CHECK(linear_weight_grad(c, math, L->gwc, L->dr, L->o, N, E, D, L->wpart_wc, sums,
+                                  &nsums));
     TLOB_CHECK(linear_data_grad(c, into_attention, L->dout, L->dr, L->wc, N, E, D));
     /* 3. dq|dk|dv through the attention */
     TLOB_CHECK(attention_backward(c, math, &heads, L->qkv, L->att, L->dout, L->datt, L->dqkv));
     /* 1-2. the folded projections: dWqkv_eff = dq|dk|dv^T x, one call (x
-     * shared); one column-sum launch does dbqkv_eff and, when the rows split,
-     * the reduction of dWqkv_eff's partials */
-    tlob_colsum_task sums[2] = {{L->dqkv, L->gbqkv_eff, 3, N, E}};
-    int nsums = 1;
+     * shared); dbqkv_eff = the column sums of dq|dk|dv; then the column-sum
+     * launch */
+    sums[nsums++] = (tlob_colsum_task){L->dqkv, L->gbqkv_eff, 3, N, E};
     TLOB_CHECK(linear_weight_grad3(c, math, L->gwqkv_eff, L->dqkv, x, 1, N, D, E, &scratch, sums,
                                    &nsums));
     CUDA_CHECK(tlob_launch_colsums(sums, nsums, c->stream));
