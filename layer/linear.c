@@ -58,7 +58,15 @@ static int weight_grad_splits(int rows) {
 tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW,
                                const float *dy, const float *x, int rows, int in, int out,
                                float *partials, tlob_colsum_task *tasks, int *ntasks) {
-    const int splits = weight_grad_splits(rows), chunk = rows / splits;
+    /* Split only while the partials stay under an eighth of what the GEMM
+     * reads: at BTC temporal (fc2, fc, w0: 40-160 wide, 16384 rows) this
+     * beat cuBLAS's own split-K plus its reduction kernel; at feature BTC and
+     * FI-2010 (128-576 wide) the partials of 32-64 splits were larger than
+     * the inputs, and the graphed fwd+bwd lost 4 and 14 us (H200,
+     * docs/layer-results.md, eighth pass). */
+    int splits = weight_grad_splits(rows);
+    while (splits > 1 && (long long)splits * in * out * 8 > (long long)rows * (in + out)) splits /= 2;
+    const int chunk = rows / splits;
     if (splits == 1) {
         CUBLAS_CHECK(compute_gemm(ctx, math, N_, T_, in, out, rows, x, in, 0, dy, out, 0, 1.0f, dW,
                                   in, 0, 1));
