@@ -12,6 +12,11 @@
 extern "C" {
 #endif
 
+/* Sets each of dst's `blocks` blocks [rows, cols] to its bias row (bias
+ * [blocks, cols]) broadcast over rows, so that a GEMM adds into it (beta = 1). */
+cudaError_t tlob_launch_bias_fill(float *dst, const float *bias, int blocks, int rows, int cols,
+                                  cudaStream_t stream);
+
 /* One small dense product of tlob_launch_fold, all row-major:
  * C [M, N] = op(A) op(B) + u v^T + add (+ C's old value when accumulate),
  * where op(A)(m, k) = A[m a_sm + k a_sk] and op(B)(k, n) = B[k b_sk + n b_sn]
@@ -25,23 +30,10 @@ typedef struct {
     int accumulate;
 } tlob_fold_job;
 #define TLOB_FOLD_MAX_JOBS 16
-/* A bias fill that tlob_launch_fold can do in the same launch: each of dst's
- * `blocks` blocks [rows, cols] set to its own bias row W_b v_b + add_b (W
- * [blocks, cols, k], v [blocks, k], add [blocks, cols]) broadcast over rows,
- * so that a GEMM adds into it (beta = 1); every fill block computes the row
- * it writes (cols x k multiply-adds) in FP32, summing over k in order. */
-typedef struct {
-    float *dst;
-    const float *W, *v, *add;
-    int blocks, rows, cols, k;
-} tlob_fold_fill;
 /* Up to TLOB_FOLD_MAX_JOBS independent small products in one launch, in
- * strict FP32 on the CUDA cores (the layer's folded weights, E x E x D
- * products, and their gradients), and the fill when it is not NULL (its
- * blocks run beside the products'). cudaErrorInvalidValue for a bad job
- * list or fill. */
-cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs, const tlob_fold_fill *fill,
-                             cudaStream_t stream);
+ * strict FP32 on the CUDA cores: the layer's folded weights (E x E x D
+ * products) and their gradients. cudaErrorInvalidValue for a bad job list. */
+cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs, cudaStream_t stream);
 
 /* In place over p [rows, cols]: p = softmax(scale * p) along each row; also
  * stored into copy when it is not NULL (the caller's attention map). */

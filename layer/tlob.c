@@ -98,9 +98,10 @@ struct tlob_layer {
     float *z0;    /* [N, Dout] fc2 output before bias */
     float *z1;    /* [N, Dout] LayerNorm 2 input */
     float *mean2, *rstd2; /* [N] */
-    /* the folded weights (above fold_forward_jobs): q|k|v = x Wqkv_eff^T +
-     * bqkv_eff (the bias goes straight into q|k|v), r = o Wc^T + bc */
+    /* the folded weights (see fold_jobs): q|k|v = x Wqkv_eff^T + bqkv_eff,
+     * r = o Wc^T + bc */
     float *wqkv_eff; /* [3, E, D] */
+    float *bqkv_eff; /* [3, E] */
     float *wc;       /* [D, E] */
     float *bc;       /* [D] */
     /* backward scratch */
@@ -175,7 +176,7 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
         {&L->a, N * E},        {&L->r, N * D},       {&L->h1, N * D},   {&L->mean1, N},
         {&L->rstd1, N},        {&L->y1, N * D},      {&L->f, N * F},    {&L->g, N * F},
         {&L->z0, N * O},       {&L->z1, N * O},      {&L->mean2, N},    {&L->rstd2, N},
-        {&L->wqkv_eff, 3 * E * D}, {&L->wc, D * E}, {&L->bc, D},
+        {&L->wqkv_eff, 3 * E * D}, {&L->bqkv_eff, 3 * E}, {&L->wc, D * E}, {&L->bc, D},
         {&L->dz1, N * O},      {&L->dg, N * F},      {&L->df, N * F},   {&L->dy1, N * D},
         {&L->dr, N * D},       {&L->dout, N * E}, {&L->datt, PT},
         {&L->dqkv, 3 * N * E}, {&L->dxp, 3 * N * D},
@@ -329,14 +330,16 @@ static tlob_fold_job fold_product(float *C, const float *A, int a_sm, int a_sk, 
     return (tlob_fold_job){A, B, NULL, NULL, NULL, C, M, N, K, a_sm, a_sk, b_sk, b_sn, accumulate};
 }
 
-/* The forward's five: Wqkv_eff_i (i = q, k, v), Wc, bc. (bqkv_eff is
- * computed by the blocks of the fill that writes it into q|k|v.) */
+/* The forward's eight: Wqkv_eff_i, bqkv_eff_i (i = q, k, v), Wc, bc. */
 static int fold_forward_jobs(const tlob_layer *L, const layer_tensors *w, tlob_fold_job *jobs) {
     const int D = L->D, E = L->E;
     int n = 0;
     for (int i = 0; i < 3; i++) {
         const float *win = w->in_proj_w + (size_t)i * E * E, *wq = w->qkv_w + (size_t)i * E * D;
         jobs[n++] = fold_product(L->wqkv_eff + (size_t)i * E * D, win, E, 1, wq, D, 1, E, D, E, 0);
+        jobs[n] = fold_product(L->bqkv_eff + (size_t)i * E, win, E, 1, w->qkv_b + (size_t)i * E,
+                               1, 0, E, 1, E, 0);
+        jobs[n++].add = w->in_proj_b + (size_t)i * E;
     }
     jobs[n++] = fold_product(L->wc, w->w0_w, E, 1, w->out_proj_w, E, 1, D, E, E, 0);
     jobs[n] = fold_product(L->bc, w->w0_w, E, 1, w->out_proj_b, 1, 0, D, 1, E, 0);
@@ -448,13 +451,12 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
                                    ATTENTION_AUTO};
 
-    /* The folded weights (above fold_forward_jobs) and, in the same launch,
-     * q|k|v set to the folded bias bqkv_eff_i = Win_i bqkv_i + bin_i: the
-     * projection GEMM accumulates onto it. */
+    /* The folded weights (above fold_forward_jobs), then the folded
+     * projection's bias: its GEMM accumulates onto it. */
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
-    const tlob_fold_fill bias = {L->qkv, w.in_proj_w, w.qkv_b, w.in_proj_b, 3, N, E, E};
-    CUDA_CHECK(tlob_launch_fold(jobs, fold_forward_jobs(L, &w, jobs), &bias, c->stream));
+    CUDA_CHECK(tlob_launch_fold(jobs, fold_forward_jobs(L, &w, jobs), c->stream));
     L->folded = 1;
+    CUDA_CHECK(tlob_launch_bias_fill(L->qkv, L->bqkv_eff, 3, N, E, c->stream));
     /* 1-2. q|k|v = x Wqkv_eff^T + bqkv_eff: one call, x shared */
     TLOB_CHECK(linear_forward3(c, math, L->qkv, x, 1, L->wqkv_eff, N, D, E, 1));
     /* 3. P = softmax(q k^T / sqrt(D)), o = P v, per head */
@@ -498,7 +500,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     const tlob_math into_attention = TLOB_MATH_FP32;
     if (!L->folded) { /* the fused forward ran: the folded weights are not there yet */
         tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
-        CUDA_CHECK(tlob_launch_fold(jobs, fold_forward_jobs(L, &w, jobs), NULL, c->stream));
+        CUDA_CHECK(tlob_launch_fold(jobs, fold_forward_jobs(L, &w, jobs), c->stream));
     }
     /* this call's folded gradients start at zero (they are summed into) */
     CUDA_CHECK(cudaMemsetAsync(L->gwqkv_eff, 0,
@@ -541,7 +543,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     CUDA_CHECK(tlob_launch_colsums(sums, nsums, c->stream));
     /* the eight parameter gradients from the folded ones (above fold_backward_jobs) */
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
-    CUDA_CHECK(tlob_launch_fold(jobs, fold_backward_jobs(L, &w, &g, jobs), NULL, c->stream));
+    CUDA_CHECK(tlob_launch_fold(jobs, fold_backward_jobs(L, &w, &g, jobs), c->stream));
     /* the three dx contributions dq|dk|dv Wqkv_eff, summed into dx */
     TLOB_CHECK(linear_data_grad3(c, math, L->dxp, L->dqkv, L->wqkv_eff, N, D, E));
     CUDA_CHECK(tlob_launch_add3(dx, L->dxp, (size_t)N * D, (size_t)N * D, c->stream));
