@@ -58,14 +58,15 @@ static int weight_grad_splits(int rows) {
 tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW,
                                const float *dy, const float *x, int rows, int in, int out,
                                float *partials, tlob_colsum_task *tasks, int *ntasks) {
-    /* Split only while the partials stay under an eighth of what the GEMM
-     * reads: at BTC temporal (fc2, fc, w0: 40-160 wide, 16384 rows) this
-     * beat cuBLAS's own split-K plus its reduction kernel; at feature BTC and
-     * FI-2010 (128-576 wide) the partials of 32-64 splits were larger than
-     * the inputs, and the graphed fwd+bwd lost 4 and 14 us (H200,
-     * docs/layer-results.md, eighth pass). */
+    /* Split only where the partials stay under a quarter of what the GEMM
+     * reads; otherwise the plain call, whose own split-K cuBLAS chooses. At
+     * BTC temporal (fc2, fc, w0: 40-160 wide, 16384 rows, 64 splits) this
+     * beat cuBLAS's split-K and its reduction kernels; at feature BTC and
+     * FI-2010 (128-576 wide) 32 splits made partials larger than the inputs
+     * and the graphed fwd+bwd lost 4 and 14 us (H200, docs/layer-results.md,
+     * eighth pass). */
     int splits = weight_grad_splits(rows);
-    while (splits > 1 && (long long)splits * in * out * 8 > (long long)rows * (in + out)) splits /= 2;
+    if ((long long)splits * in * out * 4 > (long long)rows * (in + out)) splits = 1;
     const int chunk = rows / splits;
     if (splits == 1) {
         CUBLAS_CHECK(compute_gemm(ctx, math, N_, T_, in, out, rows, x, in, 0, dy, out, 0, 1.0f, dW,
