@@ -84,11 +84,9 @@ struct tlob_layer {
     float *io;                     /* x | y | att | dy | dx of the host-array calls, on first use */
     float *arena; /* every activation and scratch buffer below */
     /* forward activations, N = batch * T rows */
-    float *qkv0;  /* [3, N, E]  q0 | k0 | v0 (the fused forward's first stage) */
     float *qkv;   /* [3, N, E]  q | k | v */
     float *att;   /* [B, nh, T, T] attention probabilities */
     float *o;     /* [N, E] heads concatenated */
-    float *a;     /* [N, E] out-projection (the fused forward's) */
     float *r;     /* [N, D] o Wc^T: w0 of the out-projection, before the bias */
     float *h1;    /* [N, D] w0(a) + x, LayerNorm 1 input */
     float *mean1, *rstd1; /* [N] */
@@ -172,8 +170,8 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
     /* the split-K partials of the one three-block weight gradient, dWqkv_eff */
     const size_t partials = linear_weight_grad3_partial_floats(L->D, L->E);
     struct { float **ptr; size_t count; } bufs[] = {
-        {&L->qkv0, 3 * N * E}, {&L->qkv, 3 * N * E}, {&L->att, PT},     {&L->o, N * E},
-        {&L->a, N * E},        {&L->r, N * D},       {&L->h1, N * D},   {&L->mean1, N},
+        {&L->qkv, 3 * N * E}, {&L->att, PT},     {&L->o, N * E},
+        {&L->r, N * D},       {&L->h1, N * D},   {&L->mean1, N},
         {&L->rstd1, N},        {&L->y1, N * D},      {&L->f, N * F},    {&L->g, N * F},
         {&L->z0, N * O},       {&L->z1, N * O},      {&L->mean2, N},    {&L->rstd2, N},
         {&L->wqkv_eff, 3 * E * D}, {&L->bqkv_eff, 3 * E}, {&L->wc, D * E}, {&L->bc, D},
@@ -436,7 +434,7 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                                          w.out_proj_w, w.out_proj_b, w.w0_w, w.w0_b,
                                          w.norm_w, w.norm_b, w.fc_w, w.fc_b,
                                          w.fc2_w, w.fc2_b, w.mlp_ln_w, w.mlp_ln_b};
-        const tlob_forward_outputs out = {L->qkv0, L->qkv, L->att, att, L->o, L->a,
+        const tlob_forward_outputs out = {L->qkv, L->att, att, L->o,
                                           L->h1, L->y1, L->mean1, L->rstd1, L->f, L->g,
                                           L->z1, L->mean2, L->rstd2, y};
         CUDA_CHECK(tlob_launch_forward_fused(x, &fw, &out, batch, L->T, D, L->nh, O, L->scale,
