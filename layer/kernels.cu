@@ -48,26 +48,6 @@ __device__ __forceinline__ float gelu_grad(float x) {
 
 /* ---- kernels --------------------------------------------------------------- */
 
-/* grid.y = destination block k: dst[k] [rows, cols] set to its bias row
- * bias[k] broadcast (the GEMM then adds into it). 32-bit indices inside a
- * block: tlob_create bounds every activation block below 2^31 elements. */
-__global__ void tlob_bias_fill_kernel(float *dst, const float *bias, int rows, int cols,
-                                      int vec4) {
-    const int k = blockIdx.y;
-    const int n = rows * cols;
-    float *d = dst + (size_t)k * n;
-    const float *b = bias + (size_t)k * cols;
-    if (vec4) { /* cols % 4 == 0, destination 16-byte aligned: float4 stores */
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n / 4; i += gridDim.x * blockDim.x) {
-            const int c = (4 * i) % cols;
-            reinterpret_cast<float4 *>(d)[i] = make_float4(b[c], b[c + 1], b[c + 2], b[c + 3]);
-        }
-    } else {
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-            d[i] = b[i % cols];
-    }
-}
-
 /* The small products of tlob_launch_fold: one job per (product), its output
  * in FOLD_TILE x FOLD_TILE tiles, one block a tile; first_block is the job's
  * first block in the flat grid. */
@@ -468,18 +448,6 @@ static unsigned colsum_grid_y(int rows, unsigned others) {
     const unsigned cap = MAX_GRID_BLOCKS / others ? MAX_GRID_BLOCKS / others : 1;
     if (chunks > cap) chunks = cap;
     return chunks ? chunks : 1;
-}
-
-/* dst [blocks, rows, cols]; bias [blocks, cols] */
-extern "C" cudaError_t tlob_launch_bias_fill(float *dst, const float *bias, int blocks, int rows,
-                                             int cols, cudaStream_t stream) {
-    /* float4 stores when every block's rows are whole float4 groups and start
-     * on 16-byte boundaries (one float a thread: 10.3 us for 18 MB at
-     * B*T = 16384, E = 40 on the H200) */
-    const int vec4 = cols % 4 == 0 && (size_t)dst % 16 == 0;
-    const dim3 grid(elem_grid((size_t)rows * cols / (vec4 ? 4 : 1)), (unsigned)blocks);
-    tlob_bias_fill_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(dst, bias, rows, cols, vec4);
-    return cudaGetLastError();
 }
 
 extern "C" cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs,

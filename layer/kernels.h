@@ -12,11 +12,6 @@
 extern "C" {
 #endif
 
-/* Sets each of dst's `blocks` blocks [rows, cols] to its bias row (bias
- * [blocks, cols]) broadcast over rows, so that a GEMM adds into it (beta = 1). */
-cudaError_t tlob_launch_bias_fill(float *dst, const float *bias, int blocks, int rows, int cols,
-                                  cudaStream_t stream);
-
 /* One small dense product of tlob_launch_fold, all row-major:
  * C [M, N] = op(A) op(B) + u v^T + add (+ C's old value when accumulate),
  * where op(A)(m, k) = A[m a_sm + k a_sk] and op(B)(k, n) = B[k b_sk + n b_sn]

@@ -72,6 +72,7 @@ static tlob_status context_init(layer_context *c) {
 struct tlob_layer {
     tlob_config cfg;
     int D, E, F, O, T, nh, res; /* res: Dout == D, so both residuals exist */
+    int Ep;                     /* E rounded up to ALIGN_FLOATS */
     float scale;                /* 1/sqrt(D), the attention score scale */
     attention_path forward_path; /* AUTO, or forced by the tests and the benchmark */
     int forward_rows;            /* fused forward tile rows: 0 picks (forward_fused_rows) */
@@ -99,7 +100,7 @@ struct tlob_layer {
     /* the folded weights (see fold_jobs): q|k|v = x Wqkv_eff^T + bqkv_eff,
      * r = o Wc^T + bc */
     float *wqkv_eff; /* [3, E, D] */
-    float *bqkv_eff; /* [3, E] */
+    float *bqkv_eff; /* [3, Ep]: rows padded to 64 floats (256 bytes, cuBLASLt's bias) */
     float *wc;       /* [D, E] */
     float *bc;       /* [D] */
     /* backward scratch */
@@ -156,6 +157,7 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
     L->cfg = *config;
     L->D = config->dim, L->nh = config->heads, L->E = config->dim * config->heads;
     L->F = 4 * config->dim, L->O = config->out_dim, L->T = config->seq_len;
+    L->Ep = (L->E + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
     L->res = L->O == L->D;
     L->scale = (float)(1.0 / sqrt((double)L->D));
     st = context_init(&L->ctx);
@@ -174,7 +176,7 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
         {&L->r, N * D},       {&L->h1, N * D},   {&L->mean1, N},
         {&L->rstd1, N},        {&L->y1, N * D},      {&L->f, N * F},    {&L->g, N * F},
         {&L->z0, N * O},       {&L->z1, N * O},      {&L->mean2, N},    {&L->rstd2, N},
-        {&L->wqkv_eff, 3 * E * D}, {&L->bqkv_eff, 3 * E}, {&L->wc, D * E}, {&L->bc, D},
+        {&L->wqkv_eff, 3 * E * D}, {&L->bqkv_eff, 3 * (size_t)L->Ep}, {&L->wc, D * E}, {&L->bc, D},
         {&L->dz1, N * O},      {&L->dg, N * F},      {&L->df, N * F},   {&L->dy1, N * D},
         {&L->dr, N * D},       {&L->dout, N * E}, {&L->datt, PT},
         {&L->dqkv, 3 * N * E}, {&L->dxp, 3 * N * D},
@@ -335,7 +337,7 @@ static int fold_forward_jobs(const tlob_layer *L, const layer_tensors *w, tlob_f
     for (int i = 0; i < 3; i++) {
         const float *win = w->in_proj_w + (size_t)i * E * E, *wq = w->qkv_w + (size_t)i * E * D;
         jobs[n++] = fold_product(L->wqkv_eff + (size_t)i * E * D, win, E, 1, wq, D, 1, E, D, E, 0);
-        jobs[n] = fold_product(L->bqkv_eff + (size_t)i * E, win, E, 1, w->qkv_b + (size_t)i * E,
+        jobs[n] = fold_product(L->bqkv_eff + (size_t)i * L->Ep, win, E, 1, w->qkv_b + (size_t)i * E,
                                1, 0, E, 1, E, 0);
         jobs[n++].add = w->in_proj_b + (size_t)i * E;
     }
@@ -449,14 +451,14 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
                                    ATTENTION_AUTO};
 
-    /* The folded weights (above fold_forward_jobs), then the folded
-     * projection's bias: its GEMM accumulates onto it. */
+    /* The folded weights (above fold_forward_jobs) */
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
     CUDA_CHECK(tlob_launch_fold(jobs, fold_forward_jobs(L, &w, jobs), c->stream));
     L->folded = 1;
-    CUDA_CHECK(tlob_launch_bias_fill(L->qkv, L->bqkv_eff, 3, N, E, c->stream));
-    /* 1-2. q|k|v = x Wqkv_eff^T + bqkv_eff: one call, x shared */
-    TLOB_CHECK(linear_forward3(c, math, L->qkv, x, 1, L->wqkv_eff, N, D, E, 1));
+    /* 1-2. q|k|v = x Wqkv_eff^T + bqkv_eff: one cuBLASLt call, x shared,
+     * the bias added by its epilogue */
+    CUBLAS_CHECK(compute_linear3_bias(&L->ctx.compute, math, L->qkv, x, 0, L->wqkv_eff,
+                                      L->bqkv_eff, L->Ep, N, D, E, 3));
     /* 3. P = softmax(q k^T / sqrt(D)), o = P v, per head */
     TLOB_CHECK(attention_forward(c, math, &heads, L->qkv, L->att, att, L->o));
     /* 4-5. r = o Wc^T; y1 = LayerNorm(r + bc + x) */
