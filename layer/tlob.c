@@ -89,7 +89,7 @@ struct tlob_layer {
     float *att;   /* [B, nh, T, T] attention probabilities */
     float *o;     /* [N, E] heads concatenated */
     float *r;     /* [N, D] o Wc^T: w0 of the out-projection, before the bias */
-    float *h1;    /* [N, D] w0(a) + x, LayerNorm 1 input */
+    float *h1;    /* [N, D] r + bc + x, LayerNorm 1 input */
     float *mean1, *rstd1; /* [N] */
     float *y1;    /* [N, D] */
     float *f;     /* [N, 4D] y1 Wf^T: the fc pre-activation without its bias */
@@ -97,7 +97,7 @@ struct tlob_layer {
     float *z0;    /* [N, Dout] fc2 output before bias */
     float *z1;    /* [N, Dout] LayerNorm 2 input */
     float *mean2, *rstd2; /* [N] */
-    /* the folded weights (see fold_jobs): q|k|v = x Wqkv_eff^T + bqkv_eff,
+    /* the folded weights (fold_forward_jobs): q|k|v = x Wqkv_eff^T + bqkv_eff,
      * r = o Wc^T + bc */
     float *wqkv_eff; /* [3, E, D] */
     float *bqkv_eff; /* [3, Ep]: rows padded to 64 floats (256 bytes, cuBLASLt's bias) */
