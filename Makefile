@@ -23,7 +23,7 @@ DEPFLAGS = -MMD -MP
 NVCCFLAGS ?= -O2 -g -lineinfo
 NVCC_ALL = -std=c++17 -gencode arch=$(CUDA_VIRTUAL),code=[$(CUDA_ARCH),$(CUDA_VIRTUAL)] \
            -Xcompiler -Wall,-Wextra,-Werror $(NVCCFLAGS)
-CUDA_LIBS := -L$(CUDA_PATH)/lib64 -Wl,-rpath,$(CUDA_PATH)/lib64 -lcublas -lcudart
+CUDA_LIBS := -L$(CUDA_PATH)/lib64 -Wl,-rpath,$(CUDA_PATH)/lib64 -lcublasLt -lcublas -lcudart
 
 # Each fragment appends to these: test executables to build, and the suites
 # the harness runs (one executable each).
@@ -171,7 +171,7 @@ $(BUILD)/tlob.pc: FORCE
 	  'Name: tlob' 'Description: TLOB transformer layer in CUDA C on cuBLAS, forward and backward' \
 	  'Version: $(VERSION)' 'Cflags: -I$${includedir} -I$(CUDA_PATH)/include' \
 	  'Libs: -L$${libdir} -ltlob' \
-	  'Libs.private: -L$(CUDA_PATH)/lib64 -lcublas -lcudart $(JANSSON_LIBS) -lstdc++ -lm' > $@.tmp
+	  'Libs.private: -L$(CUDA_PATH)/lib64 -lcublasLt -lcublas -lcudart $(JANSSON_LIBS) -lstdc++ -lm' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 
 # CMake package config (cmake/*.cmake.in): find_package(tlob) -> tlob::tlob.

@@ -5,6 +5,7 @@
 #ifndef TLOB_COMPUTE_H
 #define TLOB_COMPUTE_H
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -18,10 +19,25 @@ extern "C" {
  * user-provided workspace: cuBLAS may not allocate while a stream captures. */
 #define COMPUTE_WORKSPACE_BYTES ((size_t)32 << 20)
 
+/* The cuBLASLt descriptors and algorithm of compute_linear3_bias's last
+ * shape (they depend on sizes, math mode and pointer alignments only, so a
+ * layer called with one batch size builds them once). */
+typedef struct {
+    int valid, rows, in, out, batch, math;
+    long long x_stride, bias_stride;
+    unsigned align_w, align_x, align_y;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t a, b, c;
+    cublasLtMatmulAlgo_t algo;
+} compute_bias_plan;
+
 typedef struct {
     cublasHandle_t cublas; /* math mode: set by compute_gemm before each GEMM */
+    cublasLtHandle_t lt;   /* compute_linear3_bias's */
     cudaStream_t stream;
-    void *workspace;       /* COMPUTE_WORKSPACE_BYTES of device memory */
+    void *workspace;       /* COMPUTE_WORKSPACE_BYTES of device memory, shared by both
+                            * handles (their calls are ordered on one stream) */
+    compute_bias_plan plan;
 } compute_ctx;
 
 /* A handle bound to `stream` (0: the legacy default stream) with its own
@@ -40,6 +56,18 @@ cublasStatus_t compute_gemm(const compute_ctx *ctx, tlob_math math, cublasOperat
                             cublasOperation_t op_b, int m, int n, int k, const float *A, int lda,
                             long long stride_a, const float *B, int ldb, long long stride_b,
                             float beta, float *C, int ldc, long long stride_c, int batch);
+
+/* Three Linears of one weight block with their biases added by cuBLASLt's
+ * bias epilogue (no separate bias pass, no read of y): y [batch][rows, out],
+ * block b = x_b W_b^T + bias_b, with W [batch][out, in], bias [batch]
+ * [bias_stride], x_b at x + b x_stride (0: one x for all). TF32 tensor-op or
+ * strict FP32 compute by `math`. The descriptors and the algorithm of the
+ * last shape are kept in ctx->plan (host work only when the shape or an
+ * alignment changes; capturable). CUBLAS_STATUS_NOT_SUPPORTED when cuBLASLt
+ * offers no algorithm. */
+cublasStatus_t compute_linear3_bias(compute_ctx *ctx, tlob_math math, float *y, const float *x,
+                                    long long x_stride, const float *W, const float *bias,
+                                    long long bias_stride, int rows, int in, int out, int batch);
 
 /* Frees what exists; reports nothing (teardown). */
 void compute_ctx_destroy(compute_ctx *ctx);

@@ -255,12 +255,10 @@ tlob_forward_proj_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     fwd_copies_wait();
     const size_t NE = (size_t)N * E;
     for (int p = 0; p < 3; p++) {
-        float *q0 = out.qkv0 + p * NE + (size_t)n0 * E, *q = out.qkv + p * NE + (size_t)n0 * E;
+        float *q = out.qkv + p * NE + (size_t)n0 * E;
         const float *b0 = bqkv + p * E, *b1 = bin + p * E;
         block_product<RT, TC, false>(Xs, ldd, Wqkv + p * wq, ldd, E, D, stage, [&](int r, int j, float v) {
-            v += b0[j];
-            P0[r * lde + j] = v;
-            if (r < rows) q0[(size_t)r * E + j] = v;
+            P0[r * lde + j] = v + b0[j];
         });
         __syncthreads();
         block_product<RT, TC, false>(P0, lde, Win + p * wi, lde, E, E, stage, [&](int r, int j, float v) {
@@ -357,9 +355,7 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     }
     fwd_zero_cols(Gs, ldf, R, F); /* K, V are spent */
     block_product<RT, TC, false>(Os, lde, Wout, lde, E, E, stage, [&](int r, int j, float v) {
-        v += bout[j];
-        As[r * lde + j] = v;
-        if (r < rows) out.a[(row0 + r) * E + j] = v;
+        As[r * lde + j] = v + bout[j];
     });
     __syncthreads();
     /* h1 = a W0^T + b0 + x; y1 = LayerNorm(h1) */

@@ -8,9 +8,11 @@
  *     (K and V of the sample in shared memory), the out-projection, w0 with
  *     the residual and LayerNorm 1, the MLP with exact-erf GELU, LayerNorm 2,
  *     GELU and the outer residual.
- * Each writes exactly what the backward pass (layer/tlob.c) reads: q0|k0|v0,
- * q|k|v, P, o, a, h1, mean1, rstd1, y1, f (fc output without its bias), g,
- * z1, mean2, rstd2, and the outputs y and the caller's attention map. Every
+ * Each writes exactly what the backward pass (layer/tlob.c) reads (q0|k0|v0
+ * and the out-projection stay on chip): q|k|v, P, o, h1, mean1, rstd1, y1,
+ * f (fc output without its bias), g, z1, mean2, rstd2, and the outputs y and
+ * the caller's attention map. The backward folds the weights itself after
+ * this forward (it does not run the general forward's fold launch). Every
  * weight a kernel uses is copied into its shared memory once per block
  * (asynchronous copies, all in flight together); the weights stay in L2 for
  * the other blocks. layer/tlob.c can take this path when both kernels'
@@ -42,9 +44,9 @@ typedef struct {
 
 /* What the forward writes, N = B T rows. att_copy may be NULL. */
 typedef struct {
-    float *qkv0, *qkv;     /* [3, N, E] each */
+    float *qkv;            /* [3, N, E] */
     float *att, *att_copy; /* [B, nh, T, T] */
-    float *o, *a;          /* [N, E] */
+    float *o;              /* [N, E] */
     float *h1, *y1;        /* [N, D] */
     float *mean1, *rstd1;  /* [N] */
     float *f, *g;          /* [N, F] */

@@ -1,6 +1,6 @@
 /* Internal accessors for the tests and the benchmark (not part of the API):
- * the layer's projection activations, to check the fused strided-batched
- * projections against separate GEMMs on identical inputs; and the choice
+ * the layer's projection output, to check the folded strided-batched
+ * projection against separate GEMMs on identical inputs; and the choice
  * between the fused forward (layer/forward_kernels.h) and the general one. */
 #ifndef TLOB_INTERNAL_H
 #define TLOB_INTERNAL_H
@@ -11,8 +11,6 @@
 extern "C" {
 #endif
 
-/* q0|k0|v0 [3, batch, T, E] of the last forward pass (device). */
-const float *tlob_internal_qkv0(const tlob_layer *layer);
 /* q|k|v [3, batch, T, E] of the last forward pass (device). */
 const float *tlob_internal_qkv(const tlob_layer *layer);
 

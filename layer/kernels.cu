@@ -20,7 +20,6 @@
  * thread, block scheduling dominated (17920 blocks of 256 threads took 15.5 us
  * to write 18 MB on the H200; a few waves of longer-lived blocks do not). */
 #define MAX_GRID_BLOCKS 1024u
-#define COLSUM_MAX_JOBS 3 /* column sums one tlob_colsum_kernel launch can do */
 #define COLSUM_ROWS 64        /* rows summed by one block of tlob_colsum_kernel: 256 halved
                                * the blocks and was 1.6-2x slower at 16384 rows (H200) */
 
@@ -49,26 +48,50 @@ __device__ __forceinline__ float gelu_grad(float x) {
 
 /* ---- kernels --------------------------------------------------------------- */
 
-/* grid.y = destination block k < 7: q0 | k0 | v0 | q | k | v | a, each
- * [rows, cols], set to its bias row broadcast (the GEMMs then add into it).
- * 32-bit indices inside a block: tlob_create bounds every activation block
- * below 2^31 elements. */
-__global__ void tlob_bias_fill_kernel(float *qkv0, const float *b_qkv, float *qkv,
-                                      const float *b_in, float *a, const float *b_out, int rows,
-                                      int cols, int vec4) {
-    const int k = blockIdx.y;
-    const size_t block = (size_t)rows * cols;
-    float *dst = k < 3 ? qkv0 + k * block : k < 6 ? qkv + (k - 3) * block : a;
-    const float *bias = k < 3 ? b_qkv + k * cols : k < 6 ? b_in + (k - 3) * cols : b_out;
-    const int n = rows * cols;
-    if (vec4) { /* cols % 4 == 0, destinations 16-byte aligned: float4 stores */
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n / 4; i += gridDim.x * blockDim.x) {
-            const int c = (4 * i) % cols;
-            reinterpret_cast<float4 *>(dst)[i] = make_float4(bias[c], bias[c + 1], bias[c + 2], bias[c + 3]);
-        }
-    } else {
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-            dst[i] = bias[i % cols];
+/* The small products of tlob_launch_fold: one job per (product), its output
+ * in FOLD_TILE x FOLD_TILE tiles, one block a tile; first_block is the job's
+ * first block in the flat grid. */
+#define FOLD_TILE 16
+struct fold_job_dev {
+    tlob_fold_job j;
+    unsigned tiles_n, first_block;
+};
+struct fold_jobs_dev {
+    fold_job_dev job[TLOB_FOLD_MAX_JOBS];
+    int n;
+};
+
+/* C (+)= op(A) op(B) + u v^T + add, in FP32 fused multiply-adds in k order.
+ * __grid_constant__: the job table is read in place from the parameter space
+ * (an indexed by-value parameter array would be copied to local memory by
+ * every thread, see tlob_colsum_kernel). */
+__global__ void tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
+    __shared__ float As[FOLD_TILE][FOLD_TILE + 1], Bs[FOLD_TILE][FOLD_TILE + 1];
+    int k = 0;
+    while (k + 1 < jobs.n && blockIdx.x >= jobs.job[k + 1].first_block) k++;
+    const tlob_fold_job &J = jobs.job[k].j;
+    const unsigned t = blockIdx.x - jobs.job[k].first_block;
+    const int tx = threadIdx.x % FOLD_TILE, ty = threadIdx.x / FOLD_TILE;
+    const int m0 = (int)(t / jobs.job[k].tiles_n) * FOLD_TILE;
+    const int n0 = (int)(t % jobs.job[k].tiles_n) * FOLD_TILE;
+    const int m = m0 + ty, n = n0 + tx;
+    float s = 0.0f;
+    for (int k0 = 0; k0 < J.K; k0 += FOLD_TILE) {
+        const int ka = k0 + tx, kb = k0 + ty;
+        As[ty][tx] = m < J.M && ka < J.K ? J.A[(size_t)m * J.a_sm + (size_t)ka * J.a_sk] : 0.0f;
+        const int nb = n0 + tx;
+        Bs[ty][tx] = kb < J.K && nb < J.N ? J.B[(size_t)kb * J.b_sk + (size_t)nb * J.b_sn] : 0.0f;
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < FOLD_TILE; kk++) s = fmaf(As[ty][kk], Bs[kk][tx], s);
+        __syncthreads();
+    }
+    if (m < J.M && n < J.N) {
+        const size_t i = (size_t)m * J.N + n;
+        if (J.u) s = fmaf(J.u[m], J.v[n], s);
+        if (J.add) s += J.add[i];
+        if (J.accumulate) s += J.C[i];
+        J.C[i] = s;
     }
 }
 
@@ -106,58 +129,76 @@ __global__ void tlob_softmax_bwd_kernel(float *dp, const float *p, int rows, int
     }
 }
 
-/* K > 0: each lane keeps its K columns (c = lane + 32 k) of the row in
- * registers, for rows up to 32 K wide; K = 0: any width, re-reading global
- * memory (L1-cached) in each pass. */
-template <int K>
+/* Sum over the G lanes of one row group (G a power of two up to 32; the
+ * groups are aligned runs of G lanes, so xor offsets below G stay inside). */
+template <int G> __device__ __forceinline__ float group_sum(float v) {
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* The LayerNorm kernels give each row G lanes. C > 0: each lane keeps its
+ * C columns (c = sub + G k, sub = its lane within the group) in registers,
+ * for rows up to G C wide; a warp holds 32 / G rows at once, so a narrow row
+ * (D = 40: G = 8, five columns a lane) still has the warp's loads in flight
+ * for four rows, not one. C = 0 (G = 32): any width, re-reading global memory
+ * (L1-cached) in each pass. Every lane of a warp runs the same number of
+ * iterations (the shuffles need all 32); a group past the last row computes
+ * nothing it stores. With a warp per row (G = 32), the narrow rows of BTC
+ * (40 wide) left 24 of 32 lanes idle in the second column pass. */
+template <int G, int C>
 __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const float *res,
                                    const float *gamma, const float *beta, int use_gelu,
                                    const float *res2, float *h, float *mean, float *rstd,
                                    float *out, int rows, int cols) {
-    const int lane = threadIdx.x % WARP;
-    for (int row = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP; row < rows;
-         row += gridDim.x * ROWS_PER_BLOCK) {
-        const size_t base = (size_t)row * cols;
-        float v[K > 0 ? K : 1];
+    constexpr int RPW = WARP / G; /* rows a warp holds at once */
+    const int lane = threadIdx.x % WARP, sub = lane % G;
+    const int warp = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP;
+    for (int row0 = warp * RPW; row0 < rows; row0 += gridDim.x * ROWS_PER_BLOCK * RPW) {
+        const int row = row0 + lane / G;
+        const bool live = row < rows;
+        const size_t base = (size_t)(live ? row : 0) * cols;
+        float v[C > 0 ? C : 1];
         float s = 0.0f;
-        if (K > 0) {
+        if (C > 0) {
 #pragma unroll
-            for (int k = 0; k < K; k++) {
-                const int c = lane + k * WARP;
+            for (int k = 0; k < C; k++) {
+                const int c = sub + k * G;
                 v[k] = 0.0f;
-                if (c < cols) {
+                if (live && c < cols) {
                     v[k] = a[base + c] + bias[c] + (res ? res[base + c] : 0.0f);
                     h[base + c] = v[k];
                     s += v[k];
                 }
             }
         } else {
-            for (int c = lane; c < cols; c += WARP) {
+            for (int c = sub; live && c < cols; c += G) {
                 const float x = a[base + c] + bias[c] + (res ? res[base + c] : 0.0f);
                 h[base + c] = x;
                 s += x;
             }
         }
-        const float m = warp_sum(s) / cols;
+        const float m = group_sum<G>(s) / cols;
         float ss = 0.0f;
-        if (K > 0) {
+        if (C > 0) {
 #pragma unroll
-            for (int k = 0; k < K; k++)
-                if (lane + k * WARP < cols) ss += (v[k] - m) * (v[k] - m);
+            for (int k = 0; k < C; k++)
+                if (live && sub + k * G < cols) ss += (v[k] - m) * (v[k] - m);
         } else {
-            for (int c = lane; c < cols; c += WARP) ss += (h[base + c] - m) * (h[base + c] - m);
+            for (int c = sub; live && c < cols; c += G) ss += (h[base + c] - m) * (h[base + c] - m);
         }
-        const float rs = rsqrtf(warp_sum(ss) / cols + 1e-5f);
+        const float rs = rsqrtf(group_sum<G>(ss) / cols + 1e-5f);
+        if (!live) continue;
 #pragma unroll
-        for (int k = 0; k < (K > 0 ? K : 1); k++) {
-            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
-                float x = ((K > 0 ? v[k] : h[base + c]) - m) * rs * gamma[c] + beta[c];
+        for (int k = 0; k < (C > 0 ? C : 1); k++) {
+            for (int c = sub + k * G; c < cols; c += (C > 0 ? cols : G)) {
+                float x = ((C > 0 ? v[k] : h[base + c]) - m) * rs * gamma[c] + beta[c];
                 if (use_gelu) x = gelu(x);
                 if (res2) x += res2[base + c];
                 out[base + c] = x;
             }
         }
-        if (lane == 0) {
+        if (sub == 0) {
             mean[row] = m;
             rstd[row] = rs;
         }
@@ -181,40 +222,46 @@ __device__ __forceinline__ ln_grad_terms ln_bwd_terms(const float *dout, const f
     return t;
 }
 
-/* K > 0 (rows up to 32 K wide): each lane accumulates its columns' dgamma,
- * dbeta, dbias in registers over all its rows; the block then sums its warps
- * through shared memory (3 * ROWS_PER_BLOCK * cols floats) and adds one value
- * per column to the global gradient. K = 0: any width, accumulating with
- * shared-memory atomics (3 * cols floats). */
-template <int K>
+/* Rows as in tlob_ln_fwd_kernel (G lanes a row). C > 0 (rows up to G C
+ * wide): each lane accumulates its columns' dgamma, dbeta, dbias in
+ * registers over all its rows; the block then sums its row slots through
+ * shared memory (3 * (ROW_BLOCK / G) * cols floats) and adds one value per
+ * column to the global gradient. C = 0 (G = 32): any width, accumulating
+ * with shared-memory atomics (3 * cols floats). */
+template <int G, int C>
 __global__ void tlob_ln_bwd_kernel(const float *dout, const float *dout2, int use_gelu,
                                    const float *h, const float *mean, const float *rstd,
                                    const float *gamma, const float *beta, float *dh,
                                    const float *skip, float *dh_plus_skip, float *dgamma,
                                    float *dbeta, float *dbias, int rows, int cols) {
     extern __shared__ float acc[];
-    const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-    float rg[K > 0 ? K : 1], rb[K > 0 ? K : 1], rbias[K > 0 ? K : 1];
+    constexpr int RPW = WARP / G, SLOTS = ROW_BLOCK / G;
+    const int lane = threadIdx.x % WARP, sub = lane % G;
+    const int slot = threadIdx.x / G; /* this lane's row slot in the block */
+    const int warp = blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / WARP;
+    float rg[C > 0 ? C : 1], rb[C > 0 ? C : 1], rbias[C > 0 ? C : 1];
 #pragma unroll
-    for (int k = 0; k < (K > 0 ? K : 1); k++) rg[k] = rb[k] = rbias[k] = 0.0f;
-    if (K == 0) {
+    for (int k = 0; k < (C > 0 ? C : 1); k++) rg[k] = rb[k] = rbias[k] = 0.0f;
+    if (C == 0) {
         for (int c = threadIdx.x; c < 3 * cols; c += blockDim.x) acc[c] = 0.0f;
         __syncthreads();
     }
-    for (int row = blockIdx.x * ROWS_PER_BLOCK + warp; row < rows;
-         row += gridDim.x * ROWS_PER_BLOCK) {
-        const size_t base = (size_t)row * cols;
-        const float m = mean[row], rs = rstd[row];
-        /* pass 1: the two row means the LayerNorm gradient needs; with K > 0
+    for (int row0 = warp * RPW; row0 < rows; row0 += gridDim.x * ROWS_PER_BLOCK * RPW) {
+        const int row = row0 + lane / G;
+        const bool live = row < rows;
+        const size_t base = (size_t)(live ? row : 0) * cols;
+        const float m = live ? mean[row] : 0.0f, rs = live ? rstd[row] : 0.0f;
+        /* pass 1: the two row means the LayerNorm gradient needs; with C > 0
          * each lane keeps its columns' terms in registers for pass 2 */
         float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
-        ln_grad_terms kept[K > 0 ? K : 1];
+        ln_grad_terms kept[C > 0 ? C : 1];
 #pragma unroll
-        for (int k = 0; k < (K > 0 ? K : 1); k++) {
-            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
+        for (int k = 0; k < (C > 0 ? C : 1); k++) {
+            kept[k].g = kept[k].xhat = 0.0f;
+            for (int c = sub + k * G; live && c < cols; c += (C > 0 ? cols : G)) {
                 const ln_grad_terms t =
                     ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
-                if (K > 0) {
+                if (C > 0) {
                     kept[k] = t;
                     rg[k] += t.g * t.xhat;
                     rb[k] += t.g;
@@ -226,39 +273,40 @@ __global__ void tlob_ln_bwd_kernel(const float *dout, const float *dout2, int us
                 sum_dxhat_xhat += t.g * gamma[c] * t.xhat;
             }
         }
-        const float mean_dxhat = warp_sum(sum_dxhat) / cols;
-        const float mean_dxhat_xhat = warp_sum(sum_dxhat_xhat) / cols;
+        const float mean_dxhat = group_sum<G>(sum_dxhat) / cols;
+        const float mean_dxhat_xhat = group_sum<G>(sum_dxhat_xhat) / cols;
+        if (!live) continue;
         /* pass 2: dh = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) */
 #pragma unroll
-        for (int k = 0; k < (K > 0 ? K : 1); k++) {
-            for (int c = lane + k * WARP; c < cols; c += (K > 0 ? cols : WARP)) {
+        for (int k = 0; k < (C > 0 ? C : 1); k++) {
+            for (int c = sub + k * G; c < cols; c += (C > 0 ? cols : G)) {
                 const ln_grad_terms t =
-                    K > 0 ? kept[k]
+                    C > 0 ? kept[k]
                           : ln_bwd_terms(dout, dout2, use_gelu, h, gamma, beta, base + c, c, m, rs);
                 const float d = rs * (t.g * gamma[c] - mean_dxhat - t.xhat * mean_dxhat_xhat);
                 dh[base + c] = d;
                 if (dh_plus_skip) dh_plus_skip[base + c] = skip ? d + skip[base + c] : d;
-                if (K > 0) rbias[k] += d;
+                if (C > 0) rbias[k] += d;
                 else atomicAdd(&acc[2 * cols + c], d);
             }
         }
     }
-    if (K > 0) {
-        /* per-warp partials to shared memory, then one sum per column */
+    if (C > 0) {
+        /* per-slot partials to shared memory, then one sum per column */
 #pragma unroll
-        for (int k = 0; k < K; k++) {
-            const int c = lane + k * WARP;
+        for (int k = 0; k < C; k++) {
+            const int c = sub + k * G;
             if (c < cols) {
-                acc[(0 * ROWS_PER_BLOCK + warp) * cols + c] = rg[k];
-                acc[(1 * ROWS_PER_BLOCK + warp) * cols + c] = rb[k];
-                acc[(2 * ROWS_PER_BLOCK + warp) * cols + c] = rbias[k];
+                acc[(0 * SLOTS + slot) * cols + c] = rg[k];
+                acc[(1 * SLOTS + slot) * cols + c] = rb[k];
+                acc[(2 * SLOTS + slot) * cols + c] = rbias[k];
             }
         }
         __syncthreads();
         for (int i = threadIdx.x; i < 3 * cols; i += blockDim.x) {
             const int which = i / cols, c = i % cols;
             float s = 0.0f;
-            for (int w = 0; w < ROWS_PER_BLOCK; w++) s += acc[(which * ROWS_PER_BLOCK + w) * cols + c];
+            for (int w = 0; w < SLOTS; w++) s += acc[(which * SLOTS + w) * cols + c];
             atomicAdd(which == 0 ? &dgamma[c] : which == 1 ? &dbeta[c] : &dbias[c], s);
         }
     } else {
@@ -326,30 +374,31 @@ struct colsum_job {
     unsigned gx, gy;
 };
 
-/* Three named jobs, not an array: a kernel parameter array indexed by a
- * computed index is copied to local memory by every thread (a 128-byte stack
- * frame; measured: the combined launch then took longer than the separate
- * ones). */
+/* The job table, read in place from the parameter space (__grid_constant__:
+ * a by-value parameter array indexed by a computed index would be copied to
+ * local memory by every thread; with three named jobs instead, a 128-byte
+ * stack frame, the combined launch had measured slower than separate ones). */
 struct colsum_jobs {
-    colsum_job j0, j1, j2;
+    colsum_job job[TLOB_COLSUM_MAX_JOBS];
     int n;
 };
 #define COLSUM_JOB_BLOCKS(j) ((j).gx * (j).gy * (unsigned)(j).nblocks)
 
-/* Up to COLSUM_MAX_JOBS independent column sums in one launch: the flat grid
- * holds each job's gx * gy * nblocks blocks in turn, each block tiled as
+/* Up to TLOB_COLSUM_MAX_JOBS independent column sums in one launch: the flat
+ * grid holds each job's gx * gy * nblocks blocks in turn, each block tiled as
  * tlob_gelu_bwd_kernel's (x: column tile of 32, y: 8 row lanes). */
-__global__ void tlob_colsum_kernel(colsum_jobs jobs) {
+__global__ void tlob_colsum_kernel(const __grid_constant__ colsum_jobs jobs) {
     __shared__ float part[8][WARP + 1];
-    const unsigned n0 = COLSUM_JOB_BLOCKS(jobs.j0), n1 = COLSUM_JOB_BLOCKS(jobs.j1);
-    const int k = blockIdx.x < n0 ? 0 : jobs.n > 2 && blockIdx.x >= n0 + n1 ? 2 : 1;
-    const unsigned b = blockIdx.x - (k == 0 ? 0u : k == 1 ? n0 : n0 + n1);
-#define PICK(f) (k == 0 ? jobs.j0.f : k == 1 ? jobs.j1.f : jobs.j2.f)
-    const float *in = PICK(in);
-    float *out = PICK(out);
-    const int rows = PICK(rows), cols = PICK(cols);
-    const unsigned gx = PICK(gx), gy = PICK(gy);
-#undef PICK
+    int k = 0;
+    unsigned first = 0;
+    while (k + 1 < jobs.n && blockIdx.x >= first + COLSUM_JOB_BLOCKS(jobs.job[k]))
+        first += COLSUM_JOB_BLOCKS(jobs.job[k]), k++;
+    const colsum_job &J = jobs.job[k];
+    const unsigned b = blockIdx.x - first;
+    const float *in = J.in;
+    float *out = J.out;
+    const int rows = J.rows, cols = J.cols;
+    const unsigned gx = J.gx, gy = J.gy;
     const unsigned bx = b % gx, by = (b / gx) % gy, bz = b / (gx * gy);
     const int c = (int)bx * WARP + threadIdx.x;
     const float *src = in + (size_t)bz * rows * cols;
@@ -387,12 +436,9 @@ static unsigned elem_grid(size_t n) {
     return (unsigned)(blocks < MAX_GRID_BLOCKS ? (blocks ? blocks : 1) : MAX_GRID_BLOCKS);
 }
 
-static unsigned row_grid(int rows, int bounded) {
-    unsigned blocks = (unsigned)((rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
-    if (blocks == 0) blocks = 1;
-    if (bounded && blocks > MAX_ACCUM_BLOCKS) blocks = MAX_ACCUM_BLOCKS;
-    if (blocks > MAX_GRID_BLOCKS) blocks = MAX_GRID_BLOCKS;
-    return blocks;
+static unsigned row_grid(int rows) {
+    const unsigned blocks = (unsigned)((rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK);
+    return blocks < MAX_GRID_BLOCKS ? (blocks ? blocks : 1) : MAX_GRID_BLOCKS;
 }
 
 /* Row-chunk blocks of a column-sum launch whose other grid dimensions hold
@@ -404,24 +450,30 @@ static unsigned colsum_grid_y(int rows, unsigned others) {
     return chunks ? chunks : 1;
 }
 
-/* qkv0, qkv [3, rows = B*T, cols = E]; a [rows, E]; b_qkv, b_in [3, E]; b_out [E] */
-extern "C" cudaError_t tlob_launch_bias_fill(float *qkv0, const float *b_qkv, float *qkv,
-                                             const float *b_in, float *a, const float *b_out,
-                                             int rows, int cols, cudaStream_t stream) {
-    /* float4 stores when every block's rows are whole float4 groups and start
-     * on 16-byte boundaries (one float a thread: 10.3 us for 18 MB at
-     * B*T = 16384, E = 40 on the H200) */
-    const int vec4 = cols % 4 == 0 && ((size_t)qkv0 | (size_t)qkv | (size_t)a) % 16 == 0;
-    const dim3 grid(elem_grid((size_t)rows * cols / (vec4 ? 4 : 1)), 7);
-    tlob_bias_fill_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(qkv0, b_qkv, qkv, b_in, a, b_out, rows,
-                                                           cols, vec4);
+extern "C" cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs,
+                                        cudaStream_t stream) {
+    if (njobs < 1 || njobs > TLOB_FOLD_MAX_JOBS) return cudaErrorInvalidValue;
+    fold_jobs_dev d = {};
+    unsigned blocks = 0;
+    for (int k = 0; k < njobs; k++) {
+        const tlob_fold_job &j = jobs[k];
+        if (j.M < 1 || j.N < 1 || j.K < 0 || !j.C || (j.K > 0 && (!j.A || !j.B)) ||
+            (!j.u) != (!j.v))
+            return cudaErrorInvalidValue;
+        d.job[k].j = j;
+        d.job[k].tiles_n = (unsigned)((j.N + FOLD_TILE - 1) / FOLD_TILE);
+        d.job[k].first_block = blocks;
+        blocks += (unsigned)((j.M + FOLD_TILE - 1) / FOLD_TILE) * d.job[k].tiles_n;
+    }
+    d.n = njobs;
+    tlob_fold_kernel<<<blocks, FOLD_TILE * FOLD_TILE, 0, stream>>>(d);
     return cudaGetLastError();
 }
 
 /* p, copy [rows = B*nh*T, cols = T] */
 extern "C" cudaError_t tlob_launch_softmax_fwd(float *p, float *copy, int rows, int cols,
                                                float scale, cudaStream_t stream) {
-    tlob_softmax_fwd_kernel<<<row_grid(rows, 0), ROW_BLOCK, 0, stream>>>(p, copy, rows, cols,
+    tlob_softmax_fwd_kernel<<<row_grid(rows), ROW_BLOCK, 0, stream>>>(p, copy, rows, cols,
                                                                         scale);
     return cudaGetLastError();
 }
@@ -429,7 +481,7 @@ extern "C" cudaError_t tlob_launch_softmax_fwd(float *p, float *copy, int rows, 
 /* dp, p [rows = B*nh*T, cols = T] */
 extern "C" cudaError_t tlob_launch_softmax_bwd(float *dp, const float *p, int rows, int cols,
                                                float scale, cudaStream_t stream) {
-    tlob_softmax_bwd_kernel<<<row_grid(rows, 0), ROW_BLOCK, 0, stream>>>(dp, p, rows, cols,
+    tlob_softmax_bwd_kernel<<<row_grid(rows), ROW_BLOCK, 0, stream>>>(dp, p, rows, cols,
                                                                         scale);
     return cudaGetLastError();
 }
@@ -437,20 +489,37 @@ extern "C" cudaError_t tlob_launch_softmax_bwd(float *dp, const float *p, int ro
 /* Register-cached row kernels handle rows up to this many columns. */
 #define LN_MAX_CACHED_COLS (8 * WARP)
 
+/* Blocks of a LayerNorm launch: one row group each of (ROW_BLOCK / G) rows,
+ * capped (bounded: the backward, whose blocks each add one value per column
+ * to the gradients; MAX_ACCUM_BLOCKS). */
+static unsigned ln_grid(int rows, int g, int bounded) {
+    const int per_block = ROW_BLOCK / g;
+    unsigned blocks = (unsigned)((rows + per_block - 1) / per_block);
+    if (blocks == 0) blocks = 1;
+    if (bounded && blocks > MAX_ACCUM_BLOCKS) blocks = MAX_ACCUM_BLOCKS;
+    if (blocks > MAX_GRID_BLOCKS) blocks = MAX_GRID_BLOCKS;
+    return blocks;
+}
+
+/* Lanes a row and cached columns a lane, by width: 8 lanes for rows up to 64
+ * wide (BTC's D = 40), a warp for wider ones. */
+#define LN_DISPATCH(LAUNCH)                                                                \
+    if (cols <= 32) LAUNCH(8, 4);                                                          \
+    else if (cols <= 64) LAUNCH(8, 8);                                                     \
+    else if (cols <= 4 * WARP) LAUNCH(32, 4);                                              \
+    else if (cols <= LN_MAX_CACHED_COLS) LAUNCH(32, 8);                                    \
+    else LAUNCH(32, 0)
+
 /* a, res, res2, h, out [rows = B*T, cols]; bias, gamma, beta [cols]; mean, rstd [rows] */
 extern "C" cudaError_t tlob_launch_ln_fwd(const float *a, const float *bias, const float *res,
                                           const float *gamma, const float *beta, int gelu,
                                           const float *res2, float *h, float *mean,
                                           float *rstd, float *out, int rows, int cols,
                                           cudaStream_t stream) {
-    const unsigned grid = row_grid(rows, 0);
-#define LN_FWD(K)                                                                          \
-    tlob_ln_fwd_kernel<K><<<grid, ROW_BLOCK, 0, stream>>>(a, bias, res, gamma, beta, gelu, \
-                                                          res2, h, mean, rstd, out, rows, cols)
-    if (cols <= 2 * WARP) LN_FWD(2);
-    else if (cols <= 4 * WARP) LN_FWD(4);
-    else if (cols <= LN_MAX_CACHED_COLS) LN_FWD(8);
-    else LN_FWD(0);
+#define LN_FWD(G, C)                                                                       \
+    tlob_ln_fwd_kernel<G, C><<<ln_grid(rows, G, 0), ROW_BLOCK, 0, stream>>>(               \
+        a, bias, res, gamma, beta, gelu, res2, h, mean, rstd, out, rows, cols)
+    LN_DISPATCH(LN_FWD);
 #undef LN_FWD
     return cudaGetLastError();
 }
@@ -464,16 +533,12 @@ extern "C" cudaError_t tlob_launch_ln_bwd(const float *dout, const float *dout2,
                                           float *dh_plus_skip, float *dgamma, float *dbeta,
                                           float *dbias, int rows, int cols,
                                           cudaStream_t stream) {
-    const unsigned grid = row_grid(rows, 1);
-    const size_t smem_cached = 3 * ROWS_PER_BLOCK * (size_t)cols * sizeof(float);
-#define LN_BWD(K, SMEM)                                                                    \
-    tlob_ln_bwd_kernel<K><<<grid, ROW_BLOCK, SMEM, stream>>>(                              \
-        dout, dout2, gelu, h, mean, rstd, gamma, beta, dh, skip, dh_plus_skip, dgamma, dbeta, \
-        dbias, rows, cols)
-    if (cols <= 2 * WARP) LN_BWD(2, smem_cached);
-    else if (cols <= 4 * WARP) LN_BWD(4, smem_cached);
-    else if (cols <= LN_MAX_CACHED_COLS) LN_BWD(8, smem_cached);
-    else LN_BWD(0, 3 * (size_t)cols * sizeof(float));
+#define LN_BWD(G, C)                                                                       \
+    tlob_ln_bwd_kernel<G, C><<<ln_grid(rows, G, 1), ROW_BLOCK,                             \
+                               (C > 0 ? 3 * (ROW_BLOCK / G) : 3) * (size_t)cols * sizeof(float), \
+                               stream>>>(dout, dout2, gelu, h, mean, rstd, gamma, beta, dh,  \
+                                         skip, dh_plus_skip, dgamma, dbeta, dbias, rows, cols)
+    LN_DISPATCH(LN_BWD);
 #undef LN_BWD
     return cudaGetLastError();
 }
@@ -501,12 +566,11 @@ extern "C" cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, con
 /* task k: in [nblocks, rows, cols]; out [nblocks, cols] */
 extern "C" cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int ntasks,
                                            cudaStream_t stream) {
-    if (ntasks < 1 || ntasks > COLSUM_MAX_JOBS) return cudaErrorInvalidValue;
+    if (ntasks < 1 || ntasks > TLOB_COLSUM_MAX_JOBS) return cudaErrorInvalidValue;
     colsum_jobs jobs = {};
-    colsum_job *slot[COLSUM_MAX_JOBS] = {&jobs.j0, &jobs.j1, &jobs.j2};
     unsigned blocks = 0;
     for (int k = 0; k < ntasks; k++) {
-        colsum_job *j = slot[k];
+        colsum_job *j = &jobs.job[k];
         j->in = tasks[k].in, j->out = tasks[k].out;
         j->rows = tasks[k].rows, j->cols = tasks[k].cols, j->nblocks = tasks[k].nblocks;
         j->gx = (unsigned)((j->cols + WARP - 1) / WARP);

@@ -12,12 +12,23 @@
 extern "C" {
 #endif
 
-/* Sets q0|k0|v0 and q|k|v [3, rows, cols] and a [rows, cols] to their biases
- * (b_qkv, b_in [3, cols]; b_out [cols]) broadcast over rows, so that the three
- * projection GEMMs add into them (beta = 1): one launch for three bias adds. */
-cudaError_t tlob_launch_bias_fill(float *qkv0, const float *b_qkv, float *qkv, const float *b_in,
-                                  float *a, const float *b_out, int rows, int cols,
-                                  cudaStream_t stream);
+/* One small dense product of tlob_launch_fold, all row-major:
+ * C [M, N] = op(A) op(B) + u v^T + add (+ C's old value when accumulate),
+ * where op(A)(m, k) = A[m a_sm + k a_sk] and op(B)(k, n) = B[k b_sk + n b_sn]
+ * (strides express the transposes), u [M] and v [N] both given or both
+ * NULL, add [M, N] or NULL. K may be 0 (no product). */
+typedef struct {
+    const float *A, *B, *u, *v, *add;
+    float *C;
+    int M, N, K;
+    int a_sm, a_sk, b_sk, b_sn;
+    int accumulate;
+} tlob_fold_job;
+#define TLOB_FOLD_MAX_JOBS 16
+/* Up to TLOB_FOLD_MAX_JOBS independent small products in one launch, in
+ * strict FP32 on the CUDA cores: the layer's folded weights (E x E x D
+ * products) and their gradients. cudaErrorInvalidValue for a bad job list. */
+cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs, cudaStream_t stream);
 
 /* In place over p [rows, cols]: p = softmax(scale * p) along each row; also
  * stored into copy when it is not NULL (the caller's attention map). */
@@ -59,15 +70,16 @@ cudaError_t tlob_launch_bias_gelu_fwd(const float *f, const float *bias, float *
 cudaError_t tlob_launch_gelu_bwd(const float *dg, const float *f, const float *bias, float *df,
                                  float *dbias, int rows, int cols, cudaStream_t stream);
 
-/* Independent column sums, 1 to 3 of them in one launch: for each task,
- * out[b][c] += sum over r of in[b][r][c], b < nblocks (bias gradients, and
- * the reduction step of a split-K weight gradient: in = the partial
- * products). cudaErrorInvalidValue for another count. */
+/* Independent column sums, 1 to TLOB_COLSUM_MAX_JOBS of them in one launch:
+ * for each task, out[b][c] += sum over r of in[b][r][c], b < nblocks (bias
+ * gradients, and the reduction step of split-K weight gradients: in = the
+ * partial products). cudaErrorInvalidValue for another count. */
 typedef struct {
     const float *in;
     float *out;
     int nblocks, rows, cols;
 } tlob_colsum_task;
+#define TLOB_COLSUM_MAX_JOBS 6
 cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int ntasks, cudaStream_t stream);
 
 /* dx[i] += parts[i] + parts[stride + i] + parts[2 * stride + i], i < n. */

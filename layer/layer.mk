@@ -96,6 +96,16 @@ $(BUILD)/tests/gpu/%: $(BUILD)/obj/tests/gpu/%.o $(BUILD)/libtlob.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LAYER_LINK) -lpthread -o $@
 
+# The launch-floor measurement (tests/gpu/launch_floor.cu): a benchmark, not
+# a suite; tests/gpu/device_run.sh runs it.
+$(BUILD)/obj/tests/gpu/launch_floor.o: tests/gpu/launch_floor.cu layer/tlob.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_ALL) $(LAYER_INC) -c $< -o $@ </dev/null
+
+$(BUILD)/tests/gpu/launch_floor: $(BUILD)/obj/tests/gpu/launch_floor.o $(BUILD)/libtlob.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LAYER_LINK) -o $@
+
 # The CLI suites are scripts; installing them under build/ ties them to the
 # tool. They source tests/layer/cli_helpers.sh from the repository root.
 $(LAYER_CLI_SUITES): $(BUILD)/tests/layer/%: tests/layer/%.sh tests/layer/cli_helpers.sh $(BUILD)/tlob

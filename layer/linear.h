@@ -16,8 +16,8 @@
 extern "C" {
 #endif
 
-/* The weight gradients of three Linears at once reduce over every row for a
- * tiny [out, in] output; one batch=3 GEMM then runs on 3 thread blocks (157 us
+/* Weight gradients reduce over every row for a tiny [out, in] output; the
+ * three-Linear one as one batch=3 GEMM then runs on 3 thread blocks (157 us
  * TF32 / 546 us FP32 at 16384 rows on an H200). They split the rows into up
  * to LINEAR_MAX_SPLITS chunks of at least LINEAR_MIN_SPLIT_ROWS, write one
  * partial product per chunk and sum the partials in a column-sum launch. */
@@ -45,13 +45,19 @@ tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, 
 tlob_status linear_data_grad3(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
                               const float *W, int rows, int in, int out);
 
-/* dW [out, in] += dy^T x. */
+/* Scratch of linear_weight_grad for up to `rows` rows of a Linear(in -> out). */
+size_t linear_weight_grad_partial_floats(int in, int out);
+/* dW [out, in] += dy^T x. When the rows split (see above) the partial
+ * products go to `partials` and the column-sum task that adds them into dW
+ * is appended to tasks[*ntasks] (++*ntasks): the caller launches it,
+ * together with other column sums, before reading dW. (cuBLAS's own split-K
+ * for these shapes adds a reduction kernel per GEMM; one launch then reduces
+ * them all.) */
 tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW,
-                               const float *dy, const float *x, int rows, int in, int out);
-
+                               const float *dy, const float *x, int rows, int in, int out,
+                               float *partials, tlob_colsum_task *tasks, int *ntasks);
 /* Scratch of linear_weight_grad3 for up to `rows` rows of a Linear(in -> out). */
 size_t linear_weight_grad3_partial_floats(int in, int out);
-
 typedef struct {
     float *partials; /* linear_weight_grad3_partial_floats(in, out) floats */
     float *x3;       /* [3, rows, in]: x three times, when x is shared */

@@ -72,9 +72,11 @@ static tlob_status context_init(layer_context *c) {
 struct tlob_layer {
     tlob_config cfg;
     int D, E, F, O, T, nh, res; /* res: Dout == D, so both residuals exist */
+    int Ep;                     /* E rounded up to ALIGN_FLOATS */
     float scale;                /* 1/sqrt(D), the attention score scale */
     attention_path forward_path; /* AUTO, or forced by the tests and the benchmark */
     int forward_rows;            /* fused forward tile rows: 0 picks (forward_fused_rows) */
+    int folded;                  /* the last forward computed the folded weights below */
     layer_context ctx;
     tlob_tensor_info tensors[TLOB_NUM_TENSORS];
     size_t nparams;
@@ -83,13 +85,11 @@ struct tlob_layer {
     float *io;                     /* x | y | att | dy | dx of the host-array calls, on first use */
     float *arena; /* every activation and scratch buffer below */
     /* forward activations, N = batch * T rows */
-    float *qkv0;  /* [3, N, E]  q0 | k0 | v0 */
     float *qkv;   /* [3, N, E]  q | k | v */
     float *att;   /* [B, nh, T, T] attention probabilities */
     float *o;     /* [N, E] heads concatenated */
-    float *a;     /* [N, E] out-projection */
-    float *r;     /* [N, D] w0 output before bias */
-    float *h1;    /* [N, D] w0(a) + x, LayerNorm 1 input */
+    float *r;     /* [N, D] o Wc^T: w0 of the out-projection, before the bias */
+    float *h1;    /* [N, D] r + bc + x, LayerNorm 1 input */
     float *mean1, *rstd1; /* [N] */
     float *y1;    /* [N, D] */
     float *f;     /* [N, 4D] y1 Wf^T: the fc pre-activation without its bias */
@@ -97,20 +97,28 @@ struct tlob_layer {
     float *z0;    /* [N, Dout] fc2 output before bias */
     float *z1;    /* [N, Dout] LayerNorm 2 input */
     float *mean2, *rstd2; /* [N] */
+    /* the folded weights (fold_forward_jobs): q|k|v = x Wqkv_eff^T + bqkv_eff,
+     * r = o Wc^T + bc */
+    float *wqkv_eff; /* [3, E, D] */
+    float *bqkv_eff; /* [3, Ep]: rows padded to 64 floats (256 bytes, cuBLASLt's bias) */
+    float *wc;       /* [D, E] */
+    float *bc;       /* [D] */
     /* backward scratch */
     float *dz1;   /* [N, Dout] */
     float *dg;    /* [N, 4D] */
     float *df;    /* [N, 4D] */
     float *dy1;   /* [N, D] */
     float *dr;    /* [N, D] */
-    float *da;    /* [N, E] */
     float *dout;  /* [N, E] gradient of the concatenated heads */
     float *datt;  /* [B, nh, T, T] */
     float *dqkv;  /* [3, N, E] */
-    float *dqkv0; /* [3, N, E] */
     float *dxp;   /* [3, N, D] the three input-projection contributions to dx */
+    /* this call's gradients of the folded weights, contiguous (one memset):
+     * dWqkv_eff [3, E, D], dbqkv_eff [3, E], dWc [D, E], dbc [D] */
+    float *gwqkv_eff, *gbqkv_eff, *gwc, *gbc;
     float *x3;    /* [3, N, D] x three times: the stride-uniform operand of the split-K dWqkv */
-    float *wpart; /* split-K partial weight gradients of both projection stages */
+    float *wpart; /* split-K partial weight gradients: the folded projection's */
+    float *wpart_fc2, *wpart_fc, *wpart_wc; /* ... and fc2's, fc's, the folded w0's */
 };
 
 static int config_valid(const tlob_config *c) {
@@ -149,6 +157,7 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
     L->cfg = *config;
     L->D = config->dim, L->nh = config->heads, L->E = config->dim * config->heads;
     L->F = 4 * config->dim, L->O = config->out_dim, L->T = config->seq_len;
+    L->Ep = (L->E + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
     L->res = L->O == L->D;
     L->scale = (float)(1.0 / sqrt((double)L->D));
     st = context_init(&L->ctx);
@@ -160,17 +169,22 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
     const size_t N = (size_t)config->max_batch * L->T, E = (size_t)L->E, D = (size_t)L->D,
                  F = (size_t)L->F, O = (size_t)L->O;
     const size_t PT = (size_t)config->max_batch * L->nh * L->T * L->T;
-    /* E >= D: the in_proj stage's partials [3 splits, E, E] are the larger */
-    const size_t partials = linear_weight_grad3_partial_floats(L->E, L->E);
+    /* the split-K partials of the one three-block weight gradient, dWqkv_eff */
+    const size_t partials = linear_weight_grad3_partial_floats(L->D, L->E);
     struct { float **ptr; size_t count; } bufs[] = {
-        {&L->qkv0, 3 * N * E}, {&L->qkv, 3 * N * E}, {&L->att, PT},     {&L->o, N * E},
-        {&L->a, N * E},        {&L->r, N * D},       {&L->h1, N * D},   {&L->mean1, N},
+        {&L->qkv, 3 * N * E}, {&L->att, PT},     {&L->o, N * E},
+        {&L->r, N * D},       {&L->h1, N * D},   {&L->mean1, N},
         {&L->rstd1, N},        {&L->y1, N * D},      {&L->f, N * F},    {&L->g, N * F},
         {&L->z0, N * O},       {&L->z1, N * O},      {&L->mean2, N},    {&L->rstd2, N},
+        {&L->wqkv_eff, 3 * E * D}, {&L->bqkv_eff, 3 * (size_t)L->Ep}, {&L->wc, D * E}, {&L->bc, D},
         {&L->dz1, N * O},      {&L->dg, N * F},      {&L->df, N * F},   {&L->dy1, N * D},
-        {&L->dr, N * D},       {&L->da, N * E},      {&L->dout, N * E}, {&L->datt, PT},
-        {&L->dqkv, 3 * N * E}, {&L->dqkv0, 3 * N * E}, {&L->dxp, 3 * N * D},
+        {&L->dr, N * D},       {&L->dout, N * E}, {&L->datt, PT},
+        {&L->dqkv, 3 * N * E}, {&L->dxp, 3 * N * D},
         {&L->x3, 3 * N * D},   {&L->wpart, partials},
+        {&L->wpart_fc2, linear_weight_grad_partial_floats(L->F, L->O)},
+        {&L->wpart_fc, linear_weight_grad_partial_floats(L->D, L->F)},
+        {&L->wpart_wc, linear_weight_grad_partial_floats(L->E, L->D)},
+        {&L->gwqkv_eff, 3 * E * D}, {&L->gbqkv_eff, 3 * E}, {&L->gwc, D * E}, {&L->gbc, D},
     };
     const size_t nbufs = sizeof bufs / sizeof bufs[0];
     size_t total = 0;
@@ -234,7 +248,6 @@ tlob_status tlob_set_buffers(tlob_layer *layer, float *params, float *grads) {
     return TLOB_OK;
 }
 
-const float *tlob_internal_qkv0(const tlob_layer *layer) { return layer ? layer->qkv0 : NULL; }
 const float *tlob_internal_qkv(const tlob_layer *layer) { return layer ? layer->qkv : NULL; }
 
 tlob_status tlob_set_math(tlob_layer *layer, tlob_math math) {
@@ -294,6 +307,80 @@ static tlob_status check_call(const tlob_layer *L, int batch) {
     return TLOB_OK;
 }
 
+/* ---- the folded projections ------------------------------------------------
+ * Both projection stages are Linears with nothing between them, and so are
+ * the out-projection and w0, so each pair composes into one Linear:
+ *   q_i = (x Wqkv_i^T + bqkv_i) Win_i^T + bin_i = x (Win_i Wqkv_i)^T + (Win_i bqkv_i + bin_i)
+ *   r   = (o Wout^T + bout) W0^T + b0        = o (W0 Wout)^T + (W0 bout + b0)
+ * (i = q, k, v; TLOB.md's steps 1-2 and 4-5). The forward computes the
+ * folded weights per call (E E D multiply-adds each, one launch), then runs
+ * one projection GEMM instead of two and one instead of two after the
+ * attention. Their gradients, from this call's dWqkv_eff = dq_i^T x,
+ * dbqkv_eff = sum dq_i, dWc = dr^T o, dbc = sum dr (all rows, one GEMM each):
+ *   dWin_i  += dWqkv_eff_i Wqkv_i^T + dbqkv_eff_i bqkv_i^T   dbin_i  += dbqkv_eff_i
+ *   dWqkv_i += Win_i^T dWqkv_eff_i                          dbqkv_i += Win_i^T dbqkv_eff_i
+ *   dW0     += dWc Wout^T + dbc bout^T                      db0     += dbc
+ *   dWout   += W0^T dWc                                     dbout   += W0^T dbc
+ * (the bias terms: q0 = x Wqkv^T + 1 bqkv^T, a = o Wout^T + 1 bout^T). */
+
+/* A row-major [M, K] x [K, N] product of tlob_fold_job without extras;
+ * transposes by strides: A^T of a row-major [K, M] is (a_sm, a_sk) = (1, M). */
+static tlob_fold_job fold_product(float *C, const float *A, int a_sm, int a_sk, const float *B,
+                                  int b_sk, int b_sn, int M, int N, int K, int accumulate) {
+    return (tlob_fold_job){A, B, NULL, NULL, NULL, C, M, N, K, a_sm, a_sk, b_sk, b_sn, accumulate};
+}
+
+/* The forward's eight: Wqkv_eff_i, bqkv_eff_i (i = q, k, v), Wc, bc. */
+static int fold_forward_jobs(const tlob_layer *L, const layer_tensors *w, tlob_fold_job *jobs) {
+    const int D = L->D, E = L->E;
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        const float *win = w->in_proj_w + (size_t)i * E * E, *wq = w->qkv_w + (size_t)i * E * D;
+        jobs[n++] = fold_product(L->wqkv_eff + (size_t)i * E * D, win, E, 1, wq, D, 1, E, D, E, 0);
+        jobs[n] = fold_product(L->bqkv_eff + (size_t)i * L->Ep, win, E, 1, w->qkv_b + (size_t)i * E,
+                               1, 0, E, 1, E, 0);
+        jobs[n++].add = w->in_proj_b + (size_t)i * E;
+    }
+    jobs[n++] = fold_product(L->wc, w->w0_w, E, 1, w->out_proj_w, E, 1, D, E, E, 0);
+    jobs[n] = fold_product(L->bc, w->w0_w, E, 1, w->out_proj_b, 1, 0, D, 1, E, 0);
+    jobs[n++].add = w->w0_b;
+    return n;
+}
+
+/* The backward's sixteen: the folded gradients into the eight parameter
+ * gradients they come from (accumulated, as every gradient is). */
+static int fold_backward_jobs(const tlob_layer *L, const layer_tensors *w, const layer_tensors *g,
+                              tlob_fold_job *jobs) {
+    const int D = L->D, E = L->E;
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        const float *win = w->in_proj_w + (size_t)i * E * E, *wq = w->qkv_w + (size_t)i * E * D,
+                    *bq = w->qkv_b + (size_t)i * E;
+        const float *gw = L->gwqkv_eff + (size_t)i * E * D, *gb = L->gbqkv_eff + (size_t)i * E;
+        /* dWin_i [E, E] += dWqkv_eff_i [E, D] Wqkv_i^T + dbqkv_eff_i bqkv_i^T */
+        jobs[n] = fold_product(g->in_proj_w + (size_t)i * E * E, gw, D, 1, wq, 1, D, E, E, D, 1);
+        jobs[n].u = gb, jobs[n++].v = bq;
+        /* dWqkv_i [E, D] += Win_i^T dWqkv_eff_i */
+        jobs[n++] = fold_product(g->qkv_w + (size_t)i * E * D, win, 1, E, gw, D, 1, E, D, E, 1);
+        /* dbqkv_i [E] += Win_i^T dbqkv_eff_i */
+        jobs[n++] = fold_product(g->qkv_b + (size_t)i * E, win, 1, E, gb, 1, 0, E, 1, E, 1);
+        /* dbin_i += dbqkv_eff_i */
+        jobs[n] = fold_product(g->in_proj_b + (size_t)i * E, NULL, 0, 0, NULL, 0, 0, E, 1, 0, 1);
+        jobs[n++].add = gb;
+    }
+    /* dW0 [D, E] += dWc [D, E] Wout^T + dbc bout^T */
+    jobs[n] = fold_product(g->w0_w, L->gwc, E, 1, w->out_proj_w, 1, E, D, E, E, 1);
+    jobs[n].u = L->gbc, jobs[n++].v = w->out_proj_b;
+    /* dWout [E, E] += W0^T dWc */
+    jobs[n++] = fold_product(g->out_proj_w, w->w0_w, 1, E, L->gwc, E, 1, E, E, D, 1);
+    /* dbout [E] += W0^T dbc */
+    jobs[n++] = fold_product(g->out_proj_b, w->w0_w, 1, E, L->gbc, 1, 0, E, 1, D, 1);
+    /* db0 += dbc */
+    jobs[n] = fold_product(g->w0_b, NULL, 0, 0, NULL, 0, 0, D, 1, 0, 1);
+    jobs[n++].add = L->gbc;
+    return n;
+}
+
 /* Tile rows of the fused forward (layer/forward_kernels.h) for `batch`
  * samples, or 0 when it does not run. It can run when both kernels' shared
  * memory fits the device's limit per block: the rest kernel holds the four
@@ -349,11 +436,12 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                                          w.out_proj_w, w.out_proj_b, w.w0_w, w.w0_b,
                                          w.norm_w, w.norm_b, w.fc_w, w.fc_b,
                                          w.fc2_w, w.fc2_b, w.mlp_ln_w, w.mlp_ln_b};
-        const tlob_forward_outputs out = {L->qkv0, L->qkv, L->att, att, L->o, L->a,
+        const tlob_forward_outputs out = {L->qkv, L->att, att, L->o,
                                           L->h1, L->y1, L->mean1, L->rstd1, L->f, L->g,
                                           L->z1, L->mean2, L->rstd2, y};
         CUDA_CHECK(tlob_launch_forward_fused(x, &fw, &out, batch, L->T, D, L->nh, O, L->scale,
                                              rows, math == TLOB_MATH_TF32, c->stream));
+        L->folded = 0; /* the backward folds the weights itself */
         return TLOB_OK;
     }
     if (L->forward_path == ATTENTION_FUSED)
@@ -363,21 +451,19 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
                                    ATTENTION_AUTO};
 
-    /* The biases of both projection stages and of the out-projection first:
-     * the GEMMs below accumulate onto them. */
-    CUDA_CHECK(tlob_launch_bias_fill(L->qkv0, w.qkv_b, L->qkv, w.in_proj_b, L->a, w.out_proj_b,
-                                     N, E, c->stream));
-    /* 1. q0|k0|v0 = x Wq|Wk|Wv^T + b: one call, x shared */
-    TLOB_CHECK(linear_forward3(c, math, L->qkv0, x, 1, w.qkv_w, N, D, E, 1));
-    /* 2. q|k|v = q0|k0|v0 W_in blocks^T + b_in */
-    TLOB_CHECK(linear_forward3(c, math, L->qkv, L->qkv0, 0, w.in_proj_w, N, E, E, 1));
+    /* The folded weights (above fold_forward_jobs) */
+    tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
+    CUDA_CHECK(tlob_launch_fold(jobs, fold_forward_jobs(L, &w, jobs), c->stream));
+    L->folded = 1;
+    /* 1-2. q|k|v = x Wqkv_eff^T + bqkv_eff: one cuBLASLt call, x shared,
+     * the bias added by its epilogue */
+    CUBLAS_CHECK(compute_linear3_bias(&L->ctx.compute, math, L->qkv, x, 0, L->wqkv_eff,
+                                      L->bqkv_eff, L->Ep, N, D, E, 3));
     /* 3. P = softmax(q k^T / sqrt(D)), o = P v, per head */
     TLOB_CHECK(attention_forward(c, math, &heads, L->qkv, L->att, att, L->o));
-    /* 4. a = o W_out^T + b_out */
-    TLOB_CHECK(linear_forward(c, math, L->a, L->o, w.out_proj_w, N, E, E, 1));
-    /* 5. r = a W0^T; y1 = LayerNorm(r + b0 + x) */
-    TLOB_CHECK(linear_forward(c, math, L->r, L->a, w.w0_w, N, E, D, 0));
-    CUDA_CHECK(tlob_launch_ln_fwd(L->r, w.w0_b, x, w.norm_w, w.norm_b, 0, NULL, L->h1, L->mean1,
+    /* 4-5. r = o Wc^T; y1 = LayerNorm(r + bc + x) */
+    TLOB_CHECK(linear_forward(c, math, L->r, L->o, L->wc, N, E, D, 0));
+    CUDA_CHECK(tlob_launch_ln_fwd(L->r, L->bc, x, w.norm_w, w.norm_b, 0, NULL, L->h1, L->mean1,
                                   L->rstd1, L->y1, N, D, c->stream));
     /* 6. f = y1 Wf^T, g = GELU(f + bf); z0 = g Wf2^T;
      * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x) */
@@ -404,61 +490,62 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     const linear_weight_grad3_scratch scratch = {L->wpart, L->x3};
 
     /* Precision in TF32 mode. The data gradients that flow into the attention
-     * (da, dout, dP, and dq0|dk0|dv0 after it) are computed in FP32
-     * (`into_attention`); the rest in the layer's mode. `qkv.q.bias`'s
-     * gradient is a sum over rows that largely cancels, so it amplifies their
-     * rounding more than any other tensor: over 30 fresh seeds on the H200
-     * this cut its mean error from 0.48 to 0.38 of the 2e-3 bound, for 3-18 us
-     * of graphed fwd+bwd. FP32 for the MLP's data gradients as well cut it to
-     * 0.35 but cost up to 63 us (docs/layer-results.md, "Precision of the
-     * backward's GEMMs"). */
+     * (dout and dP) are computed in FP32 (`into_attention`); the rest in the
+     * layer's mode. `qkv.q.bias`'s gradient is a sum over rows that largely
+     * cancels, so it amplifies their rounding more than any other tensor:
+     * over 30 fresh seeds on the H200 this cut its mean error from 0.48 to
+     * 0.38 of the 2e-3 bound, for 3-18 us of graphed fwd+bwd. FP32 for the
+     * MLP's data gradients as well cut it to 0.35 but cost up to 63 us
+     * (docs/layer-results.md, "Precision of the backward's GEMMs"). */
     const tlob_math into_attention = TLOB_MATH_FP32;
+    if (!L->folded) { /* the fused forward ran: the folded weights are not there yet */
+        tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
+        CUDA_CHECK(tlob_launch_fold(jobs, fold_forward_jobs(L, &w, jobs), c->stream));
+    }
+    /* this call's folded gradients start at zero (they are summed into) */
+    CUDA_CHECK(cudaMemsetAsync(L->gwqkv_eff, 0,
+                               (size_t)((L->gbc + D) - L->gwqkv_eff) * sizeof(float), c->stream));
     /* 7-6. dz1 through GELU and LayerNorm 2; gamma2, beta2, bf2 grads */
     CUDA_CHECK(tlob_launch_ln_bwd(dy, NULL, 1, L->z1, L->mean2, L->rstd2, w.mlp_ln_w, w.mlp_ln_b,
                                   L->dz1, NULL, NULL, g.mlp_ln_w, g.mlp_ln_b, g.fc2_b, N, O,
                                   c->stream));
+    /* One column-sum launch near the end does the split-K reductions of the
+     * weight gradients below and the folded projection's bias gradient. */
+    tlob_colsum_task sums[TLOB_COLSUM_MAX_JOBS];
+    int nsums = 0;
     /* fc2: dWf2 += dz1^T g; dg = dz1 Wf2 */
-    TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O));
+    TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2, sums,
+                                  &nsums));
     TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O));
     /* df = dg GELU'(f + bf); bf grad */
     CUDA_CHECK(tlob_launch_gelu_bwd(L->dg, L->f, w.fc_b, L->df, g.fc_b, N, F, c->stream));
     /* fc: dWf += df^T y1; dy1 = df Wf */
-    TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F));
+    TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F, L->wpart_fc, sums,
+                                  &nsums));
     TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F));
-    /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1,
-     * b0 grads; dx = dr (+ dy) starts the input gradient */
+    /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1
+     * grads and dbc = sum of dr; dx = dr (+ dy) starts the input gradient */
     CUDA_CHECK(tlob_launch_ln_bwd(L->dy1, L->res ? L->dz1 : NULL, 0, L->h1, L->mean1, L->rstd1,
                                   w.norm_w, w.norm_b, L->dr, L->res ? dy : NULL, dx, g.norm_w,
-                                  g.norm_b, g.w0_b, N, D, c->stream));
-    /* w0: dW0 += dr^T a; da = dr W0 (b_out grad: with the stage-2 column sums) */
-    TLOB_CHECK(linear_weight_grad(c, math, g.w0_w, L->dr, L->a, N, E, D));
-    TLOB_CHECK(linear_data_grad(c, into_attention, L->da, L->dr, w.w0_w, N, E, D));
-    /* 4. out_proj: dW_out += da^T o; dout = da W_out */
-    TLOB_CHECK(linear_weight_grad(c, math, g.out_proj_w, L->da, L->o, N, E, E));
-    TLOB_CHECK(linear_data_grad(c, into_attention, L->dout, L->da, w.out_proj_w, N, E, E));
+                                  g.norm_b, L->gbc, N, D, c->stream));
+    /* 4-5. the folded out-projection and w0: dWc = dr^T o; dout = dr Wc */
+    TLOB_CHECK(linear_weight_grad(c, math, L->gwc, L->dr, L->o, N, E, D, L->wpart_wc, sums,
+                                  &nsums));
+    TLOB_CHECK(linear_data_grad(c, into_attention, L->dout, L->dr, L->wc, N, E, D));
     /* 3. dq|dk|dv through the attention */
     TLOB_CHECK(attention_backward(c, math, &heads, L->qkv, L->att, L->dout, L->datt, L->dqkv));
-    /* 2. in_proj: dW_in += dq|dk|dv^T q0|k0|v0; one column-sum launch does
-     *    the b_out grad (of da), the b_in grad and, when the rows split, the
-     *    reduction of dW_in's partials; dq0|dk0|dv0 = dq|dk|dv W_in blocks */
-    tlob_colsum_task sums[3] = {
-        {L->da, g.out_proj_b, 1, N, E},
-        {L->dqkv, g.in_proj_b, 3, N, E},
-    };
-    int nsums = 2;
-    TLOB_CHECK(linear_weight_grad3(c, math, g.in_proj_w, L->dqkv, L->qkv0, 0, N, E, E, &scratch,
-                                   sums, &nsums));
-    CUDA_CHECK(tlob_launch_colsums(sums, nsums, c->stream));
-    TLOB_CHECK(linear_data_grad3(c, into_attention, L->dqkv0, L->dqkv, w.in_proj_w, N, E, E));
-    /* 1. qkv: bq|bk|bv grads and dWq|dWk|dWv += dq0|dk0|dv0^T x (one
-     *    column-sum launch, as above); the three dx contributions, summed
-     *    into dx */
-    sums[0] = (tlob_colsum_task){L->dqkv0, g.qkv_b, 3, N, E};
-    nsums = 1;
-    TLOB_CHECK(linear_weight_grad3(c, math, g.qkv_w, L->dqkv0, x, 1, N, D, E, &scratch, sums,
+    /* 1-2. the folded projections: dWqkv_eff = dq|dk|dv^T x, one call (x
+     * shared); dbqkv_eff = the column sums of dq|dk|dv; then the column-sum
+     * launch */
+    sums[nsums++] = (tlob_colsum_task){L->dqkv, L->gbqkv_eff, 3, N, E};
+    TLOB_CHECK(linear_weight_grad3(c, math, L->gwqkv_eff, L->dqkv, x, 1, N, D, E, &scratch, sums,
                                    &nsums));
     CUDA_CHECK(tlob_launch_colsums(sums, nsums, c->stream));
-    TLOB_CHECK(linear_data_grad3(c, math, L->dxp, L->dqkv0, w.qkv_w, N, D, E));
+    /* the eight parameter gradients from the folded ones (above fold_backward_jobs) */
+    tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
+    CUDA_CHECK(tlob_launch_fold(jobs, fold_backward_jobs(L, &w, &g, jobs), c->stream));
+    /* the three dx contributions dq|dk|dv Wqkv_eff, summed into dx */
+    TLOB_CHECK(linear_data_grad3(c, math, L->dxp, L->dqkv, L->wqkv_eff, N, D, E));
     CUDA_CHECK(tlob_launch_add3(dx, L->dxp, (size_t)N * D, (size_t)N * D, c->stream));
     return TLOB_OK;
 }

@@ -130,9 +130,11 @@ static void check_layer(const shape *s, tlob_math math) {
     free(hp), free(hg0), free(hx), free(hdy);
 }
 
-/* The fused projections (one strided-batched call per stage) against three
- * linear_forward calls each, on identical inputs, TF32. With the qkv and in_proj
- * biases zero, the layer's q0|k0|v0 and q|k|v are the pure GEMM outputs. */
+/* The folded projection (layer/tlob.c: q|k|v = x (Win_i Wqkv_i)^T, one
+ * strided-batched call) against the two stages it replaces, each as three
+ * separate linear_forward calls (x Wqkv_i^T, then W_in_i), on identical
+ * inputs, TF32. With the qkv and in_proj biases zero, the layer's q|k|v are
+ * the pure products. */
 static void check_fusion(int B, int T, int D, int nh) {
     const int E = D * nh, N = B * T;
     const tlob_config cfg = {D, nh, D, T, B, TLOB_MATH_TF32};
@@ -149,43 +151,40 @@ static void check_fusion(int B, int T, int D, int nh) {
           *sep = dev_alloc(nqkv);
     TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
     TLOB_OK_OR_DIE(tlob_upload(L, x, hx, nx));
-    /* the projections under test are the general forward's (the fused
-     * forward computes them in its own kernel: check_forward_paths) */
+    /* the projection under test is the general forward's (the fused
+     * forward computes it in its own kernel: check_forward_paths) */
     TLOB_OK_OR_DIE(tlob_internal_force_forward(L, 1, 0));
     TLOB_OK_OR_DIE(tlob_forward(L, x, B, y, NULL));
     TLOB_OK_OR_DIE(tlob_sync(L));
 
     compute_ctx c;
     TLOB_OK_OR_DIE(compute_ctx_create(&c, 0));
-    const float *W = tlob_params(L), *qkv0 = tlob_internal_qkv0(L);
+    const float *W = tlob_params(L);
     const float *wqkv = W + t[TLOB_QKV_Q_W].offset, *win = W + t[TLOB_IN_PROJ_W].offset;
     for (int i = 0; i < 3; i++) {
-        /* stage 1: block i = x W_i^T; stage 2: block i = (layer's q0|k0|v0 block i) W_in_i^T */
         TLOB_OK_OR_DIE(linear_forward(&c, TLOB_MATH_TF32, sep0 + (size_t)i * N * E, x,
                                       wqkv + (size_t)i * E * D, N, D, E, 0));
         TLOB_OK_OR_DIE(linear_forward(&c, TLOB_MATH_TF32, sep + (size_t)i * N * E,
-                                      qkv0 + (size_t)i * N * E, win + (size_t)i * E * E, N, E, E,
+                                      sep0 + (size_t)i * N * E, win + (size_t)i * E * E, N, E, E,
                                       0));
     }
     GPU_CHECK(cudaDeviceSynchronize());
     float *a = malloc(nqkv * sizeof(float)), *b = malloc(nqkv * sizeof(float));
     const char *names[3] = {"q", "k", "v"};
-    for (int stage = 0; stage < 2; stage++) {
-        TLOB_OK_OR_DIE(tlob_download(L, a, stage ? tlob_internal_qkv(L) : qkv0, nqkv));
-        TLOB_OK_OR_DIE(tlob_download(L, b, stage ? sep : sep0, nqkv));
-        printf("ok   fusion B=%d T=%d D=%d nh=%d stage %d (%s), max |strided-batched - 3x sgemm|:",
-               B, T, D, nh, stage + 1, stage ? "in_proj" : "qkv");
-        for (int i = 0; i < 3; i++) {
-            double m = 0.0;
-            for (size_t j = (size_t)i * N * E; j < (size_t)(i + 1) * N * E; j++) {
-                const double d = fabs((double)a[j] - b[j]);
-                if (!(d <= m)) m = d;
-            }
-            printf(" %s%s %.2e", names[i], stage ? "" : "0", m);
-            CHECK(m <= 2e-3, "fusion stage %d block %s: max abs diff %.3g", stage + 1, names[i], m);
+    TLOB_OK_OR_DIE(tlob_download(L, a, tlob_internal_qkv(L), nqkv));
+    TLOB_OK_OR_DIE(tlob_download(L, b, sep, nqkv));
+    printf("ok   fusion B=%d T=%d D=%d nh=%d, max |folded strided-batched - 2 x 3 sgemm|:", B, T,
+           D, nh);
+    for (int i = 0; i < 3; i++) {
+        double m = 0.0;
+        for (size_t j = (size_t)i * N * E; j < (size_t)(i + 1) * N * E; j++) {
+            const double d = fabs((double)a[j] - b[j]);
+            if (!(d <= m)) m = d;
         }
-        printf("\n");
+        printf(" %s %.2e", names[i], m);
+        CHECK(m <= 2e-3, "fusion block %s: max abs diff %.3g", names[i], m);
     }
+    printf("\n");
     compute_ctx_destroy(&c);
     GPU_CHECK(cudaFree(x));
     GPU_CHECK(cudaFree(y));
