@@ -325,28 +325,55 @@ static bool read_worktree_copy(const char *abs_path, const char *oid, unsigned l
  * (a config, a baseline); a larger one comes from git. */
 #define STAGED_COPY_MAX_BYTES ((unsigned long)1 << 30)
 
-static int read_staged_entry(const char *root, const char *path, unsigned *mode, char **data,
-                             size_t *len, char **error)
+/* The index's whole listing, `git ls-files --stage -z --full-name -- :/`,
+ * taken once per run: the staged .gpulint.yaml, the baseline it names and
+ * the snapshot itself (load_index, when no path is given) are all looked up
+ * in it. Each used to start its own git; a commit's run started four git
+ * processes, at 5-15 ms each on this project's 2-core machine
+ * (docs/performance.md). Run in the current directory (not `git -C root`)
+ * so a relative GIT_INDEX_FILE means what it means to the git that set it. */
+static byte_buf whole_index;
+static bool whole_index_taken;
+
+static const byte_buf *index_listing(char **error)
 {
-    char *spec = xasprintf(":(top,literal)%s", path);
-    const char *const ls[] = {"git", "ls-files", "--stage", "-z", "--", spec, NULL};
-    byte_buf listing = {0};
-    int status = git_capture(ls, false, &listing, error);
-    free(spec);
+    if (whole_index_taken)
+        return &whole_index;
+    static const char *const argv[] = {"git", "ls-files", "--stage", "-z", "--full-name",
+                                       "--", ":/", NULL};
+    int status = git_capture(argv, false, &whole_index, error);
     if (status != 0) {
         if (status > 0)
             *error = xasprintf("git ls-files failed (exit %d)", status);
-        buf_free(&listing);
-        return -1;
+        buf_free(&whole_index);
+        whole_index = (byte_buf){0};
+        return NULL;
     }
+    whole_index_taken = true;
+    return &whole_index;
+}
+
+void inputs_release(void)
+{
+    buf_free(&whole_index);
+    whole_index = (byte_buf){0};
+    whole_index_taken = false;
+}
+
+static int read_staged_entry(const char *root, const char *path, unsigned *mode, char **data,
+                             size_t *len, char **error)
+{
+    const byte_buf *listing = index_listing(error);
+    if (!listing)
+        return -1;
     /* Only a merged (stage 0) entry counts. */
     index_entry e = {.oid = ""};
-    for (size_t off = 0; off < listing.len; off += strlen(listing.data + off) + 1) {
-        if (parse_index_entry(listing.data + off, &e) && e.stage == 0)
+    for (size_t off = 0; off < listing->len; off += strlen(listing->data + off) + 1) {
+        if (parse_index_entry(listing->data + off, &e) && e.stage == 0 &&
+            strcmp(e.path, path) == 0)
             break;
         e.oid[0] = '\0';
     }
-    buf_free(&listing);
     if (!e.oid[0])
         return 0;
     /* A regular file whose working tree copy is the staged blob is read
@@ -364,7 +391,7 @@ static int read_staged_entry(const char *root, const char *path, unsigned *mode,
     git_forbid_lazy_fetch();
     const char *const cat[] = {"git", "cat-file", "blob", e.oid, NULL};
     byte_buf blob = {0};
-    status = git_capture(cat, false, &blob, error);
+    int status = git_capture(cat, false, &blob, error);
     if (status != 0) {
         if (status > 0)
             *error = xasprintf("git cat-file blob %s failed (exit %d)", e.oid, status);
@@ -559,43 +586,50 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
 {
     /* Run in the current directory (not `git -C root`) so a relative
      * GIT_INDEX_FILE means what it means to the git that set it. */
-    size_t argc = 0;
-    const char **argv = xcalloc((size_t)req->npaths + 8, sizeof *argv);
-    argv[argc++] = "git";
-    argv[argc++] = "ls-files";
-    argv[argc++] = "--stage";
-    argv[argc++] = "-z";
-    argv[argc++] = "--full-name";
-    argv[argc++] = "--";
-    if (req->npaths == 0)
-        argv[argc++] = ":/";
-    for (int i = 0; i < req->npaths; i++)
-        argv[argc++] = req->paths[i];
-    byte_buf listing = {0};
-    int status = git_capture(argv, false, &listing, error);
-    free(argv);
-    if (status != 0) {
-        if (status > 0)
-            *error = xasprintf("git ls-files failed (exit %d)", status);
-        buf_free(&listing);
-        return EXIT_INTERNAL;
+    byte_buf own = {0};
+    const byte_buf *listing = &own;
+    if (req->npaths == 0) {
+        listing = index_listing(error);
+        if (!listing)
+            return EXIT_INTERNAL;
+    } else {
+        size_t argc = 0;
+        const char **argv = xcalloc((size_t)req->npaths + 8, sizeof *argv);
+        argv[argc++] = "git";
+        argv[argc++] = "ls-files";
+        argv[argc++] = "--stage";
+        argv[argc++] = "-z";
+        argv[argc++] = "--full-name";
+        argv[argc++] = "--";
+        for (int i = 0; i < req->npaths; i++)
+            argv[argc++] = req->paths[i];
+        int status = git_capture(argv, false, &own, error);
+        free(argv);
+        if (status != 0) {
+            if (status > 0)
+                *error = xasprintf("git ls-files failed (exit %d)", status);
+            buf_free(&own);
+            return EXIT_INTERNAL;
+        }
     }
 
     blob_reader reader = {0};
     bool reader_open = false;
     int rc = 0;
     size_t nmissing = 0;
+    /* Which blobs a partial clone lacks is asked (a `git config` and a `git
+     * rev-list`) only when some staged file is not its working tree copy:
+     * in a commit of files as they are on disk, never. */
+    bool presence_known = false;
     char **present = NULL;
     size_t npresent = 0;
-    if (req->staged) {
+    if (req->staged)
         git_forbid_lazy_fetch();
-        rc = find_present_blobs(&listing, &present, &npresent, error);
-    }
     const char *last_unmerged = "";
-    for (size_t off = 0; rc == 0 && off < listing.len; off += strlen(listing.data + off) + 1) {
+    for (size_t off = 0; rc == 0 && off < listing->len; off += strlen(listing->data + off) + 1) {
         index_entry e;
-        if (!parse_index_entry(listing.data + off, &e)) {
-            *error = xasprintf("unexpected line from git ls-files: %s", listing.data + off);
+        if (!parse_index_entry(listing->data + off, &e)) {
+            *error = xasprintf("unexpected line from git ls-files: %s", listing->data + off);
             rc = EXIT_INTERNAL;
             break;
         }
@@ -635,11 +669,18 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         char *text;
         size_t len;
         const char *oid = e.oid;
-        int got = present && !bsearch(&oid, present, npresent, sizeof *present, compare_oid)
-                      ? 1
-                  : read_worktree_copy(abs_path, e.oid, cfg->limits.file_bytes, &text, &len)
-                      ? 0
-                      : -2;
+        int got = read_worktree_copy(abs_path, e.oid, cfg->limits.file_bytes, &text, &len) ? 0
+                                                                                           : -2;
+        if (got == -2 && !presence_known) {
+            presence_known = true;
+            if (find_present_blobs(listing, &present, &npresent, error) != 0) {
+                free(abs_path);
+                rc = EXIT_INTERNAL;
+                break;
+            }
+        }
+        if (got == -2 && present && !bsearch(&oid, present, npresent, sizeof *present, compare_oid))
+            got = 1;
         if (got == -2 && !reader_open) {
             if (blob_reader_open(&reader, error) != 0) {
                 free(abs_path);
@@ -688,7 +729,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         *error = xstrdup("git cat-file --batch failed");
         rc = EXIT_INTERNAL;
     }
-    buf_free(&listing);
+    buf_free(&own);
     return rc;
 }
 

@@ -26,6 +26,10 @@ int inputs_read_file(const char *abs_path, char **text, size_t *len);
 int inputs_read_staged(const char *root, const char *path, char **data, size_t *len,
                        char **error);
 
+/* Frees what inputs_read_staged and inputs_load keep for the rest of the
+ * run (the index's listing, read once). */
+void inputs_release(void);
+
 typedef struct {
     char *const *paths;   /* files and directories given; none: what git tracks */
     int npaths;
