@@ -75,9 +75,11 @@ extract() {   # mirror-name target [paths...]
   [ -d "$git_dir" ] || return 1
   rm -rf "$target" && mkdir -p "$target"
   # Source files only: a mirror may lack large blobs (documents) it never needed.
+  # xargs may split a long list over several archives: tar -i reads on past
+  # each one's end (cuda-samples' 747 files fit in one today).
   git --git-dir="$git_dir" ls-tree -r --name-only HEAD "$@" |
     grep -E '\.(c|h|cu|cuh|cpp|hpp|cc|inl)$' |
-    xargs git --git-dir="$git_dir" archive HEAD 2>/dev/null | tar -x -C "$target" || true
+    xargs git --git-dir="$git_dir" archive HEAD 2>/dev/null | tar -x -i -C "$target" || true
   [ -n "$(ls -A "$target")" ]
 }
 
