@@ -122,10 +122,11 @@ static void add_content(snapshot *snap, const gl_config *cfg, char *path, char *
  * a copy and several allocations per file: 10 % of a run over 10,000 small
  * files went to fread, docs/performance.md). Only regular files: a FIFO
  * would block the open or the read, a device such as /dev/zero never ends
- * (EINVAL then). More than max_bytes: false with *len past max_bytes and
- * nothing kept. Returns 0, or -1 with errno set. */
+ * (EINVAL then). Returns 0 with *text (malloc'd) and *len; 0 with *text
+ * NULL and *len past max_bytes when the file is larger; -1 with errno set. */
 static int read_regular(const char *abs_path, size_t max_bytes, char **text, size_t *len)
 {
+    *text = NULL;
     int fd = open(abs_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -175,10 +176,7 @@ static int read_regular(const char *abs_path, size_t max_bytes, char **text, siz
 
 int inputs_read_file(const char *abs_path, char **text, size_t *len)
 {
-    *text = NULL;
-    if (read_regular(abs_path, SIZE_MAX - 1, text, len) != 0)
-        return -1;
-    return 0;
+    return read_regular(abs_path, SIZE_MAX - 1, text, len);
 }
 
 /* The reported path of an absolute path: relative to the repository root
@@ -196,7 +194,7 @@ static char *reported_path(const char *root, const char *abs_path, const char *g
 /* A file of the working tree: over the size bound, it is not read at all. */
 static void add_tree_file(snapshot *snap, const gl_config *cfg, char *path, char *abs_path)
 {
-    char *text = NULL;
+    char *text;
     size_t len = 0;
     if (read_regular(abs_path, cfg->limits.file_bytes, &text, &len) != 0)
         add_not_checked(snap, path, abs_path,
@@ -386,11 +384,13 @@ static int read_staged_entry(const char *root, const char *path, unsigned *mode,
     const byte_buf *listing = index_listing(error);
     if (!listing)
         return -1;
-    /* Only a merged (stage 0) entry counts. */
+    /* Only a merged (stage 0) entry counts. The path is compared before
+     * the entry is parsed: the listing holds every file of the index. */
     index_entry e = {.oid = ""};
     for (size_t off = 0; off < listing->len; off += strlen(listing->data + off) + 1) {
-        if (parse_index_entry(listing->data + off, &e) && e.stage == 0 &&
-            strcmp(e.path, path) == 0)
+        const char *tab = strchr(listing->data + off, '\t');
+        if (tab && strcmp(tab + 1, path) == 0 && parse_index_entry(listing->data + off, &e) &&
+            e.stage == 0)
             break;
         e.oid[0] = '\0';
     }
@@ -573,7 +573,7 @@ static int find_present_blobs(const byte_buf *listing, char ***present, size_t *
 static bool read_worktree_copy(const char *abs_path, const char *oid, unsigned long max_bytes,
                                char **text, size_t *len)
 {
-    char *data = NULL;
+    char *data;
     size_t n = 0;
     if (read_regular(abs_path, max_bytes, &data, &n) != 0 || !data)
         return false;
