@@ -104,7 +104,7 @@ if ! want llmc; then
 elif extract karpathy+llm.c "$work/llmc" dev/cuda; then
   row "llm.c dev/cuda" "$work/llmc/dev/cuda" adamw.cu "" .
 else
-  echo "| llm.c dev/cuda | skipped: no mirror at $mirrors/karpathy+llm.c/repo |||||||"
+  echo "| llm.c dev/cuda | SKIP: no mirror at $mirrors/karpathy+llm.c/repo (nothing is fetched; BENCH_MIRRORS names the mirrors' directory) |||||||"
 fi
 if ! want samples; then
   :
@@ -114,5 +114,5 @@ elif extract NVIDIA+cuda-samples "$work/samples" Samples Common; then
   row "cuda-samples Samples/" "$work/samples" "$one" "-I$work/samples/Common" \
     --config "$work/samples.yaml" Samples
 else
-  echo "| cuda-samples Samples/ | skipped: no mirror at $mirrors/NVIDIA+cuda-samples/repo |||||||"
+  echo "| cuda-samples Samples/ | SKIP: no mirror at $mirrors/NVIDIA+cuda-samples/repo (nothing is fetched; BENCH_MIRRORS names the mirrors' directory) |||||||"
 fi
