@@ -160,8 +160,11 @@ static int read_regular(const char *abs_path, size_t max_bytes, char **text, siz
         n += (size_t)r;
         if (n > max_bytes)
             break;
-        if (n == cap)
-            data = xrealloc(data, (cap *= 2) + 1);
+        /* A regular file's read is short only at its end: no second read
+         * to be told so (one syscall per file fewer). */
+        if (n < cap)
+            break;
+        data = xrealloc(data, (cap *= 2) + 1);
     }
     close(fd);
     *len = n;
@@ -232,8 +235,14 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
         char *abs_path = xasprintf("%s/%s", abs_dir, e->d_name);
         char *given = xasprintf("%s/%s", given_dir, e->d_name);
         char *reported = reported_path(req->root, abs_path, given);
-        struct stat st;
-        if (lstat(abs_path, &st) != 0) {
+        /* The entry's type as the directory gives it (no lstat per file:
+         * 10,000 calls in a run over 10,000 files), else lstat's. */
+        struct stat st = {.st_mode = e->d_type == DT_DIR   ? S_IFDIR
+                                     : e->d_type == DT_REG ? S_IFREG
+                                     : e->d_type == DT_LNK ? S_IFLNK
+                                                           : 0};
+        bool typed = e->d_type != DT_UNKNOWN;
+        if (!typed && lstat(abs_path, &st) != 0) {
             *error = xasprintf("cannot stat '%s': %s", given, strerror(errno));
             rc = EXIT_USAGE;
         } else if (excluded(cfg, reported)) {
