@@ -545,6 +545,7 @@ int main(int argc, char **argv)
         }
     }
 
+    inputs_share_index();
     char *root = inputs_repo_root();
     gl_config cfg;
     int config_rc = load_config(&cfg, &opt, root);

@@ -353,44 +353,58 @@ static bool read_worktree_copy(const char *abs_path, const char *oid, unsigned l
 #define STAGED_COPY_MAX_BYTES ((unsigned long)1 << 30)
 
 /* The index's whole listing, `git ls-files --stage -z --full-name -- :/`,
- * taken once per run: the staged .gpulint.yaml, the baseline it names and
- * the snapshot itself (load_index, when no path is given) are all looked up
- * in it. Each used to start its own git; a commit's run started four git
- * processes, at 5-15 ms each on this project's 2-core machine
- * (docs/performance.md). Run in the current directory (not `git -C root`)
+ * taken once per run (main.c shares it for the run): the staged
+ * .gpulint.yaml, the baseline it names and the snapshot itself (load_index,
+ * when no path is given) are all looked up in it. Each used to start its
+ * own git; a commit's run started four git processes, at 5-15 ms each on
+ * this project's 2-core machine (docs/performance.md). Unshared, each use
+ * takes its own (a caller that loads several snapshots, or changes the
+ * index between them). Run in the current directory (not `git -C root`)
  * so a relative GIT_INDEX_FILE means what it means to the git that set it. */
-static byte_buf whole_index;
-static bool whole_index_taken;
+static struct {
+    bool shared;         /* between inputs_share_index and inputs_release */
+    bool taken;
+    byte_buf listing;
+} whole_index;
 
-static const byte_buf *index_listing(char **error)
+void inputs_share_index(void)
 {
-    if (whole_index_taken)
-        return &whole_index;
-    static const char *const argv[] = {"git", "ls-files", "--stage", "-z", "--full-name",
-                                       "--", ":/", NULL};
-    int status = git_capture(argv, false, &whole_index, error);
-    if (status != 0) {
-        if (status > 0)
-            *error = xasprintf("git ls-files failed (exit %d)", status);
-        buf_free(&whole_index);
-        whole_index = (byte_buf){0};
-        return NULL;
-    }
-    whole_index_taken = true;
-    return &whole_index;
+    whole_index.shared = true;
 }
 
 void inputs_release(void)
 {
-    buf_free(&whole_index);
-    whole_index = (byte_buf){0};
-    whole_index_taken = false;
+    buf_free(&whole_index.listing);
+    whole_index.listing = (byte_buf){0};
+    whole_index.taken = whole_index.shared = false;
+}
+
+/* The listing: the shared one, else a new one in *own (the caller's to
+ * free); NULL with *error when git failed. */
+static const byte_buf *index_listing(byte_buf *own, char **error)
+{
+    if (whole_index.shared && whole_index.taken)
+        return &whole_index.listing;
+    byte_buf *into = whole_index.shared ? &whole_index.listing : own;
+    static const char *const argv[] = {"git", "ls-files", "--stage", "-z", "--full-name",
+                                       "--", ":/", NULL};
+    int status = git_capture(argv, false, into, error);
+    if (status != 0) {
+        if (status > 0)
+            *error = xasprintf("git ls-files failed (exit %d)", status);
+        buf_free(into);
+        *into = (byte_buf){0};
+        return NULL;
+    }
+    whole_index.taken = whole_index.shared;
+    return into;
 }
 
 static int read_staged_entry(const char *root, const char *path, unsigned *mode, char **data,
                              size_t *len, char **error)
 {
-    const byte_buf *listing = index_listing(error);
+    byte_buf own = {0};
+    const byte_buf *listing = index_listing(&own, error);
     if (!listing)
         return -1;
     /* Only a merged (stage 0) entry counts. The path is compared before
@@ -403,6 +417,7 @@ static int read_staged_entry(const char *root, const char *path, unsigned *mode,
             break;
         e.oid[0] = '\0';
     }
+    buf_free(&own);
     if (!e.oid[0])
         return 0;
     /* A regular file whose working tree copy is the staged blob is read
@@ -604,7 +619,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
     byte_buf own = {0};
     const byte_buf *listing = &own;
     if (req->npaths == 0) {
-        listing = index_listing(error);
+        listing = index_listing(&own, error);
         if (!listing)
             return EXIT_INTERNAL;
     } else {
