@@ -545,6 +545,7 @@ int main(int argc, char **argv)
         }
     }
 
+    inputs_share_index();
     char *root = inputs_repo_root();
     gl_config cfg;
     int config_rc = load_config(&cfg, &opt, root);
@@ -559,6 +560,7 @@ int main(int argc, char **argv)
             rc = config_rc;
         else
             rc = opt.list_rules ? list_rules(&cfg) : explain_rule(&cfg, opt.explain);
+        inputs_release();
         config_free(&cfg);
         compile_db_free(db);
         free(root);
@@ -577,6 +579,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "gpulint: note: --files-from %s lists no file: nothing analysed\n",
                     opt.files_from);
         if (rc != 0 || npaths == 0) {
+            inputs_release();
             free(paths);
             config_free(&cfg);
             compile_db_free(db);
@@ -594,6 +597,7 @@ int main(int argc, char **argv)
     char *error = NULL;
     rc = inputs_load(&snap, &req, &cfg, &error);
     if (rc != 0) {
+        inputs_release();
         fprintf(stderr, "gpulint: error: %s\n", error);
         free(error);
         for (size_t i = 0; i < npaths; i++)
@@ -615,6 +619,7 @@ int main(int argc, char **argv)
                     snap.nfiles);
         compile_db_free(db);
     } else if (compile_db_discover(&snap, &error) != 0) {
+        inputs_release();
         fprintf(stderr, "gpulint: error: %s\n", error);
         free(error);
         for (size_t i = 0; i < npaths; i++)
@@ -640,6 +645,7 @@ int main(int argc, char **argv)
     if (!opt.baseline && cfg.baseline && opt.staged &&
         read_staged_baseline(cfg.baseline, root, &staged_baseline_name, &staged_baseline,
                              &run.baseline_len) != 0) {
+        inputs_release();
         for (size_t i = 0; i < npaths; i++)
             free(paths[i]);
         free(paths);
@@ -648,6 +654,7 @@ int main(int argc, char **argv)
         free(root);
         return EXIT_USAGE;
     }
+    inputs_release();
     if (staged_baseline) {
         run.baseline = staged_baseline_name;
         run.baseline_text = staged_baseline;

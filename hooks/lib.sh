@@ -78,7 +78,8 @@ find_gpulint() {
   return 1
 }
 
-# A directory of this run's temporary files, removed when the hook exits.
+# A directory of this run's temporary files (pre-push's index), removed
+# when the hook exits.
 hook_tmp=
 make_hook_tmp() {
   [ -n "$hook_tmp" ] && return 0
@@ -136,21 +137,26 @@ show_path() {
 run_gpulint() {
   local line file rule message
   local re='^::(error|warning) file=([^,]*),line=([0-9]+),col=([0-9]+),title=([^:]*)::(.*)$'
+  local lint_fd
   lint_errors=()
   lint_notes=()
   lint_warnings=0
-  if ! make_hook_tmp; then
+  # Read through a pipe, not a temporary file: no mktemp and no rm, two
+  # processes of the dozen a commit used to start (docs/hooks.md). A
+  # signal's trap still runs during the read and stops gpulint
+  # (tests/hooks/pre-push-signal.bats).
+  if ! exec {lint_fd}< <(exec "$gpulint" --staged --format github 2>&1); then
     lint_rc=125
-    lint_output="cannot create a temporary directory in ${TMPDIR:-/tmp}"
+    lint_output="cannot start $gpulint"
     return
   fi
-  "$gpulint" --staged --format github >"$hook_tmp/output" 2>&1 &
   lint_pid=$!
+  # Trailing newlines go, as $(...) drops them.
+  IFS= read -r -d '' -u "$lint_fd" lint_output
+  exec {lint_fd}<&-
   wait "$lint_pid"
   lint_rc=$?
   lint_pid=
-  # read, not $(<file): no subshell. Trailing newlines go, as $(...) drops them.
-  IFS= read -r -d '' lint_output <"$hook_tmp/output"
   while [[ $lint_output == *$'\n' ]]; do lint_output=${lint_output%$'\n'}; done
   while IFS= read -r line; do
     if [[ $line == 'gpulint: note: '* ]]; then
@@ -186,6 +192,17 @@ run_gpulint() {
 # Nothing else in any of these is ever touched.
 entry_re='^clean-[0-9a-f]{64}(\.[0-9]+\.tmp)?$'
 
+# Sets canon to the directory $1 names, symlinks resolved ("" when it
+# cannot be entered): a cd there and back, not a realpath process.
+canon_dir() {
+  local back=$PWD
+  canon=
+  if CDPATH= cd -P -- "$1" 2>/dev/null; then
+    canon=$PWD
+    CDPATH= cd -- "$back" || exit 1
+  fi
+}
+
 # Sets cache_dir (empty: no cache this run). Once per hook run.
 cache_dir_known=
 choose_cache_dir() {
@@ -207,11 +224,20 @@ choose_cache_dir() {
   fi
   # Never inside the repository: files written there would be untracked
   # files of the work tree, or would sit among git's own.
-  # One git and one realpath: this runs on every commit.
-  local places=()
+  # One git, and realpath only while the cache directory does not exist
+  # yet (each is entered and left instead): this runs on every commit.
+  local places=() resolved=()
   mapfile -t places < <(git rev-parse --show-toplevel --absolute-git-dir --git-common-dir 2>/dev/null ||
                         git rev-parse --absolute-git-dir --git-common-dir 2>/dev/null)
-  mapfile -t places < <(realpath -m -- "$dir" ${places[@]+"${places[@]}"})
+  for place in "$dir" ${places[@]+"${places[@]}"}; do
+    canon_dir "$place"
+    [ -n "$canon" ] || break
+    resolved+=("$canon")
+  done
+  if [ "${#resolved[@]}" -ne $((${#places[@]} + 1)) ]; then
+    mapfile -t resolved < <(realpath -m -- "$dir" ${places[@]+"${places[@]}"})
+  fi
+  places=(${resolved[@]+"${resolved[@]}"})
   real=${places[0]:-}
   [ -n "$real" ] || return 0
   for place in "${places[@]:1}"; do

@@ -246,10 +246,12 @@ static char *read_entry(const char *path, size_t *len, time_t *mtime)
         if (r == 0)
             break;
         n += (size_t)r;
-        if (n == cap) {   /* grew since fstat: a writer that is not ours */
-            cap *= 2;
-            text = xrealloc(text, cap + 1);
-        }
+        /* A regular file's read is short only at its end: no second read
+         * to be told so (one syscall per entry fewer). */
+        if (n < cap)
+            break;
+        cap *= 2;   /* grew since fstat: a writer that is not ours */
+        text = xrealloc(text, cap + 1);
     }
     close(fd);
     text[n] = '\0';

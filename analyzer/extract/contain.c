@@ -320,6 +320,11 @@ typedef struct {
      * (at load 8) waiting for the other's PCH of cooperative_groups. */
     size_t *deferred;    /* in snapshot order */
     size_t ndeferred;
+    /* Only a file the cache does not have waits for its set: deferring
+     * cached ones too left 5,000 of 10,000 generated files on the list
+     * while the one changed file built its set, and each file handed out
+     * scanned the whole list (docs/performance.md). */
+    bool *missed;        /* looked up in the facts cache and not there */
     unsigned long long *building;   /* sets whose first job is out */
     int *builder;        /* its worker's slot; -1 once it answered */
     size_t nbuilding;
@@ -553,12 +558,13 @@ static bool join_unless_cached(const snapshot *snap, const gl_config *cfg, size_
                                schedule *plan, progress *progress, file_facts **facts)
 {
     plan->taken[i] = true;
-    if ((facts[i] = facts_extract_cached(snap, i, cfg)) != NULL) {
+    if (!plan->missed[i] && (facts[i] = facts_extract_cached(snap, i, cfg)) != NULL) {
         if (plan->from_cache)
             plan->from_cache[i] = true;
         progress_step(progress);
         return false;
     }
+    plan->missed[i] = true;
     return true;
 }
 
@@ -608,7 +614,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
         .first_member = xcalloc(nfiles, sizeof *plan.first_member),
         .next_member = xcalloc(nfiles, sizeof *plan.next_member),
         .again = xcalloc(nfiles, sizeof *plan.again),
-        .deferred = xcalloc(nfiles, sizeof *plan.deferred),
+        .missed = xcalloc(nfiles, sizeof *plan.missed),
         .parked = xcalloc(nfiles, sizeof *plan.parked),
         .unit_parked = xcalloc(nfiles, sizeof *plan.unit_parked),
         .from_cache = from_cache,
@@ -623,6 +629,8 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
         }
     }
     plan_needs(&plan, snap);
+    /* A file is deferred at most once per place in the order. */
+    plan.deferred = xcalloc(plan.norder + 1, sizeof *plan.deferred);
     char *early_error = NULL;
     if (parse_expected && snap->nfiles > 0 &&
         !start_worker(workers, jobs, 0, snap, cfg, true, &early_error))
@@ -654,15 +662,11 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                      * deferred file whose set is still being built. */
                     for (bool any = false; first == SIZE_MAX;) {
                         size_t i = undefer(&plan, snap, any);
-                        if (i == SIZE_MAX && next < plan.norder) {
+                        bool in_order = i == SIZE_MAX && next < plan.norder;
+                        if (in_order) {
                             i = plan.order[next++];
                             if (plan.taken[i] || (wanted && !wanted[i]))
                                 continue;
-                            if (!snap->files[i].not_checked &&
-                                set_building(&plan, facts_unit_set(facts_unit_of(snap, i)))) {
-                                plan.deferred[plan.ndeferred++] = i;
-                                continue;
-                            }
                         } else if (i == SIZE_MAX) {
                             if (any || plan.ndeferred == 0)
                                 break;
@@ -680,7 +684,10 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                             size_t unit = facts_unit_of(snap, i);
                             if (plan.unit_parked[unit])
                                 plan.taken[i] = false;   /* joins the parked job */
-                            else if (!parses_again(&plan, unit, k))
+                            else if (in_order && set_building(&plan, facts_unit_set(unit))) {
+                                plan.taken[i] = false;
+                                plan.deferred[plan.ndeferred++] = i;
+                            } else if (!parses_again(&plan, unit, k))
                                 first = i;
                             else {
                                 plan.unit_parked[unit] = true;
@@ -801,6 +808,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
     free(plan.next_member);
     free(plan.again);
     free(plan.deferred);
+    free(plan.missed);
     free(plan.building);
     free(plan.builder);
     free(plan.need_start);

@@ -97,6 +97,15 @@ static struct {
     unsigned long long *set_key;   /* the key of each one's set, 0: none */
     size_t nset_of;
     bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
+    /* The files pch_key stamps every key with, stat'ed once per run: a
+     * key per analysed file (count_include_sets) cost 4 stat calls each,
+     * 40,000 in a run over 10,000 files (docs/performance.md). */
+    bool stamped;
+    struct {
+        bool found;
+        off_t size;
+        time_t mtime;
+    } stamp[4];
 } g;
 
 static int mkdir_p(const char *path)
@@ -202,33 +211,46 @@ static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n
     return h;
 }
 
+/* libclang by its library file, and the CUDA headers: asking libclang its
+ * version would load it, which a run that parses nothing never does
+ * (extract/libclang_api.h). */
+static void take_stamps(void)
+{
+    static const char *const cuda_stamped[] = { "include/cuda_runtime_api.h",
+                                                "include/cublas_api.h",
+                                                "include/cuda.h" };
+    for (size_t i = 0; i < 4; i++) {
+        char *p = i == 0 ? xstrdup(libclang_path())
+                         : xasprintf("%s/%s", g.cuda_path, cuda_stamped[i - 1]);
+        struct stat st;
+        g.stamp[i].found = stat(p, &st) == 0;
+        g.stamp[i].size = g.stamp[i].found ? st.st_size : 0;
+        g.stamp[i].mtime = g.stamp[i].found ? st.st_mtime : 0;
+        free(p);
+    }
+    g.stamped = true;
+}
+
+static unsigned long long fold_stamp(unsigned long long h, size_t i)
+{
+    if (g.stamp[i].found) {
+        h = fnv1a(h, &g.stamp[i].size, sizeof g.stamp[i].size);
+        h = fnv1a(h, &g.stamp[i].mtime, sizeof g.stamp[i].mtime);
+    }
+    return h;
+}
+
 static unsigned long long pch_key(const char *prelude, const char **argv, size_t argc)
 {
-    unsigned long long h = 14695981039346656037ULL;
-    /* libclang by its library file, as the CUDA headers below: asking it
-     * its version would load it, which a run that parses nothing never
-     * does (extract/libclang_api.h). */
-    struct stat lib;
-    if (stat(libclang_path(), &lib) == 0) {
-        h = fnv1a(h, &lib.st_size, sizeof lib.st_size);
-        h = fnv1a(h, &lib.st_mtime, sizeof lib.st_mtime);
-    }
+    if (!g.stamped)
+        take_stamps();
+    unsigned long long h = fold_stamp(14695981039346656037ULL, 0);
     for (size_t i = 0; i < argc; i++)
         h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
     h = fnv1a(h, prelude, strlen(prelude) + 1);
     h = fnv1a(h, host_math_text, sizeof host_math_text);
-    static const char *const stamped[] = { "include/cuda_runtime_api.h",
-                                           "include/cublas_api.h",
-                                           "include/cuda.h" };
-    for (size_t i = 0; i < sizeof stamped / sizeof stamped[0]; i++) {
-        char *p = xasprintf("%s/%s", g.cuda_path, stamped[i]);
-        struct stat st;
-        if (stat(p, &st) == 0) {
-            h = fnv1a(h, &st.st_size, sizeof st.st_size);
-            h = fnv1a(h, &st.st_mtime, sizeof st.st_mtime);
-        }
-        free(p);
-    }
+    for (size_t i = 1; i < 4; i++)
+        h = fold_stamp(h, i);
     return h;
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,47 +117,69 @@ static void add_content(snapshot *snap, const gl_config *cfg, char *path, char *
     snapshot_add(snap, &f);
 }
 
-/* Only regular files: a FIFO would block the open or the read, a device
- * such as /dev/zero never ends (EINVAL then). */
-static FILE *open_regular(const char *abs_path, struct stat *st)
+/* A regular file's bytes, NUL-terminated, read straight into one buffer of
+ * its size (stdio's buffer and 64 KB chunks appended to a growing one cost
+ * a copy and several allocations per file: 10 % of a run over 10,000 small
+ * files went to fread, docs/performance.md). Only regular files: a FIFO
+ * would block the open or the read, a device such as /dev/zero never ends
+ * (EINVAL then). Returns 0 with *text (malloc'd) and *len; 0 with *text
+ * NULL and *len past max_bytes when the file is larger; -1 with errno set. */
+static int read_regular(const char *abs_path, size_t max_bytes, char **text, size_t *len)
 {
+    *text = NULL;
     int fd = open(abs_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return NULL;
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         errno = EINVAL;
-        return NULL;
+        return -1;
     }
-    FILE *fp = fdopen(fd, "rb");
-    if (!fp)
+    *len = (size_t)st.st_size;
+    if (*len > max_bytes) {
         close(fd);
-    return fp;
+        return 0;
+    }
+    /* One byte more than fstat said: a file that grew since is seen to. */
+    size_t cap = *len + 1, n = 0;
+    char *data = xmalloc(cap + 1);
+    for (;;) {
+        ssize_t r = read(fd, data + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int saved = errno;
+            free(data);
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        if (n > max_bytes)
+            break;
+        /* A regular file's read is short only at its end: no second read
+         * to be told so (one syscall per file fewer). */
+        if (n < cap)
+            break;
+        data = xrealloc(data, (cap *= 2) + 1);
+    }
+    close(fd);
+    *len = n;
+    if (n > max_bytes) {
+        free(data);
+        return 0;
+    }
+    data[n] = '\0';
+    *text = data;
+    return 0;
 }
 
 int inputs_read_file(const char *abs_path, char **text, size_t *len)
 {
-    struct stat st;
-    FILE *fp = open_regular(abs_path, &st);
-    if (!fp)
-        return -1;
-    byte_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        buf_append(&b, chunk, n);
-    int failed = ferror(fp);
-    fclose(fp);
-    if (failed) {
-        buf_free(&b);
-        errno = EIO;
-        return -1;
-    }
-    if (!b.data)
-        buf_append(&b, "", 0);
-    *text = b.data;
-    *len = b.len;
-    return 0;
+    return read_regular(abs_path, SIZE_MAX - 1, text, len);
 }
 
 /* The reported path of an absolute path: relative to the repository root
@@ -174,18 +197,16 @@ static char *reported_path(const char *root, const char *abs_path, const char *g
 /* A file of the working tree: over the size bound, it is not read at all. */
 static void add_tree_file(snapshot *snap, const gl_config *cfg, char *path, char *abs_path)
 {
-    struct stat st;
     char *text;
-    size_t len;
-    if (stat(abs_path, &st) == 0 && S_ISREG(st.st_mode) &&
-        (unsigned long long)st.st_size > cfg->limits.file_bytes)
-        add_not_checked(snap, path, abs_path, too_large((unsigned long long)st.st_size, cfg));
-    else if (inputs_read_file(abs_path, &text, &len) == 0)
-        add_content(snap, cfg, path, abs_path, text, len);
-    else
+    size_t len = 0;
+    if (read_regular(abs_path, cfg->limits.file_bytes, &text, &len) != 0)
         add_not_checked(snap, path, abs_path,
                         errno == EINVAL ? xstrdup("it is not a regular file")
                                         : xasprintf("it cannot be read: %s", strerror(errno)));
+    else if (!text)
+        add_not_checked(snap, path, abs_path, too_large((unsigned long long)len, cfg));
+    else
+        add_content(snap, cfg, path, abs_path, text, len);
 }
 
 static int add_disk_file(snapshot *snap, const gl_config *cfg, const char *root,
@@ -214,8 +235,14 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
         char *abs_path = xasprintf("%s/%s", abs_dir, e->d_name);
         char *given = xasprintf("%s/%s", given_dir, e->d_name);
         char *reported = reported_path(req->root, abs_path, given);
-        struct stat st;
-        if (lstat(abs_path, &st) != 0) {
+        /* The entry's type as the directory gives it (no lstat per file:
+         * 10,000 calls in a run over 10,000 files), else lstat's. */
+        struct stat st = {.st_mode = e->d_type == DT_DIR   ? S_IFDIR
+                                     : e->d_type == DT_REG ? S_IFREG
+                                     : e->d_type == DT_LNK ? S_IFLNK
+                                                           : 0};
+        bool typed = e->d_type != DT_UNKNOWN;
+        if (!typed && lstat(abs_path, &st) != 0) {
             *error = xasprintf("cannot stat '%s': %s", given, strerror(errno));
             rc = EXIT_USAGE;
         } else if (excluded(cfg, reported)) {
@@ -325,28 +352,72 @@ static bool read_worktree_copy(const char *abs_path, const char *oid, unsigned l
  * (a config, a baseline); a larger one comes from git. */
 #define STAGED_COPY_MAX_BYTES ((unsigned long)1 << 30)
 
-static int read_staged_entry(const char *root, const char *path, unsigned *mode, char **data,
-                             size_t *len, char **error)
+/* The index's whole listing, `git ls-files --stage -z --full-name -- :/`,
+ * taken once per run (main.c shares it for the run): the staged
+ * .gpulint.yaml, the baseline it names and the snapshot itself (load_index,
+ * when no path is given) are all looked up in it. Each used to start its
+ * own git; a commit's run started four git processes, at 5-15 ms each on
+ * this project's 2-core machine (docs/performance.md). Unshared, each use
+ * takes its own (a caller that loads several snapshots, or changes the
+ * index between them). Run in the current directory (not `git -C root`)
+ * so a relative GIT_INDEX_FILE means what it means to the git that set it. */
+static struct {
+    bool shared;         /* between inputs_share_index and inputs_release */
+    bool taken;
+    byte_buf listing;
+} whole_index;
+
+void inputs_share_index(void)
 {
-    char *spec = xasprintf(":(top,literal)%s", path);
-    const char *const ls[] = {"git", "ls-files", "--stage", "-z", "--", spec, NULL};
-    byte_buf listing = {0};
-    int status = git_capture(ls, false, &listing, error);
-    free(spec);
+    whole_index.shared = true;
+}
+
+void inputs_release(void)
+{
+    buf_free(&whole_index.listing);
+    whole_index.listing = (byte_buf){0};
+    whole_index.taken = whole_index.shared = false;
+}
+
+/* The listing: the shared one, else a new one in *own (the caller's to
+ * free); NULL with *error when git failed. */
+static const byte_buf *index_listing(byte_buf *own, char **error)
+{
+    if (whole_index.shared && whole_index.taken)
+        return &whole_index.listing;
+    byte_buf *into = whole_index.shared ? &whole_index.listing : own;
+    static const char *const argv[] = {"git", "ls-files", "--stage", "-z", "--full-name",
+                                       "--", ":/", NULL};
+    int status = git_capture(argv, false, into, error);
     if (status != 0) {
         if (status > 0)
             *error = xasprintf("git ls-files failed (exit %d)", status);
-        buf_free(&listing);
-        return -1;
+        buf_free(into);
+        *into = (byte_buf){0};
+        return NULL;
     }
-    /* Only a merged (stage 0) entry counts. */
+    whole_index.taken = whole_index.shared;
+    return into;
+}
+
+static int read_staged_entry(const char *root, const char *path, unsigned *mode, char **data,
+                             size_t *len, char **error)
+{
+    byte_buf own = {0};
+    const byte_buf *listing = index_listing(&own, error);
+    if (!listing)
+        return -1;
+    /* Only a merged (stage 0) entry counts. The path is compared before
+     * the entry is parsed: the listing holds every file of the index. */
     index_entry e = {.oid = ""};
-    for (size_t off = 0; off < listing.len; off += strlen(listing.data + off) + 1) {
-        if (parse_index_entry(listing.data + off, &e) && e.stage == 0)
+    for (size_t off = 0; off < listing->len; off += strlen(listing->data + off) + 1) {
+        const char *tab = strchr(listing->data + off, '\t');
+        if (tab && strcmp(tab + 1, path) == 0 && parse_index_entry(listing->data + off, &e) &&
+            e.stage == 0)
             break;
         e.oid[0] = '\0';
     }
-    buf_free(&listing);
+    buf_free(&own);
     if (!e.oid[0])
         return 0;
     /* A regular file whose working tree copy is the staged blob is read
@@ -364,7 +435,7 @@ static int read_staged_entry(const char *root, const char *path, unsigned *mode,
     git_forbid_lazy_fetch();
     const char *const cat[] = {"git", "cat-file", "blob", e.oid, NULL};
     byte_buf blob = {0};
-    status = git_capture(cat, false, &blob, error);
+    int status = git_capture(cat, false, &blob, error);
     if (status != 0) {
         if (status > 0)
             *error = xasprintf("git cat-file blob %s failed (exit %d)", e.oid, status);
@@ -526,31 +597,17 @@ static int find_present_blobs(const byte_buf *listing, char ***present, size_t *
 static bool read_worktree_copy(const char *abs_path, const char *oid, unsigned long max_bytes,
                                char **text, size_t *len)
 {
-    struct stat st;
-    FILE *fp = open_regular(abs_path, &st);
-    if (!fp)
+    char *data;
+    size_t n = 0;
+    if (read_regular(abs_path, max_bytes, &data, &n) != 0 || !data)
         return false;
-    bool ok = (unsigned long long)st.st_size <= max_bytes;
-    byte_buf b = {0};
-    if (ok) {
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0 && b.len <= max_bytes)
-            buf_append(&b, chunk, n);
-        ok = !ferror(fp) && b.len <= max_bytes;
-    }
-    fclose(fp);
     char id[72];
-    ok = ok && git_blob_id_hex(b.data ? b.data : "", b.len, strlen(oid), id) &&
-         strcmp(id, oid) == 0;
-    if (!ok) {
-        buf_free(&b);
+    if (!git_blob_id_hex(data, n, strlen(oid), id) || strcmp(id, oid) != 0) {
+        free(data);
         return false;
     }
-    if (!b.data)
-        buf_append(&b, "", 0);
-    *text = b.data;
-    *len = b.len;
+    *text = data;
+    *len = n;
     return true;
 }
 
@@ -559,43 +616,50 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
 {
     /* Run in the current directory (not `git -C root`) so a relative
      * GIT_INDEX_FILE means what it means to the git that set it. */
-    size_t argc = 0;
-    const char **argv = xcalloc((size_t)req->npaths + 8, sizeof *argv);
-    argv[argc++] = "git";
-    argv[argc++] = "ls-files";
-    argv[argc++] = "--stage";
-    argv[argc++] = "-z";
-    argv[argc++] = "--full-name";
-    argv[argc++] = "--";
-    if (req->npaths == 0)
-        argv[argc++] = ":/";
-    for (int i = 0; i < req->npaths; i++)
-        argv[argc++] = req->paths[i];
-    byte_buf listing = {0};
-    int status = git_capture(argv, false, &listing, error);
-    free(argv);
-    if (status != 0) {
-        if (status > 0)
-            *error = xasprintf("git ls-files failed (exit %d)", status);
-        buf_free(&listing);
-        return EXIT_INTERNAL;
+    byte_buf own = {0};
+    const byte_buf *listing = &own;
+    if (req->npaths == 0) {
+        listing = index_listing(&own, error);
+        if (!listing)
+            return EXIT_INTERNAL;
+    } else {
+        size_t argc = 0;
+        const char **argv = xcalloc((size_t)req->npaths + 8, sizeof *argv);
+        argv[argc++] = "git";
+        argv[argc++] = "ls-files";
+        argv[argc++] = "--stage";
+        argv[argc++] = "-z";
+        argv[argc++] = "--full-name";
+        argv[argc++] = "--";
+        for (int i = 0; i < req->npaths; i++)
+            argv[argc++] = req->paths[i];
+        int status = git_capture(argv, false, &own, error);
+        free(argv);
+        if (status != 0) {
+            if (status > 0)
+                *error = xasprintf("git ls-files failed (exit %d)", status);
+            buf_free(&own);
+            return EXIT_INTERNAL;
+        }
     }
 
     blob_reader reader = {0};
     bool reader_open = false;
     int rc = 0;
     size_t nmissing = 0;
+    /* Which blobs a partial clone lacks is asked (a `git config` and a `git
+     * rev-list`) only when some staged file is not its working tree copy:
+     * in a commit of files as they are on disk, never. */
+    bool presence_known = false;
     char **present = NULL;
     size_t npresent = 0;
-    if (req->staged) {
+    if (req->staged)
         git_forbid_lazy_fetch();
-        rc = find_present_blobs(&listing, &present, &npresent, error);
-    }
     const char *last_unmerged = "";
-    for (size_t off = 0; rc == 0 && off < listing.len; off += strlen(listing.data + off) + 1) {
+    for (size_t off = 0; rc == 0 && off < listing->len; off += strlen(listing->data + off) + 1) {
         index_entry e;
-        if (!parse_index_entry(listing.data + off, &e)) {
-            *error = xasprintf("unexpected line from git ls-files: %s", listing.data + off);
+        if (!parse_index_entry(listing->data + off, &e)) {
+            *error = xasprintf("unexpected line from git ls-files: %s", listing->data + off);
             rc = EXIT_INTERNAL;
             break;
         }
@@ -635,11 +699,18 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         char *text;
         size_t len;
         const char *oid = e.oid;
-        int got = present && !bsearch(&oid, present, npresent, sizeof *present, compare_oid)
-                      ? 1
-                  : read_worktree_copy(abs_path, e.oid, cfg->limits.file_bytes, &text, &len)
-                      ? 0
-                      : -2;
+        int got = read_worktree_copy(abs_path, e.oid, cfg->limits.file_bytes, &text, &len) ? 0
+                                                                                           : -2;
+        if (got == -2 && !presence_known) {
+            presence_known = true;
+            if (find_present_blobs(listing, &present, &npresent, error) != 0) {
+                free(abs_path);
+                rc = EXIT_INTERNAL;
+                break;
+            }
+        }
+        if (got == -2 && present && !bsearch(&oid, present, npresent, sizeof *present, compare_oid))
+            got = 1;
         if (got == -2 && !reader_open) {
             if (blob_reader_open(&reader, error) != 0) {
                 free(abs_path);
@@ -688,7 +759,7 @@ static int load_index(snapshot *snap, const input_request *req, const gl_config 
         *error = xstrdup("git cat-file --batch failed");
         rc = EXIT_INTERNAL;
     }
-    buf_free(&listing);
+    buf_free(&own);
     return rc;
 }
 

@@ -26,6 +26,13 @@ int inputs_read_file(const char *abs_path, char **text, size_t *len);
 int inputs_read_staged(const char *root, const char *path, char **data, size_t *len,
                        char **error);
 
+/* From inputs_share_index to inputs_release, inputs_read_staged and
+ * inputs_load read the index's listing once and share it (one git process
+ * for the staged config, its baseline and the snapshot); the index must not
+ * change in between. Without it, each call lists the index itself. */
+void inputs_share_index(void);
+void inputs_release(void);
+
 typedef struct {
     char *const *paths;   /* files and directories given; none: what git tracks */
     int npaths;

@@ -96,6 +96,46 @@ staged_findings() {
   assert_output 1
 }
 
+# A commit's run starts two git processes: the root and one listing of the
+# index, in which the staged config, the baseline it names and the snapshot
+# are all looked up (it started four: a listing for the config, one for the
+# snapshot and a `git config` for partial clones, asked now only when some
+# staged file is not its working tree copy).
+@test "a commit of files as they are on disk: two git processes, whatever the config and baseline" {
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  local real_git
+  real_git=$(command -v git)
+  printf '#!/bin/sh\necho "$*" >>"%s/git-calls"\nexec "%s" "$@"\n' "$BATS_TEST_TMPDIR" "$real_git" \
+    >"$BATS_TEST_TMPDIR/bin/git"
+  chmod +x "$BATS_TEST_TMPDIR/bin/git"
+  printf '#include <stddef.h>\n%s\n' "$BAD" >b.c
+  printf '#include <stddef.h>\n%s\n' "$GOOD" >a.c
+  git add a.c b.c
+  run -0 "$GL" --write-baseline base.json
+  assert_output --partial "wrote 1 finding to the baseline"
+  printf 'baseline: base.json\n' >.gpulint.yaml
+  git add base.json .gpulint.yaml
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH run -0 "$GL" --staged -q
+  run cat "$BATS_TEST_TMPDIR/git-calls"
+  assert_output "rev-parse --show-toplevel
+ls-files --stage -z --full-name -- :/"
+  # The listing is the index's: a file staged and then edited is the staged
+  # blob (through `git cat-file --batch`), so its finding is there...
+  printf '#include <stddef.h>\n%s\n' "$BAD" >c.c
+  git add c.c
+  printf '#include <stddef.h>\n%s\n' "$GOOD" >c.c
+  : >"$BATS_TEST_TMPDIR/git-calls"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH run -1 "$GL" --staged --format github
+  assert_output --partial "file=c.c,line=2"
+  # ...and only then is the partial-clone setting asked.
+  run cat "$BATS_TEST_TMPDIR/git-calls"
+  assert_line --index 0 "rev-parse --show-toplevel"
+  assert_line --index 1 "ls-files --stage -z --full-name -- :/"
+  assert_line --index 2 --partial "config --get-regexp"
+  assert_line --index 3 "cat-file --batch"
+  assert_equal "${#lines[@]}" 4
+}
+
 # The units a run parsed (GPULINT_TRACE), as a count.
 parse_count() {
   GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" -q "$@" 2>&1 >/dev/null | grep -c 'trace: parse' || true

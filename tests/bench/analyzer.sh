@@ -75,9 +75,11 @@ extract() {   # mirror-name target [paths...]
   [ -d "$git_dir" ] || return 1
   rm -rf "$target" && mkdir -p "$target"
   # Source files only: a mirror may lack large blobs (documents) it never needed.
+  # xargs may split a long list over several archives: tar -i reads on past
+  # each one's end (cuda-samples' 747 files fit in one today).
   git --git-dir="$git_dir" ls-tree -r --name-only HEAD "$@" |
     grep -E '\.(c|h|cu|cuh|cpp|hpp|cc|inl)$' |
-    xargs git --git-dir="$git_dir" archive HEAD 2>/dev/null | tar -x -C "$target" || true
+    xargs git --git-dir="$git_dir" archive HEAD 2>/dev/null | tar -x -i -C "$target" || true
   [ -n "$(ls -A "$target")" ]
 }
 
@@ -102,7 +104,7 @@ if ! want llmc; then
 elif extract karpathy+llm.c "$work/llmc" dev/cuda; then
   row "llm.c dev/cuda" "$work/llmc/dev/cuda" adamw.cu "" .
 else
-  echo "| llm.c dev/cuda | skipped: no mirror at $mirrors/karpathy+llm.c/repo |||||||"
+  echo "| llm.c dev/cuda | SKIP: no mirror at $mirrors/karpathy+llm.c/repo (nothing is fetched; BENCH_MIRRORS names the mirrors' directory) |||||||"
 fi
 if ! want samples; then
   :
@@ -112,5 +114,5 @@ elif extract NVIDIA+cuda-samples "$work/samples" Samples Common; then
   row "cuda-samples Samples/" "$work/samples" "$one" "-I$work/samples/Common" \
     --config "$work/samples.yaml" Samples
 else
-  echo "| cuda-samples Samples/ | skipped: no mirror at $mirrors/NVIDIA+cuda-samples/repo |||||||"
+  echo "| cuda-samples Samples/ | SKIP: no mirror at $mirrors/NVIDIA+cuda-samples/repo (nothing is fetched; BENCH_MIRRORS names the mirrors' directory) |||||||"
 fi

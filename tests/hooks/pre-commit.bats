@@ -109,3 +109,22 @@ setup() { common_setup; }
   run grep -c ": no-via-pinned: " <<<"$output"
   assert_output 50
 }
+
+# pre-commit reads gpulint's output through a pipe: it writes no temporary
+# file, so a TMPDIR that cannot hold one (here a plain file) costs nothing.
+# It used to make a directory there with mktemp and block every commit when
+# it could not ("the hook could not start it").
+@test "pre-commit needs no temporary directory: with TMPDIR unusable, a good commit goes through and a bad one is blocked" {
+  printf 'not a directory\n' >"$BATS_TEST_TMPDIR/tmp-file"
+  export TMPDIR=$BATS_TEST_TMPDIR/tmp-file
+  good_c src/a.c a
+  git add src/a.c
+  expect_allowed commit -m good
+  refute_output --partial "could not check"
+  assert_equal "$(git log --format=%s)" good
+  bad_c src/upload.c
+  git add src/upload.c
+  expect_blocked commit -m bad
+  assert_finding src/upload.c no-via-pinned
+  assert_equal "$(cat "$TMPDIR")" "not a directory"
+}
