@@ -15,8 +15,10 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
     CXCursor callee = callee_of(call, &unique);
     if (clang_Cursor_isNull(callee)) {
         CXCursor holder = called_pointer(call);
-        if (!clang_Cursor_isNull(holder))
+        if (!clang_Cursor_isNull(holder)) {
             record_copy_through_pointer(b, call, holder, loc);
+            record_unchecked_status_through_pointer(b, call, parent, holder, loc);
+        }
         return;
     }
     cursor_list kids = children_of(call);

@@ -125,5 +125,7 @@ void free_pointer_bindings(walk_ctx *ctx);
 /* extract/walk_statuses.c: unchecked statuses. */
 void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,
                              CXCursor callee, const char *name, fact_loc loc);
+void record_unchecked_status_through_pointer(body_ctx *b, CXCursor call, CXCursor parent,
+                                             CXCursor holder, fact_loc loc);
 
 #endif
