@@ -1449,6 +1449,8 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit,
             .header_in_unit = true,
             .src = src,
             .facts = facts,
+            .reach = reach,
+            .cuda_include = g.cuda_include,
         };
         extract_walk(&ctx);
         collect_parse_errors(&ctx);
@@ -1572,6 +1574,8 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
                                               clang_getFile(tu, snap->files[src->context].abs_path)),
         .src = src,
         .facts = facts,
+        .reach = reach,
+        .cuda_include = g.cuda_include,
     };
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);

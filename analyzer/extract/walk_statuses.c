@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/stand_in.h"
 #include "extract/walk.h"
+#include "util/paths.h"
 
 /* Whether the call is a statement of its own (its value unused). */
 static bool is_statement(CXCursor call, CXCursor parent)
@@ -55,10 +57,32 @@ static bool is_cuda_status(CXType t)
     return status;
 }
 
+/* A function of the toolkit: declared in a system header, or by a
+ * driver-API stand-in of the snapshot, which declares the toolkit's
+ * functions itself in place of its headers (cuda-samples'
+ * cuda_drvapi_dynlink_cuda.h: `CUresult cuInit(unsigned, int)`). */
+static bool declared_by_toolkit(const walk_ctx *w, CXCursor callee)
+{
+    if (in_system_header(callee))
+        return true;
+    if (!w->reach || !w->cuda_include)
+        return false;
+    CXFile file;
+    clang_getFileLocation(clang_getCursorLocation(callee), &file, NULL, NULL, NULL);
+    if (!file)
+        return false;
+    char *name = cx_take(clang_getFileName(file));
+    char *canon = path_canonical(name);
+    free(name);
+    const source_file *f = reach_find(w->reach, canon);
+    free(canon);
+    return f && stands_in_for_toolkit(f, w->cuda_include);
+}
+
 void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,
                              CXCursor callee, const char *name, fact_loc loc)
 {
-    if (!name_starts(name, "cu") || !in_system_header(callee) ||
+    if (!name_starts(name, "cu") || !declared_by_toolkit(b->w, callee) ||
         !is_cuda_status(clang_getCursorResultType(callee)) || !is_statement(call, parent))
         return;
     fact_unchecked *u = FACT_PUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
