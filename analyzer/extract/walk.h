@@ -50,6 +50,10 @@ typedef struct {
     param_set params_seen;            /* the dependent facts' parameters so far:
                                          one more only for a parameter not
                                          yet covered */
+    /* The last unexposed expression visited and its parent: C++ wraps a
+     * statement whose arguments make temporaries with destructors in one
+     * (ExprWithCleanups), between the call and its statement. */
+    CXCursor wrapper, wrapper_parent;
 } body_ctx;
 
 typedef enum { ARITH_NONE, ARITH_FLOATING, ARITH_DEPENDENT } arithmetic_kind;

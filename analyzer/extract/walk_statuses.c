@@ -32,9 +32,9 @@ static bool is_statement(CXCursor call, CXCursor parent)
     for (size_t i = 0; i < kids.n; i++) {
         if (first_expr == kids.n && clang_isExpression(clang_getCursorKind(kids.items[i])))
             first_expr = i;
-        /* Cursors from two visits do not compare equal: compare spans. */
-        if (clang_getCursorKind(kids.items[i]) == CXCursor_CallExpr &&
-            same_extent(kids.items[i], call))
+        /* Cursors from two visits do not compare equal: compare spans (the
+         * child may be the call's ExprWithCleanups, walk.c). */
+        if (same_extent(kids.items[i], call))
             index = i;
     }
     bool body;
