@@ -19,6 +19,7 @@
 #include "extract/includes.h"
 #include "extract/internal.h"
 #include "extract/preamble.h"
+#include "extract/stand_in.h"
 #include "input/inputs.h"
 #include "util/hash.h"
 #include "util/paths.h"
@@ -492,7 +493,7 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     kept_clear();   /* units of an earlier snapshot */
     if (snap) {
         facts_cache_run_begin();
-        g.reach = reach_build(snap);
+        g.reach = reach_build(snap, cfg);
         g.other_unit = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *g.other_unit);
         g.nother_unit = snap->nfiles;
         for (size_t i = 0; i < snap->nfiles; i++)
@@ -613,29 +614,25 @@ static bool configures_headers_first(const source_file *src, const gl_config *cf
     return false;
 }
 
-/* Whether an include of `spelling` names a header of the CUDA toolkit. */
-static bool names_toolkit_header(const char *spelling, size_t len, void *ctx)
+static bool is_stand_in(const source_file *f, void *ctx)
 {
     (void)ctx;
-    char *in_cuda = xasprintf("%s/%.*s", g.cuda_include, (int)len, spelling);
-    char *in_cccl = g.cccl_dir ? xasprintf("%s/%.*s", g.cccl_dir, (int)len, spelling) : NULL;
-    bool found = access(in_cuda, F_OK) == 0 || (in_cccl && access(in_cccl, F_OK) == 0);
-    free(in_cuda);
-    free(in_cccl);
-    return found;
+    return stands_in_for_toolkit(f, g.cuda_include);
 }
 
 /* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
  * included after it, so such files parse without the PCH, as do files that
  * configure the headers before including them. A C file that names neither
  * CUDA nor cuBLAS parses faster without it (a plain .c takes less than
- * loading the PCH). A C or C++ unit that includes no header of the toolkit
- * (through any file it reaches) is built without the runtime's
- * declarations, which the PCH would add: a program that loads the driver
- * and declares its types itself (cuda-samples' cuda_drvapi_dynlink_cuda.h,
- * which takes cuda.h's include guard and defines CUuuid_st as the runtime's
- * driver_types.h does) parses as its build compiles it. A CUDA unit has
- * the runtime whatever it includes, as under nvcc. */
+ * loading the PCH). A C or C++ unit that reaches a driver-API stand-in
+ * (extract/stand_in.h: a file that takes a toolkit header's include guard
+ * and declares its API itself, as cuda-samples' cuda_drvapi_dynlink_cuda.h
+ * does for cuda.h, defining CUuuid_st as the runtime's driver_types.h
+ * does) parses as its build compiles it, without the runtime's
+ * declarations. One that only misses the toolkit header it would reach
+ * (cuda-samples' NPP programs on a machine without NPP: npp.h brings the
+ * runtime) keeps the PCH, and with it the runtime calls it makes. A CUDA
+ * unit has the runtime whatever it includes, as under nvcc. */
 static bool can_use_pch(const snapshot *snap, size_t unit, const gl_config *cfg,
                         const snapshot_reach *reach)
 {
@@ -646,7 +643,7 @@ static bool can_use_pch(const snapshot *snap, size_t unit, const gl_config *cfg,
     if (src->lang == LANG_CUDA)
         return true;
     return (mentions(src, "cuda") || mentions(src, "cublas")) &&
-           reach_includes_named(reach, unit, names_toolkit_header, NULL);
+           !reach_any_file(reach, unit, is_stand_in, NULL);
 }
 
 /* Whether a file may parse with a PCH of its own leading system headers
@@ -1145,7 +1142,7 @@ file_facts *facts_extract_cached(const snapshot *snap, size_t index, const gl_co
 {
     if (!g.facts_dir)
         return NULL;
-    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
+    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap, cfg);
     file_facts *cached = cache_lookup(snap, index, cfg, g.reach ? g.reach : own_reach, NULL);
     reach_free(own_reach);
     return cached;
@@ -1357,6 +1354,97 @@ static CXFile unit_includes(CXTranslationUnit tu, const char *abs_path)
     return s.found ? file : NULL;
 }
 
+/* What check_macro_inclusion needs besides each inclusion. */
+typedef struct {
+    const snapshot *snap;
+    const snapshot_reach *reach;
+    walk_ctx *ctx;
+} macro_inclusions;
+
+static void ignore_name(const char *name, size_t len, bool quoted, void *ctx)
+{
+    (void)name;
+    (void)len;
+    (void)quoted;
+    (void)ctx;
+}
+
+/* Whether line `line` of f is an #include (#include_next, #import) of a
+ * macro that names no file gpulint can tell. */
+static bool unresolved_include_at(const snapshot_reach *reach, const source_file *f,
+                                  unsigned line)
+{
+    const char *p, *end;
+    size_t len;
+    if (!source_line_text(f, line, &p, &len))
+        return false;
+    end = p + len;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == end || *p++ != '#')
+        return false;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    size_t word = 0;
+    while (p + word < end && ((p[word] >= 'a' && p[word] <= 'z') || p[word] == '_'))
+        word++;
+    if (!(word == 7 && memcmp(p, "include", 7) == 0) &&
+        !(word == 12 && memcmp(p, "include_next", 12) == 0) &&
+        !(word == 6 && memcmp(p, "import", 6) == 0))
+        return false;
+    return !include_operand_names(reach_macros(reach), p + word, end, ignore_name, NULL);
+}
+
+/* Whether snapshot file f is analysed in a unit of the program of `path`
+ * (source_file.context, other_contexts; programs as path_same_program). */
+static bool analysed_in_program(const snapshot *snap, const source_file *f, const char *path)
+{
+    if (f->context >= 0 && path_same_program(snap->files[f->context].path, path))
+        return true;
+    for (size_t k = 0; k < f->nother_contexts; k++)
+        if (path_same_program(snap->files[f->other_contexts[k]].path, path))
+            return true;
+    return false;
+}
+
+/* An inclusion of a unit: a snapshot file that an #include of a macro
+ * gpulint could not follow opened (input/include_names.h), and that is
+ * analysed in no unit of this program for it, was not checked as this
+ * unit sees it: said once per file. */
+static void check_macro_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
+                                  CXClientData data)
+{
+    macro_inclusions *m = data;
+    if (depth == 0)
+        return;
+    char *name = cx_take(clang_getFileName(included));
+    char *canon = path_canonical(name);
+    free(name);
+    const source_file *f = reach_find(m->reach, canon);
+    free(canon);
+    const snapshot *snap = m->snap;
+    if (!f || f < snap->files || f >= snap->files + snap->nfiles || f == m->ctx->src ||
+        analysed_in_program(snap, f, m->ctx->src->path))
+        return;
+    CXFile at_file;
+    unsigned at_line, main_line;
+    clang_getFileLocation(stack[0], &at_file, &at_line, NULL, NULL);
+    clang_getFileLocation(stack[depth - 1], NULL, &main_line, NULL, NULL);
+    char *at_name = cx_take(clang_getFileName(at_file));
+    char *at_canon = path_canonical(at_name);
+    free(at_name);
+    const source_file *at = reach_find(m->reach, at_canon);
+    free(at_canon);
+    if (!at || !unresolved_include_at(m->reach, at, at_line))
+        return;
+    for (size_t k = 0; k < m->ctx->facts->n_not_checked; k++)
+        if (m->ctx->facts->not_checked[k].cause == UNCHECKED_MACRO_INCLUDE &&
+            strcmp(m->ctx->facts->not_checked[k].detail, f->path) == 0)
+            return;
+    record_not_checked(m->ctx, UNCHECKED_MACRO_INCLUDE, xstrdup(f->path),
+                       at == m->ctx->src ? NULL : xstrdup(at->abs_path), main_line, 1);
+}
+
 /* The facts header `src` has in the unit of snap->files[unit], another
  * program's (source_file.other_contexts); NULL when that unit does not
  * reach it after all (an #if) or libclang made none. The unit's inclusions
@@ -1383,6 +1471,8 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit,
             .header_in_unit = true,
             .src = src,
             .facts = facts,
+            .reach = reach,
+            .cuda_include = g.cuda_include,
         };
         extract_walk(&ctx);
         collect_parse_errors(&ctx);
@@ -1506,10 +1596,17 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
                                               clang_getFile(tu, snap->files[src->context].abs_path)),
         .src = src,
         .facts = facts,
+        .reach = reach,
+        .cuda_include = g.cuda_include,
     };
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
+    if (main_file && clang_File_isEqual(main_file, clang_getFile(tu, src->abs_path)) &&
+        !ctx.header_in_unit && reach_unresolved(reach, (size_t)(src - snap->files))) {
+        macro_inclusions m = {snap, reach, &ctx};
+        clang_getInclusions(tu, check_macro_inclusion, &m);
+    }
     fact_strs included = { 0 }, absent = { 0 };
     if (cache_key)
         clang_getInclusions(tu, note_inclusion, &included);
@@ -1566,7 +1663,7 @@ void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
 {
     if (n == 0)
         return;
-    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap);
+    snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap, cfg);
     const snapshot_reach *reach = g.reach ? g.reach : own_reach;
     shared_unit unit = {.index = facts_unit_of(snap, files[0])};
     for (size_t k = 0; k < n; k++)

@@ -45,6 +45,11 @@ typedef struct {
     struct pointer_binding *pointer_bindings;
     size_t n_pointer_bindings;
     bool pointer_bindings_known;
+    /* The snapshot's files, and the toolkit's include directory: a function
+     * a driver-API stand-in declares (extract/stand_in.h) is the toolkit's
+     * API as that program builds it. NULL: none counts. */
+    const snapshot_reach *reach;
+    const char *cuda_include;
 } walk_ctx;
 
 /* Fill ctx->facts from the translation unit's main file. */

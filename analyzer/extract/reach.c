@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/include_names.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
@@ -14,12 +15,11 @@ struct snapshot_reach {
     size_t *by_name;    /* file indices sorted by the last part of abs_path */
     size_t **edges;     /* edges[i]: the files an include of file i can name */
     size_t *nedges;
-    bool *computed;     /* file i includes a macro's expansion */
-    size_t **name_at;   /* name_at[i]: text offsets of file i's include names */
-    size_t **name_len;
-    size_t *nnames;
-    signed char *named_memo;   /* reach_includes_named per file: 0 not yet
-                                  asked, 1 yes, -1 no */
+    bool *computed;     /* file i includes a macro's expansion that names
+                           no file gpulint can tell (input/include_names.h) */
+    macro_names *macros;
+    signed char *memo;  /* reach_any_file per file: 0 not yet asked, 1 yes,
+                           -1 no */
 };
 
 static const snapshot *sort_snap;   /* qsort has no context argument */
@@ -154,20 +154,22 @@ static const char *skip_blanks(const char *p, const char *end)
     return p;
 }
 
-/* The name at text offset `at` ("x.h" or <x.h>), else the include is a
- * macro's expansion. */
+static void add_named_candidates(const char *name, size_t len, bool quoted, void *ctx)
+{
+    (void)quoted;
+    edge_ctx *e = ctx;
+    each_candidate(e->r, name, len, add_edge, e);
+}
+
+/* The file names of the include operand at text offset `at` ("x.h", <x.h>
+ * or a macro naming files); one it cannot tell makes file i reach every
+ * file. */
 static void add_named(snapshot_reach *r, size_t i, size_t at, size_t line_end)
 {
     const source_file *f = file_at(r->snap, i);
-    const char *t = f->text + at, *end = f->text + line_end;
-    char close = t < end && *t == '"' ? '"' : t < end && *t == '<' ? '>' : 0;
-    const char *q = close ? memchr(t + 1, close, (size_t)(end - t - 1)) : NULL;
-    if (q) {
-        add_candidates(r, i, t + 1, (size_t)(q - t - 1));
-        size_t n = r->nnames[i];
-        push(&r->name_at[i], &n, (size_t)(t + 1 - f->text));
-        push(&r->name_len[i], &r->nnames[i], (size_t)(q - t - 1));
-    } else
+    edge_ctx e = {r, i};
+    if (!include_operand_names(r->macros, f->text + at, f->text + line_end,
+                               add_named_candidates, &e))
         r->computed[i] = true;
 }
 
@@ -216,7 +218,7 @@ static void scan_includes(snapshot_reach *r, size_t i)
     }
 }
 
-snapshot_reach *reach_build(const snapshot *snap)
+snapshot_reach *reach_build(const snapshot *snap, const gl_config *cfg)
 {
     snapshot_reach *r = xcalloc(1, sizeof *r);
     size_t n = count_of(snap);
@@ -232,10 +234,8 @@ snapshot_reach *reach_build(const snapshot *snap)
     r->edges = xcalloc(n ? n : 1, sizeof *r->edges);
     r->nedges = xcalloc(n ? n : 1, sizeof *r->nedges);
     r->computed = xcalloc(n ? n : 1, sizeof *r->computed);
-    r->name_at = xcalloc(n ? n : 1, sizeof *r->name_at);
-    r->name_len = xcalloc(n ? n : 1, sizeof *r->name_len);
-    r->nnames = xcalloc(n ? n : 1, sizeof *r->nnames);
-    r->named_memo = xcalloc(n ? n : 1, sizeof *r->named_memo);
+    r->memo = xcalloc(n ? n : 1, sizeof *r->memo);
+    r->macros = macro_names_build(snap, cfg);
     for (size_t i = 0; i < n; i++)
         scan_includes(r, i);
     return r;
@@ -245,15 +245,10 @@ void reach_free(snapshot_reach *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < count_of(r->snap); i++) {
+    for (size_t i = 0; i < count_of(r->snap); i++)
         free(r->edges[i]);
-        free(r->name_at[i]);
-        free(r->name_len[i]);
-    }
-    free(r->name_at);
-    free(r->name_len);
-    free(r->nnames);
-    free(r->named_memo);
+    free(r->memo);
+    macro_names_free(r->macros);
     free(r->edges);
     free(r->nedges);
     free(r->computed);
@@ -279,51 +274,74 @@ const source_file *reach_find(const snapshot_reach *r, const char *abs_path)
     return NULL;
 }
 
-size_t reach_files(const snapshot_reach *r, size_t index, size_t **out)
+/* The files file `index` reaches through include directives that name
+ * them (*out, malloc'd; returns the count), and whether one of those
+ * includes a macro that names no file gpulint can tell. */
+static size_t reach_named(const snapshot_reach *r, size_t index, size_t **out, bool *computed)
 {
     size_t n = count_of(r->snap), count = 0;
     bool *seen = xcalloc(n, sizeof *seen);
     size_t *list = NULL;
     push(&list, &count, index);
     seen[index] = true;
-    bool computed = false;
-    for (size_t k = 0; k < count && !computed; k++) {
+    *computed = false;
+    for (size_t k = 0; k < count; k++) {
         size_t i = list[k];
-        computed = r->computed[i];
+        *computed = *computed || r->computed[i];
         for (size_t e = 0; e < r->nedges[i]; e++)
             if (!seen[r->edges[i][e]]) {
                 seen[r->edges[i][e]] = true;
                 push(&list, &count, r->edges[i][e]);
             }
     }
-    if (computed) {
-        /* Any file may be the one the macro names. */
-        for (size_t i = 0; i < n; i++)
-            if (!seen[i])
-                push(&list, &count, i);
-    }
     free(seen);
     *out = list;
     return count;
 }
 
-bool reach_includes_named(const snapshot_reach *r, size_t index,
-                          bool (*is_named)(const char *spelling, size_t len, void *ctx),
-                          void *ctx)
+size_t reach_files(const snapshot_reach *r, size_t index, size_t **out)
+{
+    bool computed;
+    size_t count = reach_named(r, index, out, &computed);
+    if (computed) {
+        /* Any file may be the one the macro names. */
+        size_t n = count_of(r->snap);
+        bool *seen = xcalloc(n, sizeof *seen);
+        for (size_t k = 0; k < count; k++)
+            seen[(*out)[k]] = true;
+        for (size_t i = 0; i < n; i++)
+            if (!seen[i])
+                push(out, &count, i);
+        free(seen);
+    }
+    return count;
+}
+
+bool reach_unresolved(const snapshot_reach *r, size_t index)
+{
+    size_t *files;
+    bool computed;
+    reach_named(r, index, &files, &computed);
+    free(files);
+    return computed;
+}
+
+const macro_names *reach_macros(const snapshot_reach *r)
+{
+    return r->macros;
+}
+
+bool reach_any_file(const snapshot_reach *r, size_t index,
+                    bool (*holds)(const source_file *f, void *ctx), void *ctx)
 {
     size_t *files;
     size_t n = reach_files(r, index, &files);
     bool found = false;
     for (size_t k = 0; k < n && !found; k++) {
         size_t i = files[k];
-        if (r->named_memo[i] == 0) {
-            const char *text = file_at(r->snap, i)->text;
-            bool any = false;
-            for (size_t m = 0; m < r->nnames[i] && !any; m++)
-                any = is_named(text + r->name_at[i][m], r->name_len[i][m], ctx);
-            r->named_memo[i] = any ? 1 : -1;
-        }
-        found = r->named_memo[i] == 1;
+        if (r->memo[i] == 0)
+            r->memo[i] = holds(file_at(r->snap, i), ctx) ? 1 : -1;
+        found = r->memo[i] == 1;
     }
     free(files);
     return found;

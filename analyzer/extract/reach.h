@@ -9,13 +9,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config/config.h"
+#include "input/include_names.h"
 #include "input/source.h"
 
 typedef struct snapshot_reach snapshot_reach;
 
 /* Index snap (which must outlive it, unchanged): every file's include
- * directives, resolved to the snapshot files they can name. */
-snapshot_reach *reach_build(const snapshot *snap);
+ * directives, resolved to the snapshot files they can name (an #include of
+ * a macro through its definitions in snap and the -D of the files'
+ * arguments and cfg, which may be NULL). */
+snapshot_reach *reach_build(const snapshot *snap, const gl_config *cfg);
 void reach_free(snapshot_reach *reach);
 
 /* The snapshot file with this absolute path, or NULL. */
@@ -32,17 +36,25 @@ const source_file *reach_only_candidate(const snapshot_reach *reach, const char 
 /* The indices of the files a parse of file `index` may read (an index past
  * snap->nfiles is snap->context[index - snap->nfiles]): the file, and
  * every snapshot file that an include directive of a reached file (or an
- * -include of its arguments) can name, whatever the search path; every file
- * of the snapshot when a reached file includes a macro's expansion. *out is
+ * -include of its arguments) can name, whatever the search path, an
+ * #include of a macro through the file names its definitions give; every
+ * file of the snapshot when a reached file includes a macro that names no
+ * file gpulint can tell (function-like, pasted, defined nowhere it sees). *out is
  * malloc'd; returns the count. */
 size_t reach_files(const snapshot_reach *reach, size_t index, size_t **out);
 
-/* Whether a file that a parse of file `index` may read (reach_files)
- * includes a name for which is_named(spelling, len, ctx) holds: the
- * CUDA toolkit's headers, for extraction. is_named must give the same
- * answer for the life of `reach`, which keeps each file's. */
-bool reach_includes_named(const snapshot_reach *reach, size_t index,
-                          bool (*is_named)(const char *spelling, size_t len, void *ctx),
-                          void *ctx);
+/* Whether file `index`, or a file it reaches, has an #include of a macro
+ * that names no file gpulint can tell (reach_files then gives every file). */
+bool reach_unresolved(const snapshot_reach *reach, size_t index);
+
+/* The snapshot's macros that name files (input/include_names.h). */
+const macro_names *reach_macros(const snapshot_reach *reach);
+
+/* Whether a file that a parse of file `index` may read (reach_files) is
+ * one for which holds(file, ctx) is true: a driver-API stand-in, for
+ * extraction. holds must give the same answer for the life of `reach`,
+ * which keeps each file's. */
+bool reach_any_file(const snapshot_reach *reach, size_t index,
+                    bool (*holds)(const source_file *f, void *ctx), void *ctx);
 
 #endif

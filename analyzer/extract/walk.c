@@ -9,14 +9,29 @@
 
 #include "extract/walk.h"
 
+/* The parent of a call as its statement sees it: past an unexposed
+ * expression of the call's own extent (ExprWithCleanups: `f(make().get());`
+ * with a temporary that has a destructor). */
+static CXCursor statement_parent(const body_ctx *b, CXCursor call, CXCursor parent)
+{
+    if (clang_getCursorKind(parent) == CXCursor_UnexposedExpr &&
+        !clang_Cursor_isNull(b->wrapper) && same_extent(parent, b->wrapper) &&
+        same_extent(parent, call))
+        return b->wrapper_parent;
+    return parent;
+}
+
 static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc)
 {
     bool unique;
     CXCursor callee = callee_of(call, &unique);
     if (clang_Cursor_isNull(callee)) {
         CXCursor holder = called_pointer(call);
-        if (!clang_Cursor_isNull(holder))
+        if (!clang_Cursor_isNull(holder)) {
             record_copy_through_pointer(b, call, holder, loc);
+            record_unchecked_status_through_pointer(b, call, statement_parent(b, call, parent),
+                                                    holder, loc);
+        }
         return;
     }
     cursor_list kids = children_of(call);
@@ -32,7 +47,7 @@ static void visit_call(body_ctx *b, CXCursor call, CXCursor parent, fact_loc loc
     char *api = api_name(name);
     record_launch_api_call(b, call, api, loc);
     record_copy(b, call, clang_getCursorType(callee), api, loc);
-    record_unchecked_status(b, call, parent, callee, api, loc);
+    record_unchecked_status(b, call, statement_parent(b, call, parent), callee, api, loc);
     free(api);
     /* An edge to the wrong overload could invent a chain: only certain ones. */
     if (unique && !in_system_header(callee)) {
@@ -57,6 +72,10 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
         return CXChildVisit_Continue;
     }
     record_float_loop(b, c, loc);
+    if (kind == CXCursor_UnexposedExpr) {
+        b->wrapper = c;
+        b->wrapper_parent = parent;
+    }
     if (kind == CXCursor_CallExpr)
         visit_call(b, c, parent, loc);
     if (kind == CXCursor_DeclRefExpr || kind == CXCursor_MemberRefExpr) {
@@ -102,6 +121,7 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
         if (f->is_definition) {
             char *usr = xstrdup(f->usr);   /* f may move as facts grow */
             body_ctx b = { .w = ctx, .function = c, .function_usr = usr,
+                           .wrapper = clang_getNullCursor(),
                            .lists = lists_of(c) };
             clang_visitChildren(c, visit_body, &b);
             free(usr);

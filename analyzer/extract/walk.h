@@ -50,6 +50,10 @@ typedef struct {
     param_set params_seen;            /* the dependent facts' parameters so far:
                                          one more only for a parameter not
                                          yet covered */
+    /* The last unexposed expression visited and its parent: C++ wraps a
+     * statement whose arguments make temporaries with destructors in one
+     * (ExprWithCleanups), between the call and its statement. */
+    CXCursor wrapper, wrapper_parent;
 } body_ctx;
 
 typedef enum { ARITH_NONE, ARITH_FLOATING, ARITH_DEPENDENT } arithmetic_kind;
@@ -125,5 +129,7 @@ void free_pointer_bindings(walk_ctx *ctx);
 /* extract/walk_statuses.c: unchecked statuses. */
 void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,
                              CXCursor callee, const char *name, fact_loc loc);
+void record_unchecked_status_through_pointer(body_ctx *b, CXCursor call, CXCursor parent,
+                                             CXCursor holder, fact_loc loc);
 
 #endif

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extract/stand_in.h"
 #include "extract/walk.h"
+#include "util/paths.h"
 
 /* Whether the call is a statement of its own (its value unused). */
 static bool is_statement(CXCursor call, CXCursor parent)
@@ -30,9 +32,9 @@ static bool is_statement(CXCursor call, CXCursor parent)
     for (size_t i = 0; i < kids.n; i++) {
         if (first_expr == kids.n && clang_isExpression(clang_getCursorKind(kids.items[i])))
             first_expr = i;
-        /* Cursors from two visits do not compare equal: compare spans. */
-        if (clang_getCursorKind(kids.items[i]) == CXCursor_CallExpr &&
-            same_extent(kids.items[i], call))
+        /* Cursors from two visits do not compare equal: compare spans (the
+         * child may be the call's ExprWithCleanups, walk.c). */
+        if (same_extent(kids.items[i], call))
             index = i;
     }
     bool body;
@@ -45,22 +47,82 @@ static bool is_statement(CXCursor call, CXCursor parent)
     return body;
 }
 
-static bool returns_cuda_status(CXCursor callee)
+/* cudaError_t, CUresult (enum cudaError_enum) or cublasStatus_t. */
+static bool is_cuda_status(CXType t)
 {
-    char *t = type_spelling(clang_getCursorResultType(callee));
-    bool status = strcmp(t, "cudaError") == 0 || strcmp(t, "cudaError_enum") == 0 ||
-                  strcmp(t, "cublasStatus_t") == 0;
-    free(t);
+    char *s = type_spelling(t);
+    bool status = strcmp(s, "cudaError") == 0 || strcmp(s, "cudaError_enum") == 0 ||
+                  strcmp(s, "cublasStatus_t") == 0;
+    free(s);
     return status;
+}
+
+/* A function of the toolkit: declared in a system header, or by a
+ * driver-API stand-in of the snapshot, which declares the toolkit's
+ * functions itself in place of its headers (cuda-samples'
+ * cuda_drvapi_dynlink_cuda.h: `CUresult cuInit(unsigned, int)`). */
+static bool declared_by_toolkit(const walk_ctx *w, CXCursor callee)
+{
+    if (in_system_header(callee))
+        return true;
+    if (!w->reach || !w->cuda_include)
+        return false;
+    CXFile file;
+    clang_getFileLocation(clang_getCursorLocation(callee), &file, NULL, NULL, NULL);
+    if (!file)
+        return false;
+    char *name = cx_take(clang_getFileName(file));
+    char *canon = path_canonical(name);
+    free(name);
+    const source_file *f = reach_find(w->reach, canon);
+    free(canon);
+    return f && stands_in_for_toolkit(f, w->cuda_include);
 }
 
 void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,
                              CXCursor callee, const char *name, fact_loc loc)
 {
-    if (!name_starts(name, "cu") || !in_system_header(callee) ||
-        !returns_cuda_status(callee) || !is_statement(call, parent))
+    if (!name_starts(name, "cu") || !declared_by_toolkit(b->w, callee) ||
+        !is_cuda_status(clang_getCursorResultType(callee)) || !is_statement(call, parent))
         return;
     fact_unchecked *u = FACT_PUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
     u->callee = xstrdup(name);
+    u->loc = loc;
+}
+
+/* A program that loads the driver calls it through function-pointer
+ * variables: a call through one is a CUDA call when the variable holds a
+ * CUDA API (what the unit sets it to, extract/walk_pointers.c) or is named
+ * after one (a loader's `cuCtxDestroy = dlsym(...)`, whose declarations are
+ * the program's own, not the toolkit's), and its type returns a CUDA status. */
+void record_unchecked_status_through_pointer(body_ctx *b, CXCursor call, CXCursor parent,
+                                             CXCursor holder, fact_loc loc)
+{
+    CXType ftype = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(holder)));
+    if (!is_cuda_status(clang_getResultType(ftype)) || !is_statement(call, parent))
+        return;
+    char *holder_name = cx_take(clang_getCursorSpelling(holder));
+    char *callee = NULL;
+    cursor_list held = functions_held(b->w, holder);
+    for (size_t i = 0; i < held.n && !callee; i++) {
+        char *name = cx_take(clang_getCursorSpelling(held.items[i]));
+        char *api = api_name(name);
+        if (name_starts(api, "cu") && in_system_header(held.items[i]))
+            callee = xasprintf("%s (called through %s)", api, holder_name);
+        free(api);
+        free(name);
+    }
+    free(held.items);
+    if (!callee) {
+        char *api = api_name(holder_name);
+        if (name_starts(api, "cu"))
+            callee = xstrdup(api);
+        free(api);
+    }
+    free(holder_name);
+    if (!callee)
+        return;
+    fact_unchecked *u = FACT_PUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
+    u->callee = callee;
     u->loc = loc;
 }

@@ -69,8 +69,12 @@ typedef enum {
                                     detail says which */
     UNCHECKED_INCLUDE_HAZARD,    /* an #include naming a FIFO, a device or
                                     an oversized file: detail says which */
-    UNCHECKED_BUDGET             /* its parse ran past limits.file-seconds:
+    UNCHECKED_BUDGET,            /* its parse ran past limits.file-seconds:
                                     detail is the budget in seconds */
+    UNCHECKED_MACRO_INCLUDE      /* an #include of a macro that names no file
+                                    gpulint can tell opened a snapshot file,
+                                    which was then not analysed in this
+                                    unit: detail is that file's path */
 } fact_unchecked_cause;
 
 /* The kinds' structs, from their description: typedef struct fact_function

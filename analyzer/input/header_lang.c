@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/include_names.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
@@ -92,12 +93,42 @@ static long resolve_include(const snapshot *snap, const gl_config *cfg,
     return idx;
 }
 
-/* The snapshot files that file i includes, into targets (one per line at most). */
-static void for_each_include(const snapshot *snap, const gl_config *cfg, size_t i,
-                             long *targets, size_t *ntargets)
+typedef struct {
+    const snapshot *snap;
+    const gl_config *cfg;
+    const source_file *includer;
+    long **targets;
+    size_t *ntargets;
+} include_targets;
+
+/* An #include's file name, resolved from its includer: one more target. */
+static void add_target(const char *name, size_t len, bool quoted, void *ctx)
+{
+    include_targets *t = ctx;
+    char *spelled = xstrndup(name, len);
+    long j = resolve_include(t->snap, t->cfg, t->includer, spelled, quoted);
+    free(spelled);
+    if (j < 0)
+        return;
+    for (size_t k = 0; k < *t->ntargets; k++)
+        if ((*t->targets)[k] == j)
+            return;
+    if ((*t->ntargets & (*t->ntargets - 1)) == 0)
+        *t->targets = xrealloc(*t->targets, (*t->ntargets ? 2 * *t->ntargets : 1) *
+                                                sizeof **t->targets);
+    (*t->targets)[(*t->ntargets)++] = j;
+}
+
+/* The snapshot files that file i includes (malloc'd into *targets): each
+ * #include's file name, or what its macro's definitions name. */
+static void for_each_include(const snapshot *snap, const gl_config *cfg,
+                             const macro_names *macros, size_t i, long **targets,
+                             size_t *ntargets)
 {
     const source_file *f = &snap->files[i];
     const char *m = f->masked, *end = f->masked + f->len;
+    include_targets t = {snap, cfg, f, targets, ntargets};
+    *targets = NULL;
     *ntargets = 0;
     for (const char *line = m; line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
@@ -110,20 +141,9 @@ static void for_each_include(const snapshot *snap, const gl_config *cfg, size_t 
             while (p < line_end && (*p == ' ' || *p == '\t'))
                 p++;
             if ((size_t)(line_end - p) > 7 && memcmp(p, "include", 7) == 0) {
-                p += 7;
-                while (p < line_end && (*p == ' ' || *p == '\t'))
-                    p++;
                 /* The name is blanked in the masked text: read it from the text. */
-                const char *t = f->text + (p - m), *t_end = f->text + (line_end - m);
-                char close = *t == '"' ? '"' : *t == '<' ? '>' : 0;
-                const char *q = close ? memchr(t + 1, close, (size_t)(t_end - t - 1)) : NULL;
-                if (q) {
-                    char *name = xstrndup(t + 1, (size_t)(q - t - 1));
-                    long j = resolve_include(snap, cfg, f, name, close == '"');
-                    if (j >= 0)
-                        targets[(*ntargets)++] = j;
-                    free(name);
-                }
+                include_operand_names(macros, f->text + (p + 7 - m), f->text + (line_end - m),
+                                      add_target, &t);
             }
         }
         line = line_end + 1;
@@ -255,13 +275,14 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
     long **includes = xcalloc(n, sizeof *includes);
     size_t *nincludes = xcalloc(n, sizeof *nincludes);
     bool *included = xcalloc(n, sizeof *included);
+    macro_names *macros = macro_names_build(snap, cfg);
     for (size_t i = 0; i < n; i++) {
-        includes[i] = xmalloc(snap->files[i].nlines * sizeof **includes);
-        for_each_include(snap, cfg, i, includes[i], &nincludes[i]);
+        for_each_include(snap, cfg, macros, i, &includes[i], &nincludes[i]);
         for (size_t k = 0; k < nincludes[i]; k++)
             if ((size_t)includes[i][k] != i)
                 included[includes[i][k]] = true;
     }
+    macro_names_free(macros);
     /* A C header nothing includes (analysed on its own) whose syntax is
      * CUDA or C++, not C, or that reaches a header of either (an umbrella
      * .h of .cuh files, whose <cuda/atomic> C cannot find), is parsed as

@@ -137,7 +137,8 @@ bool lost_header_find(const analysis *a, size_t fi, lost_header *out)
     if (hf->n_outside_unit) {
         out->reason = LOST_UNTAKEN_BRANCH;
         out->unit = xstrdup(hf->outside_unit[0].unit);
-        if (!naming_line(a->snap, fi, NULL, &out->includer, &out->spelling)) {
+        if (!naming_line(a->snap, fi, NULL, &out->includer, &out->spelling) &&
+            !naming_line(a->snap, fi, &out->macro, &out->includer, &out->spelling)) {
             out->includer = xstrdup(out->unit);   /* named through other files */
             out->spelling = xstrdup(h->path);
         }
@@ -149,6 +150,13 @@ bool lost_header_find(const analysis *a, size_t fi, lost_header *out)
         const file_facts *f = a->facts[j];
         for (size_t k = 0; j != fi && k < f->n_not_checked; k++) {
             const fact_not_checked *u = &f->not_checked[k];
+            if (u->cause == UNCHECKED_MACRO_INCLUDE && strcmp(u->detail, h->path) == 0) {
+                out->reason = LOST_UNFOLLOWED;
+                out->includer = u->via ? xstrdup(shown(a->snap, u->via))
+                                       : xasprintf("%s:%u", a->snap->files[j].path, u->loc.line);
+                out->spelling = xstrdup(h->path);
+                return true;
+            }
             if (u->cause != UNCHECKED_MISSING_INCLUDE || !names(h->abs_path, u->detail))
                 continue;
             out->reason = LOST_NOT_FOUND;

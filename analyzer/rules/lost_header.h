@@ -1,6 +1,6 @@
 /* A header of the snapshot that no unit of this build includes, parsed on
  * its own without the types and macros its includer would give it, for
- * one of three reasons:
+ * one of these reasons:
  *  - a file does #include it but could not find it (its directory is on
  *    none of the includer's search paths): a header that uses uint8_t and
  *    relies on its includer for <stdint.h>;
@@ -11,9 +11,13 @@
  *    `#include <boost/numeric/interval/detail/msvc_rounding_control.hpp>`
  *    without the sample's own include directory);
  *  - it is named only by a macro that an `#include MACRO` expands (boost's
- *    `#define BOOST_COMPILER_CONFIG "boost/config/compiler/gcc.hpp"`):
- *    gpulint finds units by the names #include lines write, not by what
- *    the preprocessor makes of them.
+ *    `#define BOOST_COMPILER_CONFIG "boost/config/compiler/gcc.hpp"`), and
+ *    no unit reaches that #include (input/include_names.h follows it to
+ *    the units that do; a `#define` in a branch not taken is the second
+ *    case).
+ *  - a unit opens it through an #include of a macro that gpulint cannot
+ *    follow (`#include HEADER_OF(x)`): the unit says so at its #include,
+ *    and the header is reported once too.
  * The errors of that parse follow from the missing context, one cause:
  * rules/parse_error.c leaves them to rules/not_checked.c, which reports the
  * header once, naming the cause and its fix. */
@@ -32,6 +36,8 @@ typedef enum {
                              #include and finds it: a branch not taken, or a
                              search path gpulint does not have */
     LOST_MACRO,           /* named only by a macro an #include expands */
+    LOST_UNFOLLOWED,      /* opened by an #include of a macro gpulint cannot
+                             follow (UNCHECKED_MACRO_INCLUDE of its unit) */
 } lost_reason;
 
 typedef struct {
@@ -43,7 +49,9 @@ typedef struct {
                           found it; else NULL */
     char *unit;        /* LOST_UNTAKEN_BRANCH: the unit that does not
                           include it; else NULL */
-    char *macro;       /* LOST_MACRO: the macro's name; else NULL */
+    char *macro;       /* LOST_MACRO, and LOST_UNTAKEN_BRANCH when a
+                          `#define` (includer) names it: the macro's name;
+                          else NULL */
 } lost_header;
 
 /* Whether snapshot file fi is such a header and its parse on its own had

@@ -86,6 +86,16 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
                     "%s: " NOT_CHECKED " (the parse would wait or read forever); include "
                     "regular files only", u->detail);
         break;
+    case UNCHECKED_MACRO_INCLUDE:
+        diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                    "'%s' is included here%s through an #include of a macro that gpulint "
+                    "cannot follow (a function-like macro, token pasting, or a name defined "
+                    "nowhere it sees), so that header was not analysed in this unit: what "
+                    "this unit's types and macros make of it was not checked; name it with "
+                    "a plain #include, or with a macro defined as its file name (#define "
+                    "NAME \"x.h\", or -DNAME=\"x.h\" in the build's flags)",
+                    u->detail, via);
+        break;
     case UNCHECKED_BUDGET:
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "its parse took longer than the budget of %s s per file: " NOT_CHECKED
@@ -116,6 +126,19 @@ static void report_lost(const analysis *a, size_t fi, const lost_header *lost, d
                     lost->dir);
         break;
     case LOST_UNTAKEN_BRANCH:
+        if (lost->macro) {
+            diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                        "this header is named by the macro %s at %s, which an #include "
+                        "expands, only in a preprocessor branch that this build does not take "
+                        "(the unit of %s does not include it), so it was parsed on its own, "
+                        "without the types and macros of its includer: %zu error%s (the "
+                        "first: %s): " NOT_CHECKED "; to check it, give gpulint the flags of "
+                        "a build that takes that branch (-p DIR, defines: in .gpulint.yaml), "
+                        "or exclude it",
+                        lost->macro, lost->includer, lost->unit, n, n == 1 ? "" : "s",
+                        first->message);
+            break;
+        }
         diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
                     "%s includes this header only in a preprocessor branch that this build "
                     "does not take (the unit of %s does not include it), so it was parsed on "
@@ -136,13 +159,23 @@ static void report_lost(const analysis *a, size_t fi, const lost_header *lost, d
                     "platform's header",
                     lost->includer, lost->spelling, n, n == 1 ? "" : "s", first->message);
         break;
+    case LOST_UNFOLLOWED:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "%s includes this header through an #include of a macro that gpulint "
+                    "cannot follow, so it was parsed on its own, without the types and macros "
+                    "of its includer: %zu error%s (the first: %s): " NOT_CHECKED "; name it "
+                    "with a plain #include, or with a macro defined as its file name",
+                    lost->includer, n, n == 1 ? "" : "s", first->message);
+        break;
     case LOST_MACRO:
         diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
                     "this header is named by the macro %s at %s, which an #include expands, "
-                    "and by no #include line: gpulint does not follow such an #include to the "
-                    "unit that reaches it, so it was parsed on its own: %zu error%s (the first: "
-                    "%s): " NOT_CHECKED "; if this build never includes it (another "
-                    "compiler's or platform's header), exclude it",
+                    "and by no #include line, but no unit of this build reaches an #include "
+                    "of that macro (a preprocessor branch the build does not take, or an "
+                    "include directory gpulint was not given), so it was parsed on its own: "
+                    "%zu error%s (the first: %s): " NOT_CHECKED "; give gpulint the build's "
+                    "flags (-p DIR, include-dirs: in .gpulint.yaml), or exclude another "
+                    "compiler's or platform's header",
                     lost->macro, lost->includer, n, n == 1 ? "" : "s", first->message);
         break;
     }
@@ -177,9 +210,11 @@ const rule_def rule_not_checked = {
         "to its end (PCRE2's match or depth limit: limits: regex-match-limit,\n"
         "regex-depth-limit), and a header that fails to parse on its own because\n"
         "no unit of this build includes it: its includer could not find it, its\n"
-        "#include sits in a preprocessor branch this build does not take, or only\n"
-        "a macro that an #include expands names it (once, not one parse error per\n"
-        "use of the types and macros its includer gives it). The message names the\n"
+        "#include (or the #define of the macro an #include expands to name it)\n"
+        "sits in a preprocessor branch this build does not take, or an #include of\n"
+        "a macro that gpulint cannot follow (HEADER_OF(x): a function-like macro)\n"
+        "opened it (once, not one parse error per use of the types and macros its\n"
+        "includer gives it; that #include is reported too). The message names the\n"
         "cause and the fix.\n"
         "\n"
         "Why: clang skips what it cannot read, so the rules see only part of the\n"

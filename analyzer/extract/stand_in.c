@@ -1,0 +1,153 @@
+#define _GNU_SOURCE
+#include "extract/stand_in.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input/include_names.h"
+#include "input/mask.h"
+#include "util/xalloc.h"
+
+/* A toolkit header's guard comes before its first declaration, after its
+ * licence comment (cuda.h's at byte 2,600): a prefix of this many bytes
+ * holds it. */
+#define GUARD_WITHIN 16384
+
+static struct {
+    pthread_mutex_t lock;
+    bool loaded;
+    char **names;   /* sorted */
+    size_t n;
+} guards = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* The identifier at p (its length), after `word` and blanks. */
+static size_t ident_after(const char *p, const char *end, const char *word, const char **name)
+{
+    size_t wl = strlen(word);
+    if ((size_t)(end - p) <= wl || memcmp(p, word, wl) != 0)
+        return 0;
+    p = skip_blanks(p + wl, end);
+    size_t n = 0;
+    while (p + n < end && (isalnum((unsigned char)p[n]) || p[n] == '_'))
+        n++;
+    *name = p;
+    return n;
+}
+
+/* `#ifndef G`, `#if !defined(G)` or `#if !defined G` at p (past the #):
+ * G's length (*name at it), else 0. */
+static size_t if_not_defined(const char *p, const char *end, const char **name)
+{
+    size_t n = ident_after(p, end, "ifndef", name);
+    if (n || end - p < 3 || memcmp(p, "if", 2) != 0 || (p[2] != ' ' && p[2] != '\t'))
+        return n;
+    p = skip_blanks(p + 2, end);
+    if (p == end || *p != '!')
+        return 0;
+    p = skip_blanks(p + 1, end);
+    if (end - p < 7 || memcmp(p, "defined", 7) != 0)
+        return 0;
+    p = skip_blanks(p + 7, end);
+    if (p < end && *p == '(')
+        p++;
+    return ident_after(p, end, "", name);
+}
+
+/* The guard of a header's text: its first directive tests that G is not
+ * defined and its second is `#define G`; else NULL. */
+static char *guard_of(const char *masked, size_t len)
+{
+    const char *end = masked + len, *guard = NULL;
+    size_t guard_len = 0;
+    for (const char *line = masked; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *line_end = nl ? nl : end;
+        const char *p = skip_blanks(line, line_end);
+        line = line_end + 1;
+        if (p == line_end || *p != '#')
+            continue;
+        p = skip_blanks(p + 1, line_end);
+        const char *name;
+        if (!guard) {
+            guard_len = if_not_defined(p, line_end, &guard);
+            if (!guard_len)
+                return NULL;
+            continue;
+        }
+        size_t n = ident_after(p, line_end, "define", &name);
+        return n == guard_len && memcmp(name, guard, n) == 0 ? xstrndup(name, n) : NULL;
+    }
+    return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The guards of the headers directly in dir. */
+static void load_guards(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char *buf = xmalloc(GUARD_WITHIN), *masked = xmalloc(GUARD_WITHIN + 1);
+    while (d && (e = readdir(d)) != NULL) {
+        size_t nl = strlen(e->d_name);
+        if (nl < 3 || strcmp(e->d_name + nl - 2, ".h") != 0)
+            continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        free(path);
+        if (fd < 0)
+            continue;
+        ssize_t got = read(fd, buf, GUARD_WITHIN);
+        close(fd);
+        if (got <= 0)
+            continue;
+        mask_text(buf, (size_t)got, MASK_COMMENTS, masked);
+        char *g = guard_of(masked, (size_t)got);
+        if (g) {
+            guards.names = xrealloc(guards.names, (guards.n + 1) * sizeof *guards.names);
+            guards.names[guards.n++] = g;
+        }
+    }
+    if (d)
+        closedir(d);
+    free(buf);
+    free(masked);
+    if (guards.n)
+        qsort(guards.names, guards.n, sizeof *guards.names, cmp_str);
+}
+
+static bool is_guard(const char *name, size_t len, void *ctx)
+{
+    (void)ctx;
+    char *key = xstrndup(name, len);
+    bool found = guards.n && bsearch(&key, guards.names, guards.n, sizeof *guards.names,
+                                     cmp_str) != NULL;
+    free(key);
+    return found;
+}
+
+bool stands_in_for_toolkit(const source_file *f, const char *cuda_include)
+{
+    pthread_mutex_lock(&guards.lock);
+    if (!guards.loaded) {
+        load_guards(cuda_include);
+        guards.loaded = true;
+    }
+    pthread_mutex_unlock(&guards.lock);
+    return source_defines_any(f, is_guard, NULL);
+}

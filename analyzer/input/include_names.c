@@ -1,0 +1,282 @@
+#define _GNU_SOURCE
+#include "input/include_names.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+/* A chain of macros naming macros longer than this is taken as one that
+ * names no file (clang has no such bound; real code uses one or two). */
+#define MAX_CHAIN 16
+
+typedef enum {
+    DEF_FILE,    /* "x.h" or <x.h> */
+    DEF_MACRO,   /* another macro's name */
+    DEF_OTHER,   /* anything else: no file name gpulint can tell */
+} def_kind;
+
+typedef struct {
+    char *name;
+    def_kind kind;
+    char *value;   /* DEF_FILE: the spelling; DEF_MACRO: the name; else NULL */
+    bool quoted;
+} macro_def;
+
+struct macro_names {
+    macro_def *defs;   /* sorted by name */
+    size_t n, cap;
+};
+
+static bool is_ident(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && is_blank(*p))
+        p++;
+    return p;
+}
+
+/* Whether [p, end) of the masked text is blank (a comment is blanked). */
+static bool rest_blank(const char *p, const char *end)
+{
+    return skip_blanks(p, end) == end;
+}
+
+/* A value [p, end): a file name, a macro name or neither. `masked` is the
+ * same span with comments blanked (NULL: the value has no comments, a -D). */
+static void classify(const char *p, const char *end, const char *masked, macro_def *d)
+{
+    const char *m = masked ? masked : p;
+    const char *start = skip_blanks(p, end);
+    size_t off = (size_t)(start - p);
+    d->kind = DEF_OTHER;
+    d->value = NULL;
+    if (start < end && (*start == '"' || *start == '<')) {
+        char close = *start == '"' ? '"' : '>';
+        const char *q = memchr(start + 1, close, (size_t)(end - start - 1));
+        if (q && q > start + 1 && rest_blank(m + (q + 1 - p), m + (end - p))) {
+            d->kind = DEF_FILE;
+            d->quoted = close == '"';
+            d->value = xstrndup(start + 1, (size_t)(q - start - 1));
+        }
+    } else if (start < end && (isalpha((unsigned char)*start) || *start == '_')) {
+        size_t n = 0;
+        while (start + n < end && is_ident(start[n]))
+            n++;
+        if (rest_blank(m + off + n, m + (end - p))) {
+            d->kind = DEF_MACRO;
+            d->value = xstrndup(start, n);
+        }
+    }
+}
+
+static void add_def(macro_names *mn, macro_def d)
+{
+    if (mn->n == mn->cap) {
+        mn->cap = mn->cap ? 2 * mn->cap : 64;
+        mn->defs = xrealloc(mn->defs, mn->cap * sizeof *mn->defs);
+    }
+    mn->defs[mn->n++] = d;
+}
+
+/* Each `#define NAME` line of f outside comments: fn(name, len, value,
+ * masked value, end of line, ctx); value NULL for a function-like macro.
+ * false from fn stops the scan, and is returned. */
+typedef bool (*define_fn)(const char *name, size_t len, const char *value,
+                          const char *masked_value, const char *line_end, void *ctx);
+
+static bool each_define(const source_file *f, define_fn fn, void *ctx)
+{
+    const char *m = f->masked ? f->masked : f->text, *end = m + f->len;
+    for (const char *line = m; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *line_end = nl ? nl : end;
+        const char *p = skip_blanks(line, line_end);
+        line = line_end + 1;
+        if (p == line_end || *p != '#')
+            continue;
+        p = skip_blanks(p + 1, line_end);
+        if ((size_t)(line_end - p) < 7 || memcmp(p, "define", 6) != 0 || !is_blank(p[6]))
+            continue;
+        const char *name = skip_blanks(p + 6, line_end);
+        size_t n = 0;
+        while (name + n < line_end && is_ident(name[n]))
+            n++;
+        if (n == 0)
+            continue;
+        const char *after = name + n;
+        /* A continued line: its value goes on, and names no file. */
+        bool continued = line_end > after && f->text[line_end - m - 1] == '\\';
+        bool function_like = after < line_end && *after == '(';
+        const char *value = function_like || continued ? NULL : f->text + (after - m);
+        if (!fn(name, n, value, after, f->text + (line_end - m), ctx))
+            return false;
+    }
+    return true;
+}
+
+static bool add_source_def(const char *name, size_t len, const char *value,
+                           const char *masked_value, const char *line_end, void *ctx)
+{
+    macro_def d = {.name = xstrndup(name, len)};
+    if (value)
+        classify(value, line_end, masked_value, &d);
+    else
+        d.kind = DEF_OTHER;
+    add_def(ctx, d);
+    return true;
+}
+
+/* "-DNAME=VALUE", "-DNAME" (its value is 1), or the config's "NAME=VALUE". */
+static void add_flag_def(macro_names *mn, const char *def)
+{
+    size_t n = 0;
+    while (is_ident(def[n]))
+        n++;
+    if (n == 0)
+        return;
+    macro_def d = {.name = xstrndup(def, n)};
+    if (def[n] == '=')
+        classify(def + n + 1, def + strlen(def), NULL, &d);
+    else
+        d.kind = DEF_OTHER;
+    add_def(mn, d);
+}
+
+static void add_args(macro_names *mn, char *const *args, size_t nargs)
+{
+    for (size_t a = 0; a < nargs; a++) {
+        if (strcmp(args[a], "-D") == 0 && a + 1 < nargs)
+            add_flag_def(mn, args[++a]);
+        else if (strncmp(args[a], "-D", 2) == 0)
+            add_flag_def(mn, args[a] + 2);
+    }
+}
+
+static int def_cmp(const void *a, const void *b)
+{
+    return strcmp(((const macro_def *)a)->name, ((const macro_def *)b)->name);
+}
+
+macro_names *macro_names_build(const snapshot *snap, const gl_config *cfg)
+{
+    macro_names *mn = xcalloc(1, sizeof *mn);
+    for (size_t i = 0; i < snap->nfiles + snap->ncontext; i++) {
+        const source_file *f = i < snap->nfiles ? &snap->files[i]
+                                                : &snap->context[i - snap->nfiles];
+        each_define(f, add_source_def, mn);
+        add_args(mn, f->args, f->nargs);
+    }
+    for (size_t i = 0; cfg && i < cfg->defines.n; i++)
+        add_flag_def(mn, cfg->defines.items[i]);
+    if (mn->n)
+        qsort(mn->defs, mn->n, sizeof *mn->defs, def_cmp);
+    return mn;
+}
+
+void macro_names_free(macro_names *mn)
+{
+    if (!mn)
+        return;
+    for (size_t i = 0; i < mn->n; i++) {
+        free(mn->defs[i].name);
+        free(mn->defs[i].value);
+    }
+    free(mn->defs);
+    free(mn);
+}
+
+/* strcmp(def_name, the first len bytes of name), in the order the
+ * definitions are sorted in. */
+static int key_cmp(const char *def_name, const char *name, size_t len)
+{
+    int c = strncmp(def_name, name, len);
+    return c ? c : def_name[len] != '\0';
+}
+
+/* Each file name the macro `name` comes down to, to fn; false when one of
+ * its definitions names none, or it has none. */
+static bool macro_files(const macro_names *mn, const char *name, size_t len, unsigned depth,
+                        include_name_fn fn, void *ctx)
+{
+    if (depth > MAX_CHAIN)
+        return false;
+    size_t lo = 0, hi = mn->n;
+    while (lo < hi) {   /* the first definition not below `name` */
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_cmp(mn->defs[mid].name, name, len) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    bool any = false, all = true;
+    for (size_t k = lo; k < mn->n && key_cmp(mn->defs[k].name, name, len) == 0; k++) {
+        const macro_def *d = &mn->defs[k];
+        any = true;
+        if (d->kind == DEF_FILE)
+            fn(d->value, strlen(d->value), d->quoted, ctx);
+        else if (d->kind == DEF_MACRO)
+            all = macro_files(mn, d->value, strlen(d->value), depth + 1, fn, ctx) && all;
+        else
+            all = false;
+    }
+    return any && all;
+}
+
+bool include_operand_names(const macro_names *mn, const char *p, const char *end,
+                           include_name_fn fn, void *ctx)
+{
+    p = skip_blanks(p, end);
+    if (p < end && (*p == '"' || *p == '<')) {
+        const char *q = memchr(p + 1, *p == '"' ? '"' : '>', (size_t)(end - p - 1));
+        if (!q)
+            return false;
+        fn(p + 1, (size_t)(q - p - 1), *p == '"', ctx);
+        return true;
+    }
+    size_t n = 0;
+    while (p + n < end && is_ident(p[n]))
+        n++;
+    /* After the name, only blanks or a comment: `NAME(x)` is a call of a
+     * function-like macro, which names no file gpulint can tell. */
+    const char *rest = skip_blanks(p + n, end);
+    bool alone = rest == end || (end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*'));
+    if (n == 0 || isdigit((unsigned char)*p) || !alone || !mn)
+        return false;
+    return macro_files(mn, p, n, 0, fn, ctx);
+}
+
+typedef struct {
+    bool (*is)(const char *name, size_t len, void *ctx);
+    void *ctx;
+    bool found;
+} defines_any;
+
+static bool test_define(const char *name, size_t len, const char *value,
+                        const char *masked_value, const char *line_end, void *ctx)
+{
+    (void)value;
+    (void)masked_value;
+    (void)line_end;
+    defines_any *d = ctx;
+    d->found = d->is(name, len, d->ctx);
+    return !d->found;
+}
+
+bool source_defines_any(const source_file *f, bool (*is)(const char *name, size_t len, void *ctx),
+                        void *ctx)
+{
+    defines_any d = {is, ctx, false};
+    each_define(f, test_define, &d);
+    return d.found;
+}
