@@ -38,7 +38,9 @@ LAYER_TEST_OBJS := $(LAYER_CPU_TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.o) \
                    $(LAYER_GPU_TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.o)
 
 LAYER_CLI_SUITES := $(BUILD)/tests/layer/test_cli $(BUILD)/tests/layer/test_cli_hostile
-TEST_BINS += $(LAYER_CPU_TESTS) $(LAYER_CLI_SUITES) $(LAYER_GPU_TESTS)
+# launch_floor is a benchmark, not a suite (tests/gpu/device_run.sh runs it);
+# make check still builds it, so that a break shows without a GPU.
+TEST_BINS += $(LAYER_CPU_TESTS) $(LAYER_CLI_SUITES) $(LAYER_GPU_TESTS) $(BUILD)/tests/gpu/launch_floor
 LAYER_SUITES += $(LAYER_CPU_TESTS) $(LAYER_CLI_SUITES) tests/layer/test_python.sh
 GPU_SUITES += $(LAYER_GPU_TESTS)
 
