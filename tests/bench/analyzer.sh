@@ -83,7 +83,7 @@ extract() {   # mirror-name target [paths...]
   [ -n "$(ls -A "$target")" ]
 }
 
-echo "gpulint $("$gl" --version | cut -d' ' -f2), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), clang: ${clang:-not installed (apt-get install clang-19)}"
+echo "gpulint $("$gl" --version | head -n 1 | cut -d' ' -f2), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), clang: ${clang:-not installed (apt-get install clang-19)}"
 echo
 echo '| corpus | cold | warm | one file changed | clang -fsyntax-only (-P2) | cold / clang | peak memory |'
 echo '|---|---|---|---|---|---|---|'
