@@ -20,6 +20,7 @@
 #include "extract/internal.h"
 #include "extract/preamble.h"
 #include "extract/stand_in.h"
+#include "input/directive.h"
 #include "input/inputs.h"
 #include "util/hash.h"
 #include "util/paths.h"
@@ -1374,25 +1375,19 @@ static void ignore_name(const char *name, size_t len, bool quoted, void *ctx)
 static bool unresolved_include_at(const snapshot_reach *reach, const source_file *f,
                                   unsigned line)
 {
-    const char *p, *end;
+    const char *p;
     size_t len;
     if (!source_line_text(f, line, &p, &len))
         return false;
-    end = p + len;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    if (p == end || *p++ != '#')
+    const char *end = p + len, *operand = NULL;
+    p = skip_directive_blanks(p, end);
+    if (p == end || *p != '#')
         return false;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    size_t word = 0;
-    while (p + word < end && ((p[word] >= 'a' && p[word] <= 'z') || p[word] == '_'))
-        word++;
-    if (!(word == 7 && memcmp(p, "include", 7) == 0) &&
-        !(word == 12 && memcmp(p, "include_next", 12) == 0) &&
-        !(word == 6 && memcmp(p, "import", 6) == 0))
-        return false;
-    return !include_operand_names(reach_macros(reach), p + word, end, ignore_name, NULL);
+    p = skip_directive_blanks(p + 1, end);
+    static const char *const keywords[] = {"include", "include_next", "import"};
+    for (size_t k = 0; !operand && k < sizeof keywords / sizeof keywords[0]; k++)
+        operand = operand_after(p, end, keywords[k]);
+    return operand && !include_operand_names(reach_macros(reach), operand, end, ignore_name, NULL);
 }
 
 /* Whether snapshot file f is analysed in a unit of the program of `path`

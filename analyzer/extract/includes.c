@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "input/directive.h"
 #include "input/inputs.h"
 #include "input/mask.h"
 #include "util/xalloc.h"
@@ -158,41 +159,26 @@ static char *scan_text(scan *s, const scanned_text *f, unsigned depth)
 {
     const char *m = f->masked;
     char *hazard = NULL;
-    unsigned line = 1;
-    for (size_t off = 0; off < f->len && !hazard; line++) {
-        const char *nl = memchr(m + off, '\n', f->len - off);
-        size_t end = nl ? (size_t)(nl - m) : f->len, p = off;
-        while (p < end && (m[p] == ' ' || m[p] == '\t'))
-            p++;
-        if (p < end && m[p] == '#') {
-            p++;
-            while (p < end && (m[p] == ' ' || m[p] == '\t'))
-                p++;
-            size_t word = 0;
-            while (p + word < end && m[p + word] >= 'a' && m[p + word] <= 'z')
-                word++;
-            bool include = (word == 7 && strncmp(m + p, "include", 7) == 0) ||
-                           (word == 6 && strncmp(m + p, "import", 6) == 0);
-            if (include) {
-                p += word;
-                if (p < end && m[p] == '_')   /* include_next */
-                    while (p < end && m[p] != ' ' && m[p] != '\t' && m[p] != '"' && m[p] != '<')
-                        p++;
-                while (p < end && (m[p] == ' ' || m[p] == '\t'))
-                    p++;
-                char open_c = p < end ? f->text[p] : 0;
-                char close_c = open_c == '"' ? '"' : open_c == '<' ? '>' : 0;
-                const char *q = close_c ? memchr(f->text + p + 1, close_c, end - p - 1) : NULL;
-                if (q && q > f->text + p + 1) {
-                    if (f->path == s->main_path)
-                        s->main_line = line;
-                    char *name = xstrndup(f->text + p + 1, (size_t)(q - f->text - p - 1));
-                    hazard = resolve(s, f, name, open_c == '"', line, depth);
-                    free(name);
-                }
-            }
+    static const char *const keywords[] = {"include", "include_next", "import"};
+    text_line line;
+    text_lines_begin(&line, m, f->len);
+    while (!hazard && text_lines_next(&line)) {
+        const char *operand = NULL;
+        for (size_t k = 0; line.directive && !operand && k < sizeof keywords / sizeof keywords[0]; k++)
+            operand = operand_after(line.directive, line.end, keywords[k]);
+        if (!operand)
+            continue;
+        size_t p = (size_t)(operand - m), end = (size_t)(line.end - m);
+        char open_c = p < end ? f->text[p] : 0;
+        char close_c = open_c == '"' ? '"' : open_c == '<' ? '>' : 0;
+        const char *q = close_c ? memchr(f->text + p + 1, close_c, end - p - 1) : NULL;
+        if (q && q > f->text + p + 1) {
+            if (f->path == s->main_path)
+                s->main_line = line.number;
+            char *name = xstrndup(f->text + p + 1, (size_t)(q - f->text - p - 1));
+            hazard = resolve(s, f, name, open_c == '"', line.number, depth);
+            free(name);
         }
-        off = end + 1;
     }
     return hazard;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "extract/libclang_api.h"
+#include "input/directive.h"
 #include "util/xalloc.h"
 
 #define ENTRY_PREFIX "set-"
@@ -39,20 +40,6 @@ static struct {
     pthread_cond_t built;   /* a set left SET_BUILDING */
 } p = {.lock = PTHREAD_MUTEX_INITIALIZER, .built = PTHREAD_COND_INITIALIZER};
 
-static const char *skip_blanks(const char *s, const char *end)
-{
-    while (s < end && (*s == ' ' || *s == '\t' || *s == '\r'))
-        s++;
-    return s;
-}
-
-static bool word_at(const char *s, const char *end, const char *word)
-{
-    size_t n = strlen(word);
-    return (size_t)(end - s) >= n && memcmp(s, word, n) == 0 &&
-           ((size_t)(end - s) == n || s[n] == ' ' || s[n] == '\t' || s[n] == '<' || s[n] == '"');
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -64,10 +51,10 @@ static int cmp_str(const void *a, const void *b)
  * #undef: a line of preamble_leading_defines. */
 static bool simple_define(const source_file *src, const char *s, const char *line_end)
 {
-    if (!word_at(s, line_end, "define") && !word_at(s, line_end, "undef"))
+    if (!word_is(s, line_end, "define") && !word_is(s, line_end, "undef"))
         return false;
     const char *t_end = src->text + (line_end - src->masked);
-    while (t_end > src->text && (t_end[-1] == ' ' || t_end[-1] == '\t' || t_end[-1] == '\r'))
+    while (t_end > src->text && is_directive_blank(t_end[-1]))
         t_end--;
     return t_end == src->text || t_end[-1] != '\\';
 }
@@ -76,18 +63,14 @@ char *preamble_leading_defines(const source_file *src)
 {
     byte_buf out = {0};
     buf_append(&out, "", 0);
-    const char *m = src->masked, *end = m + src->len;
-    for (const char *line = m; line < end;) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        const char *line_end = nl ? nl : end;
-        const char *s = skip_blanks(line, line_end);
-        const char *start = line;
-        line = line_end + 1;
-        if (s == line_end)
+    text_line line;
+    text_lines_begin(&line, src->masked, src->len);
+    while (text_lines_next(&line)) {
+        if (line.blank)
             continue;
-        if (*s != '#' || !simple_define(src, skip_blanks(s + 1, line_end), line_end))
+        if (!line.directive || !simple_define(src, line.directive, line.end))
             break;
-        buf_append(&out, src->text + (start - m), (size_t)(line_end - start));
+        buf_append(&out, src->text + (line.start - src->masked), (size_t)(line.end - line.start));
         buf_append(&out, "\n", 1);
     }
     return out.data;
@@ -101,34 +84,29 @@ char *preamble_leading_defines(const source_file *src)
 static bool collect_leading(const source_file *src, const snapshot_reach *reach, char ***names,
                             size_t *n, int depth, bool past_defines)
 {
-    const char *m = src->masked, *end = m + src->len;
+    const char *m = src->masked;
     const char *guard = NULL;   /* after "#ifndef X": the name X */
     size_t guard_len = 0;
     bool first = true;
-    for (const char *line = m; line < end;) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        const char *line_end = nl ? nl : end;
-        const char *s = skip_blanks(line, line_end);
-        line = line_end + 1;
-        if (s == line_end)
+    text_line line;
+    text_lines_begin(&line, m, src->len);
+    while (text_lines_next(&line)) {
+        const char *s = line.directive, *line_end = line.end, *operand;
+        if (line.blank)
             continue;
-        if (*s != '#')
+        if (!s)
             return true;
-        s = skip_blanks(s + 1, line_end);
-        if (word_at(s, line_end, "pragma") &&
-            word_at(skip_blanks(s + 6, line_end), line_end, "once"))
+        if ((operand = operand_after(s, line_end, "pragma")) && word_is(operand, line_end, "once"))
             continue;
-        if (first && !guard && word_at(s, line_end, "ifndef")) {
-            guard = skip_blanks(s + 6, line_end);
-            guard_len = (size_t)(line_end - guard);
-            while (guard_len && (guard[guard_len - 1] == ' ' || guard[guard_len - 1] == '\t'))
-                guard_len--;
+        if (first && !guard && (operand = operand_after(s, line_end, "ifndef"))) {
+            guard = operand;
+            guard_len = identifier_at(guard, line_end);
             continue;
         }
-        if (guard && guard_len && word_at(s, line_end, "define")) {
-            const char *name = skip_blanks(s + 6, line_end);
-            if ((size_t)(line_end - name) >= guard_len && memcmp(name, guard, guard_len) == 0 &&
-                skip_blanks(name + guard_len, line_end) == line_end) {
+        if (guard && guard_len && (operand = operand_after(s, line_end, "define"))) {
+            if (identifier_at(operand, line_end) == guard_len &&
+                memcmp(operand, guard, guard_len) == 0 &&
+                skip_directive_blanks(operand + guard_len, line_end) == line_end) {
                 guard_len = 0;   /* the guard is complete: includes may follow */
                 continue;
             }
@@ -137,11 +115,11 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
         /* The lines preamble_leading_defines gives the set. */
         if (past_defines && first && !guard && simple_define(src, s, line_end))
             continue;
-        if (!word_at(s, line_end, "include"))
+        if (!(operand = operand_after(s, line_end, "include")))
             return true;
         first = false;
         /* Quoted names are blanked in the masked text: read the text. */
-        const char *t = src->text + (skip_blanks(s + 7, line_end) - m);
+        const char *t = src->text + (operand - m);
         const char *t_end = src->text + (line_end - m);
         char close_char = t < t_end && *t == '<' ? '>' : t < t_end && *t == '"' ? '"' : 0;
         const char *close = close_char ? memchr(t + 1, close_char, (size_t)(t_end - t - 1)) : NULL;

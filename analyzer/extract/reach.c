@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/directive.h"
 #include "input/include_names.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
@@ -147,13 +148,6 @@ const source_file *reach_only_candidate(const snapshot_reach *r, const char *spe
     return o.count == 1 ? file_at(r->snap, o.file) : NULL;
 }
 
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
-}
-
 static void add_named_candidates(const char *name, size_t len, bool quoted, void *ctx)
 {
     (void)quoted;
@@ -179,34 +173,29 @@ static void add_named(snapshot_reach *r, size_t i, size_t at, size_t line_end)
 static void scan_includes(snapshot_reach *r, size_t i)
 {
     const source_file *f = file_at(r->snap, i);
-    const char *m = f->masked, *end = m + f->len;
+    const char *m = f->masked;
     static const char *const keywords[] = {"include_next", "include", "import"};
-    for (const char *line = m; line < end;) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        const char *line_end = nl ? nl : end;
-        const char *p = skip_blanks(line, line_end);
-        if (p < line_end && *p == '#') {
-            p = skip_blanks(p + 1, line_end);
-            for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++) {
-                size_t kl = strlen(keywords[k]);
-                if ((size_t)(line_end - p) > kl && memcmp(p, keywords[k], kl) == 0 &&
-                    (p[kl] == ' ' || p[kl] == '\t' || p[kl] == '"' || p[kl] == '<')) {
-                    add_named(r, i, (size_t)(skip_blanks(p + kl, line_end) - m),
-                              (size_t)(line_end - m));
-                    break;
-                }
+    text_line line;
+    text_lines_begin(&line, m, f->len);
+    while (text_lines_next(&line)) {
+        const char *line_end = line.end;
+        for (size_t k = 0; line.directive && k < sizeof keywords / sizeof keywords[0]; k++) {
+            const char *operand = operand_after(line.directive, line_end, keywords[k]);
+            if (operand) {
+                add_named(r, i, (size_t)(operand - m), (size_t)(line_end - m));
+                break;
             }
         }
-        for (const char *h = line; (h = memmem(h, (size_t)(line_end - h), "__has_include", 13));) {
+        for (const char *h = line.start;
+             (h = memmem(h, (size_t)(line_end - h), "__has_include", 13));) {
             h += 13;
             if (h + 5 <= line_end && memcmp(h, "_next", 5) == 0)
                 h += 5;
-            const char *open = skip_blanks(h, line_end);
+            const char *open = skip_directive_blanks(h, line_end);
             if (open < line_end && *open == '(')
-                add_named(r, i, (size_t)(skip_blanks(open + 1, line_end) - m),
+                add_named(r, i, (size_t)(skip_directive_blanks(open + 1, line_end) - m),
                           (size_t)(line_end - m));
         }
-        line = line_end + 1;
     }
     /* -include FILE (and -includeFILE) among the file's own arguments. */
     for (size_t a = 0; a < f->nargs; a++) {

@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include "extract/stand_in.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input/directive.h"
 #include "input/include_names.h"
 #include "input/mask.h"
 #include "util/xalloc.h"
@@ -25,25 +25,14 @@ static struct {
     size_t n;
 } guards = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-        p++;
-    return p;
-}
-
-/* The identifier at p (its length), after `word` and blanks. */
+/* The identifier after `word` and blanks at p (its length, *name at it). */
 static size_t ident_after(const char *p, const char *end, const char *word, const char **name)
 {
-    size_t wl = strlen(word);
-    if ((size_t)(end - p) <= wl || memcmp(p, word, wl) != 0)
+    const char *at = operand_after(p, end, word);
+    if (!at)
         return 0;
-    p = skip_blanks(p + wl, end);
-    size_t n = 0;
-    while (p + n < end && (isalnum((unsigned char)p[n]) || p[n] == '_'))
-        n++;
-    *name = p;
-    return n;
+    *name = at;
+    return identifier_at(at, end);
 }
 
 /* `#ifndef G`, `#if !defined(G)` or `#if !defined G` at p (past the #):
@@ -51,42 +40,37 @@ static size_t ident_after(const char *p, const char *end, const char *word, cons
 static size_t if_not_defined(const char *p, const char *end, const char **name)
 {
     size_t n = ident_after(p, end, "ifndef", name);
-    if (n || end - p < 3 || memcmp(p, "if", 2) != 0 || (p[2] != ' ' && p[2] != '\t'))
+    p = operand_after(p, end, "if");
+    if (n || !p || p == end || *p != '!')
         return n;
-    p = skip_blanks(p + 2, end);
-    if (p == end || *p != '!')
+    p = operand_after(skip_directive_blanks(p + 1, end), end, "defined");
+    if (p && p < end && *p == '(')
+        p = skip_directive_blanks(p + 1, end);
+    if (!p)
         return 0;
-    p = skip_blanks(p + 1, end);
-    if (end - p < 7 || memcmp(p, "defined", 7) != 0)
-        return 0;
-    p = skip_blanks(p + 7, end);
-    if (p < end && *p == '(')
-        p++;
-    return ident_after(p, end, "", name);
+    *name = p;
+    return identifier_at(p, end);
 }
 
 /* The guard of a header's text: its first directive tests that G is not
  * defined and its second is `#define G`; else NULL. */
 static char *guard_of(const char *masked, size_t len)
 {
-    const char *end = masked + len, *guard = NULL;
+    const char *guard = NULL;
     size_t guard_len = 0;
-    for (const char *line = masked; line < end;) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        const char *line_end = nl ? nl : end;
-        const char *p = skip_blanks(line, line_end);
-        line = line_end + 1;
-        if (p == line_end || *p != '#')
+    text_line line;
+    text_lines_begin(&line, masked, len);
+    while (text_lines_next(&line)) {
+        const char *p = line.directive, *name = NULL;
+        if (!p)
             continue;
-        p = skip_blanks(p + 1, line_end);
-        const char *name;
         if (!guard) {
-            guard_len = if_not_defined(p, line_end, &guard);
+            guard_len = if_not_defined(p, line.end, &guard);
             if (!guard_len)
                 return NULL;
             continue;
         }
-        size_t n = ident_after(p, line_end, "define", &name);
+        size_t n = ident_after(p, line.end, "define", &name);
         return n == guard_len && memcmp(name, guard, n) == 0 ? xstrndup(name, n) : NULL;
     }
     return NULL;

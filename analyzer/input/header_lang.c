@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/directive.h"
 #include "input/include_names.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
@@ -126,27 +127,18 @@ static void for_each_include(const snapshot *snap, const gl_config *cfg,
                              size_t *ntargets)
 {
     const source_file *f = &snap->files[i];
-    const char *m = f->masked, *end = f->masked + f->len;
+    const char *m = f->masked;
     include_targets t = {snap, cfg, f, targets, ntargets};
     *targets = NULL;
     *ntargets = 0;
-    for (const char *line = m; line < end;) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        const char *line_end = nl ? nl : end;
-        const char *p = line;
-        while (p < line_end && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p < line_end && *p == '#') {
-            p++;
-            while (p < line_end && (*p == ' ' || *p == '\t'))
-                p++;
-            if ((size_t)(line_end - p) > 7 && memcmp(p, "include", 7) == 0) {
-                /* The name is blanked in the masked text: read it from the text. */
-                include_operand_names(macros, f->text + (p + 7 - m), f->text + (line_end - m),
-                                      add_target, &t);
-            }
-        }
-        line = line_end + 1;
+    text_line line;
+    text_lines_begin(&line, m, f->len);
+    while (text_lines_next(&line)) {
+        const char *operand = line.directive ? operand_after(line.directive, line.end, "include") : NULL;
+        /* The name is blanked in the masked text: read it from the text. */
+        if (operand)
+            include_operand_names(macros, f->text + (operand - m), f->text + (line.end - m),
+                                  add_target, &t);
     }
 }
 

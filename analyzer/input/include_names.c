@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/directive.h"
 #include "util/xalloc.h"
 
 /* A chain of macros naming macros longer than this is taken as one that
@@ -34,22 +35,10 @@ static bool is_ident(char c)
     return isalnum((unsigned char)c) || c == '_';
 }
 
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && is_blank(*p))
-        p++;
-    return p;
-}
-
 /* Whether [p, end) of the masked text is blank (a comment is blanked). */
 static bool rest_blank(const char *p, const char *end)
 {
-    return skip_blanks(p, end) == end;
+    return skip_directive_blanks(p, end) == end;
 }
 
 /* A value [p, end): a file name, a macro name or neither. `masked` is the
@@ -57,7 +46,7 @@ static bool rest_blank(const char *p, const char *end)
 static void classify(const char *p, const char *end, const char *masked, macro_def *d)
 {
     const char *m = masked ? masked : p;
-    const char *start = skip_blanks(p, end);
+    const char *start = skip_directive_blanks(p, end);
     size_t off = (size_t)(start - p);
     d->kind = DEF_OTHER;
     d->value = NULL;
@@ -97,24 +86,15 @@ typedef bool (*define_fn)(const char *name, size_t len, const char *value,
 
 static bool each_define(const source_file *f, define_fn fn, void *ctx)
 {
-    const char *m = f->masked ? f->masked : f->text, *end = m + f->len;
-    for (const char *line = m; line < end;) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        const char *line_end = nl ? nl : end;
-        const char *p = skip_blanks(line, line_end);
-        line = line_end + 1;
-        if (p == line_end || *p != '#')
-            continue;
-        p = skip_blanks(p + 1, line_end);
-        if ((size_t)(line_end - p) < 7 || memcmp(p, "define", 6) != 0 || !is_blank(p[6]))
-            continue;
-        const char *name = skip_blanks(p + 6, line_end);
-        size_t n = 0;
-        while (name + n < line_end && is_ident(name[n]))
-            n++;
+    const char *m = f->masked ? f->masked : f->text;
+    text_line line;
+    text_lines_begin(&line, m, f->len);
+    while (text_lines_next(&line)) {
+        const char *name = line.directive ? operand_after(line.directive, line.end, "define") : NULL;
+        size_t n = name ? identifier_at(name, line.end) : 0;
         if (n == 0)
             continue;
-        const char *after = name + n;
+        const char *after = name + n, *line_end = line.end;
         /* A continued line: its value goes on, and names no file. */
         bool continued = line_end > after && f->text[line_end - m - 1] == '\\';
         bool function_like = after < line_end && *after == '(';
@@ -236,7 +216,7 @@ static bool macro_files(const macro_names *mn, const char *name, size_t len, uns
 bool include_operand_names(const macro_names *mn, const char *p, const char *end,
                            include_name_fn fn, void *ctx)
 {
-    p = skip_blanks(p, end);
+    p = skip_directive_blanks(p, end);
     if (p < end && (*p == '"' || *p == '<')) {
         const char *q = memchr(p + 1, *p == '"' ? '"' : '>', (size_t)(end - p - 1));
         if (!q)
@@ -249,7 +229,7 @@ bool include_operand_names(const macro_names *mn, const char *p, const char *end
         n++;
     /* After the name, only blanks or a comment: `NAME(x)` is a call of a
      * function-like macro, which names no file gpulint can tell. */
-    const char *rest = skip_blanks(p + n, end);
+    const char *rest = skip_directive_blanks(p + n, end);
     bool alone = rest == end || (end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*'));
     if (n == 0 || isdigit((unsigned char)*p) || !alone || !mn)
         return false;

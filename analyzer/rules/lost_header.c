@@ -5,11 +5,11 @@
 #define _GNU_SOURCE
 #include "rules/lost_header.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "facts/facts.h"
+#include "input/directive.h"
 #include "util/xalloc.h"
 
 /* An absolute path as gpulint prints paths: relative to the root inside it. */
@@ -54,21 +54,6 @@ static const char *spelling_tail(const char *spelling)
     return spelling;
 }
 
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
-}
-
-/* Whether `directive` (a word) starts at p. */
-static bool directive_at(const char *p, const char *end, const char *directive)
-{
-    size_t n = strlen(directive);
-    return (size_t)(end - p) > n && memcmp(p, directive, n) == 0 &&
-           (p[n] == ' ' || p[n] == '\t' || p[n] == '"' || p[n] == '<');
-}
-
 /* The first line of a snapshot file other than file fi that names fi's
  * path ("x/h.hpp" or <x/h.hpp>): an #include, or (macro not NULL) a
  * `#define NAME "x/h.hpp"`, whose NAME goes to *macro. "path:line" and
@@ -81,30 +66,22 @@ static bool naming_line(const snapshot *snap, size_t fi, char **macro, char **wh
         const source_file *f = &snap->files[j];
         if (j == fi)
             continue;
-        const char *m = f->masked, *end = m + f->len;
-        unsigned line_no = 1;
-        for (const char *line = m; line < end; line_no++) {
-            const char *nl = memchr(line, '\n', (size_t)(end - line));
-            const char *line_end = nl ? nl : end;
-            const char *p = skip_blanks(line, line_end);
-            line = line_end + 1;
-            if (p == line_end || *p != '#')
+        const char *m = f->masked;
+        text_line line;
+        text_lines_begin(&line, m, f->len);
+        while (text_lines_next(&line)) {
+            const char *p = line.directive, *line_end = line.end;
+            if (!p)
                 continue;
-            p = skip_blanks(p + 1, line_end);
             const char *name = NULL;
             size_t name_len = 0;
-            if (macro && directive_at(p, line_end, "define")) {
-                name = skip_blanks(p + 6, line_end);
-                while (name + name_len < line_end &&
-                       (isalnum((unsigned char)name[name_len]) || name[name_len] == '_'))
-                    name_len++;
+            if (macro && (name = operand_after(p, line_end, "define"))) {
+                name_len = identifier_at(name, line_end);
                 p = name + name_len;
                 if (!name_len || (p < line_end && *p == '('))
                     continue;   /* a function-like macro */
-                p = skip_blanks(p, line_end);
-            } else if (!macro && directive_at(p, line_end, "include")) {
-                p = skip_blanks(p + 7, line_end);
-            } else {
+                p = skip_directive_blanks(p, line_end);
+            } else if (macro || !(p = operand_after(p, line_end, "include"))) {
                 continue;
             }
             /* The name is blanked in the masked text: read it from the text. */
@@ -117,7 +94,7 @@ static bool naming_line(const snapshot *snap, size_t fi, char **macro, char **wh
             if (names(abs_path, spelling_tail(spelled))) {
                 if (macro)
                     *macro = xstrndup(name, name_len);
-                *where = xasprintf("%s:%u", f->path, line_no);
+                *where = xasprintf("%s:%u", f->path, line.number);
                 *spelling = spelled;
                 return true;
             }
