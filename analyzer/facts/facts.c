@@ -20,18 +20,22 @@ static void strs_free(fact_strs *s)
 #define FREE_INT(field)
 #define FREE_BOOL(field)
 
+#define FACT_KIND(type, array)                                                 \
+    void fact_free_##array(type *x)                                            \
+    {                                                                          \
+        (void)x;
+#define FACT_FIELD(ctype, codec, name, key) FREE_##codec(x->name);
+#define FACT_KIND_END }
+#include "facts/fact_kinds.def"
+
 void facts_free(file_facts *f)
 {
     if (!f)
         return;
 #define FACT_KIND(type, array)                                                 \
-    for (size_t i = 0; i < f->n_##array; i++) {                                \
-        type *x = &f->array[i];                                                \
-        (void)x;
-#define FACT_FIELD(ctype, codec, name, key) FREE_##codec(x->name);
-#define FACT_KIND_END }
-#include "facts/fact_kinds.def"
-#define FACT_KIND(type, array) free(f->array);
+    for (size_t i = 0; i < f->n_##array; i++)                                  \
+        fact_free_##array(&f->array[i]);                                       \
+    free(f->array);
 #include "facts/fact_kinds.def"
     free(f);
 }

@@ -93,6 +93,11 @@ struct file_facts {
 
 void facts_free(file_facts *facts);
 
+/* Frees what one fact of each kind owns, not the fact itself
+ * (fact_free_functions(fact_function *), ...). */
+#define FACT_KIND(type, array) void fact_free_##array(type *x);
+#include "facts/fact_kinds.def"
+
 /* Moves into `into` each fact of `from` that `into` does not have (equal in
  * every field), frees the rest and `from` (facts/merge.c). */
 void facts_merge(file_facts *into, file_facts *from);

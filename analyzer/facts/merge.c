@@ -19,29 +19,15 @@ static bool same_texts(const fact_strs *a, const fact_strs *b)
     return true;
 }
 
-static void strs_free(fact_strs *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->items[i]);
-    free(s->items);
-}
-
-/* Whether two fields of each codec are equal, and what freeing one takes. */
+/* Whether two fields of each codec are equal. */
 #define SAME_TEXT(a, b) (strcmp((a), (b)) == 0)
 #define SAME_TEXT_OR_NULL(a, b) ((!(a) && !(b)) || ((a) && (b) && strcmp((a), (b)) == 0))
 #define SAME_TEXTS(a, b) same_texts(&(a), &(b))
 #define SAME_LOC(a, b) ((a).line == (b).line && (a).col == (b).col)
 #define SAME_INT(a, b) ((a) == (b))
 #define SAME_BOOL(a, b) ((a) == (b))
-#define FREE_TEXT(field) free(field)
-#define FREE_TEXT_OR_NULL(field) free(field)
-#define FREE_TEXTS(field) strs_free(&(field))
-#define FREE_LOC(field)
-#define FREE_INT(field)
-#define FREE_BOOL(field)
 
-/* One function per kind: whether `into` already has `x`; and one that
- * frees a fact's fields. */
+/* One function per kind: whether `into` already has `x`. */
 #define FACT_KIND(type, array)                                                 \
     static bool has_##array(const file_facts *into, const type *x)             \
     {                                                                          \
@@ -57,14 +43,6 @@ static void strs_free(fact_strs *s)
     }
 #include "facts/fact_kinds.def"
 
-#define FACT_KIND(type, array)                                                 \
-    static void free_one_##array(type *x)                                      \
-    {                                                                          \
-        (void)x;
-#define FACT_FIELD(ctype, codec, name, key) FREE_##codec(x->name);
-#define FACT_KIND_END }
-#include "facts/fact_kinds.def"
-
 void facts_merge(file_facts *into, file_facts *from)
 {
 #define FACT_KIND(type, array)                                                 \
@@ -74,7 +52,7 @@ void facts_merge(file_facts *into, file_facts *from)
         size_t kept = into->n_##array;                                         \
         for (size_t i = 0; i < from->n_##array; i++) {                         \
             if (has_##array(into, &from->array[i]))                            \
-                free_one_##array(&from->array[i]);                             \
+                fact_free_##array(&from->array[i]);                             \
             else                                                               \
                 into->array[kept++] = from->array[i];                          \
             into->n_##array = kept;                                            \
