@@ -59,10 +59,9 @@ __global__ void __launch_bounds__(MLP_THREADS)
                         const float *__restrict__ bias, const float *__restrict__ aux,
                         float *__restrict__ out, float *__restrict__ out2,
                         float *__restrict__ dbias, int rows, int K, int cols) {
-    extern __shared__ float smem[];
-    __shared__ float colsum[MLP_CHUNK];
+    extern __shared__ float smem[]; /* As | Ws | colsum: tlob_mlp_smem */
     const int Kp = (K + 7) & ~7, ld = Kp + MLP_PAD;
-    float *As = smem, *Ws = smem + MLP_ROWS * ld;
+    float *As = smem, *Ws = smem + MLP_ROWS * ld, *colsum = Ws + MLP_CHUNK * ld;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wrow = (warp & 1) * 32, wcol = (warp >> 1) * MLP_WARP_COLS;
@@ -179,7 +178,8 @@ __global__ void __launch_bounds__(MLP_THREADS)
 }
 
 extern "C" size_t tlob_mlp_smem(int K) {
-    return (size_t)(MLP_ROWS + MLP_CHUNK) * (size_t)(((K + 7) & ~7) + MLP_PAD) * sizeof(float);
+    return ((size_t)(MLP_ROWS + MLP_CHUNK) * (size_t)(((K + 7) & ~7) + MLP_PAD) + MLP_CHUNK) *
+           sizeof(float);
 }
 
 extern "C" cudaError_t tlob_mlp_prepare(int smem_limit) {
