@@ -23,20 +23,23 @@
 #define MLP_NT 5        /* n-tiles of 8 columns per warp */
 #define MLP_CHUNK 160   /* output columns per pass: 4 warp columns x MLP_NT x 8 */
 #define MLP_WARP_COLS (MLP_NT * 8)
-/* Rows of shared memory are K rounded up to the mma's 8 plus 4 floats: a
- * stride of 4 mod 8 puts the 8 rows x 4 columns of a fragment load in 32
- * different banks. */
-#define MLP_PAD 4
+/* Row strides in shared memory. Tiles read by rows of K (A, and a Linear's
+ * [cols, K] weight) are K rounded up to the mma's 8 plus 4 floats: a stride
+ * of 4 mod 8 puts a fragment's 8 rows x 4 columns in 32 different banks.
+ * Tiles read by columns (a [K, cols] weight, the backward's f) are
+ * MLP_CHUNK + 8 = 168 floats: 8 mod 32 puts 4 rows x 8 columns in 32 banks. */
+#define MLP_KPAD 4
+#define MLP_LDC (MLP_CHUNK + 8)
 /* The backward adds one atomic per column per block: striding blocks over
  * the row tiles bounds them, as MAX_ACCUM_BLOCKS does in layer/kernels.cu. */
 #define MLP_MAX_BLOCKS 528u
 
 enum { MLP_FC_GELU, MLP_DG_GELU_BWD };
 
-__device__ __forceinline__ float to_tf32(float x) {
+__device__ __forceinline__ unsigned to_tf32(float x) {
     unsigned r;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return __uint_as_float(r);
+    return r;
 }
 
 /* c += a b on one m16n8k8 tile (TF32 in, FP32 accumulate). Fragments, with
@@ -49,37 +52,75 @@ __device__ __forceinline__ void mma_tf32(float c[4], const unsigned a[4], const 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-/* C [rows, cols] = A [rows, K] op(W), op(W)(k, c) = W[c K + k] when w_trans
- * (a Linear's [cols, K] weight), else W[k cols + c]; then the epilogue:
- * MLP_FC_GELU:     out = C, out2 = GELU(C + bias);
- * MLP_DG_GELU_BWD: out = C * GELU'(aux + bias), dbias += column sums of out. */
+/* Asynchronous copies global -> shared of `bytes` (4 or 16), zeros where
+ * `valid` is false (src-size 0: nothing is read from src). Every load of a
+ * tile is in flight at once: the first version stored each loaded value
+ * itself, one round trip at a time, and took 14.7 us where cuBLAS and the
+ * GELU kernel together take 14.9 (docs/layer-results.md, ninth pass). */
+__device__ __forceinline__ void copy4(float *dst, const float *src, bool valid) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(valid ? 4 : 0));
+}
+__device__ __forceinline__ void copy16(float *dst, const float *src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(valid ? 16 : 0));
+}
+
+/* dst[r ldd + c] = src[r lds + c] where r < vr and c < vc, else 0, for
+ * r < R, c < C (C a multiple of 4). vec: 16-byte copies (lds, vc and src's
+ * address multiples of 4 floats; ldd always is). */
+__device__ __forceinline__ void tile_async(float *dst, int ldd, const float *src, size_t lds,
+                                           int R, int C, int vr, int vc, bool vec) {
+    if (vec) {
+        const int c4 = C / 4;
+        for (int i = threadIdx.x; i < R * c4; i += MLP_THREADS) {
+            const int r = i / c4, c = 4 * (i - r * c4);
+            const bool ok = r < vr && c < vc;
+            copy16(dst + r * ldd + c, ok ? src + r * lds + c : src, ok);
+        }
+    } else {
+        for (int i = threadIdx.x; i < R * C; i += MLP_THREADS) {
+            const int r = i / C, c = i - r * C;
+            const bool ok = r < vr && c < vc;
+            copy4(dst + r * ldd + c, ok ? src + r * lds + c : src, ok);
+        }
+    }
+}
+
+__device__ __forceinline__ bool aligned16(const float *p) { return ((size_t)p & 15u) == 0; }
+
+/* C [rows, cols] = A [rows, K] op(W), then the epilogue:
+ * MLP_FC_GELU:     op(W)(k, c) = W[c K + k] (a Linear's [cols, K] weight);
+ *                  out = C, out2 = GELU(C + bias);
+ * MLP_DG_GELU_BWD: op(W)(k, c) = W[k cols + c];
+ *                  out = C * GELU'(aux + bias), dbias += column sums of out. */
 template <int EPI>
 __global__ void __launch_bounds__(MLP_THREADS)
-    tlob_mlp_mma_kernel(const float *__restrict__ a, const float *__restrict__ w, int w_trans,
+    tlob_mlp_mma_kernel(const float *__restrict__ a, const float *__restrict__ w,
                         const float *__restrict__ bias, const float *__restrict__ aux,
                         float *__restrict__ out, float *__restrict__ out2,
                         float *__restrict__ dbias, int rows, int K, int cols) {
-    extern __shared__ float smem[]; /* As | Ws | colsum: tlob_mlp_smem */
-    const int Kp = (K + 7) & ~7, ld = Kp + MLP_PAD;
-    float *As = smem, *Ws = smem + MLP_ROWS * ld, *colsum = Ws + MLP_CHUNK * ld;
+    constexpr bool BWD = EPI == MLP_DG_GELU_BWD;
+    extern __shared__ float smem[]; /* As | Ws | colsum (| Fs): tlob_mlp_smem */
+    const int Kp = (K + 7) & ~7, lda = Kp + MLP_KPAD;
+    float *As = smem, *Ws = As + MLP_ROWS * lda;
+    float *colsum = Ws + (BWD ? Kp * MLP_LDC : MLP_CHUNK * lda), *Fs = colsum + MLP_CHUNK;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wrow = (warp & 1) * 32, wcol = (warp >> 1) * MLP_WARP_COLS;
     const int row_tiles = (rows + MLP_ROWS - 1) / MLP_ROWS;
+    /* 16-byte copies where rows are whole float4s from a 16-byte boundary */
+    const bool a_vec = K % 4 == 0 && aligned16(a);
+    const bool w_vec = (BWD ? cols : K) % 4 == 0 && aligned16(w);
+    const bool f_vec = cols % 4 == 0 && BWD && aligned16(aux);
     for (int c0 = 0; c0 < cols; c0 += MLP_CHUNK) {
         const int cw = min(MLP_CHUNK, cols - c0);
-        /* the weight chunk, as Ws[c][k] = op(W)(k, c0 + c), zeros past K
-         * and past the chunk (the previous chunk's readers are done: the
+        /* the weight chunk (the previous chunk's readers are done: the
          * barrier at the end of the loop) */
-        for (int i = threadIdx.x; i < MLP_CHUNK * Kp; i += MLP_THREADS) {
-            int c, k;
-            if (w_trans) c = i / Kp, k = i - c * Kp;             /* W's rows are contiguous in k */
-            else k = i / MLP_CHUNK, c = i - k * MLP_CHUNK;       /* ... or in c */
-            float v = 0.0f;
-            if (c < cw && k < K)
-                v = w_trans ? w[(size_t)(c0 + c) * K + k] : w[(size_t)k * cols + c0 + c];
-            Ws[c * ld + k] = to_tf32(v);
-        }
+        if (BWD) tile_async(Ws, MLP_LDC, w + c0, (size_t)cols, Kp, MLP_CHUNK, K, cw, w_vec);
+        else tile_async(Ws, lda, w + (size_t)c0 * K, (size_t)K, MLP_CHUNK, Kp, cw, K, w_vec);
         /* this lane's columns: c0 + wcol + 8 j + 2 t and the next (cols is
          * even, so both exist or neither) */
         float b[MLP_NT][2], sum[MLP_NT][2];
@@ -92,11 +133,12 @@ __global__ void __launch_bounds__(MLP_THREADS)
         }
         for (int tile = blockIdx.x; tile < row_tiles; tile += gridDim.x) {
             const int r0 = tile * MLP_ROWS;
-            __syncthreads(); /* As free; Ws written */
-            for (int i = threadIdx.x; i < MLP_ROWS * Kp; i += MLP_THREADS) {
-                const int r = i / Kp, k = i - r * Kp;
-                As[r * ld + k] = to_tf32(r0 + r < rows && k < K ? a[(size_t)(r0 + r) * K + k] : 0.0f);
-            }
+            __syncthreads(); /* As and Fs free */
+            tile_async(As, lda, a + (size_t)r0 * K, (size_t)K, MLP_ROWS, Kp, rows - r0, K, a_vec);
+            if (BWD)
+                tile_async(Fs, MLP_LDC, aux + (size_t)r0 * cols + c0, (size_t)cols, MLP_ROWS,
+                           MLP_CHUNK, rows - r0, cw, f_vec);
+            asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
             __syncthreads();
             float acc[2][MLP_NT][4];
 #pragma unroll
@@ -108,17 +150,24 @@ __global__ void __launch_bounds__(MLP_THREADS)
                 unsigned af[2][4];
 #pragma unroll
                 for (int m = 0; m < 2; m++) {
-                    const float *p = As + (wrow + 16 * m + g) * ld + k0 + t;
-                    af[m][0] = __float_as_uint(p[0]);
-                    af[m][1] = __float_as_uint(p[8 * ld]);
-                    af[m][2] = __float_as_uint(p[4]);
-                    af[m][3] = __float_as_uint(p[8 * ld + 4]);
+                    const float *p = As + (wrow + 16 * m + g) * lda + k0 + t;
+                    af[m][0] = to_tf32(p[0]);
+                    af[m][1] = to_tf32(p[8 * lda]);
+                    af[m][2] = to_tf32(p[4]);
+                    af[m][3] = to_tf32(p[8 * lda + 4]);
                 }
 #pragma unroll
                 for (int j = 0; j < MLP_NT; j++) {
                     if (wcol + 8 * j >= cw) break; /* warp-uniform: past the chunk */
-                    const float *q = Ws + (wcol + 8 * j + g) * ld + k0 + t;
-                    const unsigned bf[2] = {__float_as_uint(q[0]), __float_as_uint(q[4])};
+                    const int n = wcol + 8 * j + g;
+                    unsigned bf[2];
+                    if (BWD) {
+                        bf[0] = to_tf32(Ws[(k0 + t) * MLP_LDC + n]);
+                        bf[1] = to_tf32(Ws[(k0 + t + 4) * MLP_LDC + n]);
+                    } else {
+                        bf[0] = to_tf32(Ws[n * lda + k0 + t]);
+                        bf[1] = to_tf32(Ws[n * lda + k0 + t + 4]);
+                    }
                     mma_tf32(acc[0][j], af[0], bf);
                     mma_tf32(acc[1][j], af[1], bf);
                 }
@@ -127,30 +176,30 @@ __global__ void __launch_bounds__(MLP_THREADS)
             for (int m = 0; m < 2; m++)
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
-                    const int r = r0 + wrow + 16 * m + 8 * h + g;
+                    const int rl = wrow + 16 * m + 8 * h + g, r = r0 + rl;
                     if (r >= rows) continue;
 #pragma unroll
                     for (int j = 0; j < MLP_NT; j++) {
-                        const int c = c0 + wcol + 8 * j + 2 * t;
-                        if (wcol + 8 * j >= cw || c >= cols) continue;
-                        const size_t i = (size_t)r * cols + c;
+                        const int cl = wcol + 8 * j + 2 * t;
+                        if (wcol + 8 * j >= cw || cl >= cw) continue;
+                        const size_t i = (size_t)r * cols + c0 + cl;
                         const float2 v = make_float2(acc[m][j][2 * h], acc[m][j][2 * h + 1]);
-                        if (EPI == MLP_FC_GELU) {
-                            *reinterpret_cast<float2 *>(out + i) = v;
-                            *reinterpret_cast<float2 *>(out2 + i) =
-                                make_float2(gelu(v.x + b[j][0]), gelu(v.y + b[j][1]));
-                        } else {
-                            const float2 f = *reinterpret_cast<const float2 *>(aux + i);
+                        if (BWD) {
+                            const float2 f = *reinterpret_cast<const float2 *>(Fs + rl * MLP_LDC + cl);
                             const float2 d = make_float2(v.x * gelu_grad(f.x + b[j][0]),
                                                          v.y * gelu_grad(f.y + b[j][1]));
                             *reinterpret_cast<float2 *>(out + i) = d;
                             sum[j][0] += d.x;
                             sum[j][1] += d.y;
+                        } else {
+                            *reinterpret_cast<float2 *>(out + i) = v;
+                            *reinterpret_cast<float2 *>(out2 + i) =
+                                make_float2(gelu(v.x + b[j][0]), gelu(v.y + b[j][1]));
                         }
                     }
                 }
         }
-        if (EPI == MLP_DG_GELU_BWD) {
+        if (BWD) {
             /* lanes of one t hold the same columns: sum over g, then the
              * two warp rows through shared memory, one atomic per column */
 #pragma unroll
@@ -177,10 +226,18 @@ __global__ void __launch_bounds__(MLP_THREADS)
     }
 }
 
-extern "C" size_t tlob_mlp_smem(int K) {
-    return ((size_t)(MLP_ROWS + MLP_CHUNK) * (size_t)(((K + 7) & ~7) + MLP_PAD) + MLP_CHUNK) *
+/* As [MLP_ROWS][Kp + 4], Ws, colsum [MLP_CHUNK]; the forward's Ws is
+ * [MLP_CHUNK][Kp + 4], the backward's [Kp][MLP_LDC] followed by Fs
+ * [MLP_ROWS][MLP_LDC]. */
+static size_t mlp_smem(int K, bool bwd) {
+    const size_t Kp = (size_t)((K + 7) & ~7), lda = Kp + MLP_KPAD;
+    const size_t ws = bwd ? Kp * MLP_LDC : (size_t)MLP_CHUNK * lda;
+    return (MLP_ROWS * lda + ws + MLP_CHUNK + (bwd ? (size_t)MLP_ROWS * MLP_LDC : 0)) *
            sizeof(float);
 }
+
+extern "C" size_t tlob_mlp_fwd_smem(int D) { return mlp_smem(D, false); }
+extern "C" size_t tlob_mlp_bwd_smem(int O) { return mlp_smem(O, true); }
 
 extern "C" cudaError_t tlob_mlp_prepare(int smem_limit) {
     cudaError_t e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_FC_GELU>,
@@ -205,8 +262,8 @@ extern "C" cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf,
                                                float *f, float *g, int rows, int D, int F,
                                                cudaStream_t stream) {
     if (!mlp_aligned(F, f, g) || rows < 1 || D < 1) return cudaErrorInvalidValue;
-    tlob_mlp_mma_kernel<MLP_FC_GELU><<<mlp_grid(rows), MLP_THREADS, tlob_mlp_smem(D), stream>>>(
-        y1, wf, 1, bf, NULL, f, g, NULL, rows, D, F);
+    tlob_mlp_mma_kernel<MLP_FC_GELU><<<mlp_grid(rows), MLP_THREADS, mlp_smem(D, false), stream>>>(
+        y1, wf, bf, NULL, f, g, NULL, rows, D, F);
     return cudaGetLastError();
 }
 
@@ -216,8 +273,7 @@ extern "C" cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float
                                                    float *dbf, int rows, int O, int F,
                                                    cudaStream_t stream) {
     if (!mlp_aligned(F, f, df) || rows < 1 || O < 1) return cudaErrorInvalidValue;
-    tlob_mlp_mma_kernel<MLP_DG_GELU_BWD><<<mlp_grid(rows), MLP_THREADS, tlob_mlp_smem(O),
-                                           stream>>>(dz1, wf2, 0, bf, f, df, NULL, dbf, rows, O,
-                                                     F);
+    tlob_mlp_mma_kernel<MLP_DG_GELU_BWD><<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true),
+                                           stream>>>(dz1, wf2, bf, f, df, NULL, dbf, rows, O, F);
     return cudaGetLastError();
 }

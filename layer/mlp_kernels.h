@@ -16,8 +16,9 @@
 extern "C" {
 #endif
 
-/* Shared memory (bytes) of one block whose product reduces over K. */
-size_t tlob_mlp_smem(int K);
+/* Shared memory (bytes) of one block of each kernel. */
+size_t tlob_mlp_fwd_smem(int D);
+size_t tlob_mlp_bwd_smem(int O);
 
 /* Raises both kernels' dynamic shared-memory limit to `smem_limit` bytes;
  * host-side setup, once per layer (tlob_create). */

@@ -416,9 +416,10 @@ static int forward_fused_rows(const tlob_layer *L, int batch) {
  * backward (K = Dout) runs as one tensor-core kernel (layer/mlp_kernels.h)
  * instead of a cuBLAS product and a row kernel. TF32 mode only: FP32 mode
  * stays strict FP32 on cuBLAS. */
-static int mlp_fused(const tlob_layer *L, int K) {
+static int mlp_fused(const tlob_layer *L, int backward) {
     if (L->cfg.math != TLOB_MATH_TF32 || L->mlp_path == ATTENTION_GENERAL) return 0;
-    return tlob_mlp_smem(K) <= (size_t)L->ctx.attention.smem_limit;
+    const size_t smem = backward ? tlob_mlp_bwd_smem(L->O) : tlob_mlp_fwd_smem(L->D);
+    return smem <= (size_t)L->ctx.attention.smem_limit;
 }
 
 tlob_status tlob_internal_force_mlp(tlob_layer *L, int path) {
@@ -429,7 +430,7 @@ tlob_status tlob_internal_force_mlp(tlob_layer *L, int path) {
 }
 
 int tlob_internal_mlp_fused(const tlob_layer *L) {
-    return L ? mlp_fused(L, L->D) + 2 * mlp_fused(L, L->O) : 0;
+    return L ? mlp_fused(L, 0) + 2 * mlp_fused(L, 1) : 0;
 }
 
 tlob_status tlob_internal_force_forward(tlob_layer *L, int path, int rows) {
@@ -491,7 +492,7 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                                   L->rstd1, L->y1, N, D, c->stream));
     /* 6. f = y1 Wf^T, g = GELU(f + bf); z0 = g Wf2^T;
      * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x) */
-    if (mlp_fused(L, D)) {
+    if (mlp_fused(L, 0)) {
         CUDA_CHECK(tlob_launch_mlp_fc_gelu(L->y1, w.fc_w, w.fc_b, L->f, L->g, N, D, F, c->stream));
     } else {
         TLOB_CHECK(linear_forward(c, math, L->f, L->y1, w.fc_w, N, D, F, 0));
@@ -545,7 +546,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2, sums,
                                   &nsums));
     /* df = dg GELU'(f + bf); bf grad */
-    if (mlp_fused(L, O)) {
+    if (mlp_fused(L, 1)) {
         CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b, N, O,
                                                F, c->stream));
     } else {
