@@ -95,7 +95,12 @@ __device__ __forceinline__ bool aligned16(const float *p) { return ((size_t)p & 
  * MLP_FC_GELU:     op(W)(k, c) = W[c K + k] (a Linear's [cols, K] weight);
  *                  out = C, out2 = GELU(C + bias);
  * MLP_DG_GELU_BWD: op(W)(k, c) = W[k cols + c];
- *                  out = C * GELU'(aux + bias), dbias += column sums of out. */
+ *                  out = C * GELU'(aux + bias), dbias += column sums of out.
+ * The epilogue's results go through a shared-memory tile (Os) and leave in
+ * whole rows of float4s: written from the mma's fragments directly (8 rows
+ * x 32 bytes a store), the forward kernel took 26.7 us at BTC temporal, 45 %
+ * of its global sectors excessive (Nsight Compute; docs/layer-results.md,
+ * ninth pass). */
 template <int EPI>
 __global__ void __launch_bounds__(MLP_THREADS)
     tlob_mlp_mma_kernel(const float *__restrict__ a, const float *__restrict__ w,
@@ -103,10 +108,11 @@ __global__ void __launch_bounds__(MLP_THREADS)
                         float *__restrict__ out, float *__restrict__ out2,
                         float *__restrict__ dbias, int rows, int K, int cols) {
     constexpr bool BWD = EPI == MLP_DG_GELU_BWD;
-    extern __shared__ float smem[]; /* As | Ws | colsum (| Fs): tlob_mlp_smem */
+    extern __shared__ float smem[]; /* As | Ws | vec | Os: mlp_smem */
     const int Kp = (K + 7) & ~7, lda = Kp + MLP_KPAD;
     float *As = smem, *Ws = As + MLP_ROWS * lda;
-    float *colsum = Ws + (BWD ? Kp * MLP_LDC : MLP_CHUNK * lda), *Fs = colsum + MLP_CHUNK;
+    /* vec: the forward's bias chunk, the backward's column sums */
+    float *vec = Ws + (BWD ? Kp * MLP_LDC : MLP_CHUNK * lda), *Os = vec + MLP_CHUNK;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wrow = (warp & 1) * 32, wcol = (warp >> 1) * MLP_WARP_COLS;
@@ -114,30 +120,33 @@ __global__ void __launch_bounds__(MLP_THREADS)
     /* 16-byte copies where rows are whole float4s from a 16-byte boundary */
     const bool a_vec = K % 4 == 0 && aligned16(a);
     const bool w_vec = (BWD ? cols : K) % 4 == 0 && aligned16(w);
-    const bool f_vec = cols % 4 == 0 && BWD && aligned16(aux);
+    const bool o_vec = cols % 4 == 0 && aligned16(out) && (BWD ? aligned16(aux) : aligned16(out2));
     for (int c0 = 0; c0 < cols; c0 += MLP_CHUNK) {
         const int cw = min(MLP_CHUNK, cols - c0);
         /* the weight chunk (the previous chunk's readers are done: the
          * barrier at the end of the loop) */
         if (BWD) tile_async(Ws, MLP_LDC, w + c0, (size_t)cols, Kp, MLP_CHUNK, K, cw, w_vec);
         else tile_async(Ws, lda, w + (size_t)c0 * K, (size_t)K, MLP_CHUNK, Kp, cw, K, w_vec);
-        /* this lane's columns: c0 + wcol + 8 j + 2 t and the next (cols is
-         * even, so both exist or neither) */
+        /* the backward's bias for this lane's columns c0 + wcol + 8 j + 2 t
+         * and the next (cols is even, so both exist or neither) */
         float b[MLP_NT][2], sum[MLP_NT][2];
 #pragma unroll
         for (int j = 0; j < MLP_NT; j++) {
             const int c = c0 + wcol + 8 * j + 2 * t;
-            b[j][0] = c < cols ? bias[c] : 0.0f;
-            b[j][1] = c < cols ? bias[c + 1] : 0.0f;
+            b[j][0] = BWD && c < cols ? bias[c] : 0.0f;
+            b[j][1] = BWD && c < cols ? bias[c + 1] : 0.0f;
             sum[j][0] = sum[j][1] = 0.0f;
         }
+        if (!BWD)
+            for (int i = threadIdx.x; i < MLP_CHUNK; i += MLP_THREADS)
+                vec[i] = i < cw ? bias[c0 + i] : 0.0f;
         for (int tile = blockIdx.x; tile < row_tiles; tile += gridDim.x) {
-            const int r0 = tile * MLP_ROWS;
-            __syncthreads(); /* As and Fs free */
-            tile_async(As, lda, a + (size_t)r0 * K, (size_t)K, MLP_ROWS, Kp, rows - r0, K, a_vec);
+            const int r0 = tile * MLP_ROWS, vr = min(MLP_ROWS, rows - r0);
+            __syncthreads(); /* As and Os free */
+            tile_async(As, lda, a + (size_t)r0 * K, (size_t)K, MLP_ROWS, Kp, vr, K, a_vec);
             if (BWD)
-                tile_async(Fs, MLP_LDC, aux + (size_t)r0 * cols + c0, (size_t)cols, MLP_ROWS,
-                           MLP_CHUNK, rows - r0, cw, f_vec);
+                tile_async(Os, MLP_LDC, aux + (size_t)r0 * cols + c0, (size_t)cols, MLP_ROWS,
+                           MLP_CHUNK, vr, cw, o_vec);
             asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
             __syncthreads();
             float acc[2][MLP_NT][4];
@@ -172,32 +181,51 @@ __global__ void __launch_bounds__(MLP_THREADS)
                     mma_tf32(acc[1][j], af[1], bf);
                 }
             }
+            /* fragments to Os (the backward: df in place of f). Rows past
+             * `rows` and columns past the chunk hold zeros: their A rows and
+             * W columns were zero-filled, so they add nothing to the sums. */
 #pragma unroll
             for (int m = 0; m < 2; m++)
 #pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const int rl = wrow + 16 * m + 8 * h + g, r = r0 + rl;
-                    if (r >= rows) continue;
+                for (int h = 0; h < 2; h++)
 #pragma unroll
                     for (int j = 0; j < MLP_NT; j++) {
-                        const int cl = wcol + 8 * j + 2 * t;
-                        if (wcol + 8 * j >= cw || cl >= cw) continue;
-                        const size_t i = (size_t)r * cols + c0 + cl;
-                        const float2 v = make_float2(acc[m][j][2 * h], acc[m][j][2 * h + 1]);
+                        if (wcol + 8 * j >= cw) break;
+                        float2 *o = reinterpret_cast<float2 *>(
+                            Os + (wrow + 16 * m + 8 * h + g) * MLP_LDC + wcol + 8 * j + 2 * t);
+                        float2 v = make_float2(acc[m][j][2 * h], acc[m][j][2 * h + 1]);
                         if (BWD) {
-                            const float2 f = *reinterpret_cast<const float2 *>(Fs + rl * MLP_LDC + cl);
-                            const float2 d = make_float2(v.x * gelu_grad(f.x + b[j][0]),
-                                                         v.y * gelu_grad(f.y + b[j][1]));
-                            *reinterpret_cast<float2 *>(out + i) = d;
-                            sum[j][0] += d.x;
-                            sum[j][1] += d.y;
-                        } else {
-                            *reinterpret_cast<float2 *>(out + i) = v;
-                            *reinterpret_cast<float2 *>(out2 + i) =
-                                make_float2(gelu(v.x + b[j][0]), gelu(v.y + b[j][1]));
+                            const float2 f = *o;
+                            v.x *= gelu_grad(f.x + b[j][0]);
+                            v.y *= gelu_grad(f.y + b[j][1]);
+                            sum[j][0] += v.x;
+                            sum[j][1] += v.y;
                         }
+                        *o = v;
                     }
+            __syncthreads();
+            /* Os to out (and GELU(Os + bias) to out2) in whole rows */
+            if (o_vec) {
+                const int c4 = cw / 4;
+                for (int i = threadIdx.x; i < vr * c4; i += MLP_THREADS) {
+                    const int r = i / c4, c = 4 * (i - r * c4);
+                    const float4 v = *reinterpret_cast<const float4 *>(Os + r * MLP_LDC + c);
+                    const size_t o = (size_t)(r0 + r) * cols + c0 + c;
+                    *reinterpret_cast<float4 *>(out + o) = v;
+                    if (!BWD)
+                        *reinterpret_cast<float4 *>(out2 + o) =
+                            make_float4(gelu(v.x + vec[c]), gelu(v.y + vec[c + 1]),
+                                        gelu(v.z + vec[c + 2]), gelu(v.w + vec[c + 3]));
                 }
+            } else {
+                for (int i = threadIdx.x; i < vr * cw; i += MLP_THREADS) {
+                    const int r = i / cw, c = i - r * cw;
+                    const float v = Os[r * MLP_LDC + c];
+                    const size_t o = (size_t)(r0 + r) * cols + c0 + c;
+                    out[o] = v;
+                    if (!BWD) out2[o] = gelu(v + vec[c]);
+                }
+            }
         }
         if (BWD) {
             /* lanes of one t hold the same columns: sum over g, then the
@@ -211,29 +239,27 @@ __global__ void __launch_bounds__(MLP_THREADS)
             if ((warp & 1) && g == 0)
 #pragma unroll
                 for (int j = 0; j < MLP_NT; j++)
-                    colsum[wcol + 8 * j + 2 * t] = sum[j][0], colsum[wcol + 8 * j + 2 * t + 1] = sum[j][1];
+                    vec[wcol + 8 * j + 2 * t] = sum[j][0], vec[wcol + 8 * j + 2 * t + 1] = sum[j][1];
             __syncthreads();
             if (!(warp & 1) && g == 0)
 #pragma unroll
                 for (int j = 0; j < MLP_NT; j++) {
                     const int c = wcol + 8 * j + 2 * t;
                     if (c >= cw) break;
-                    atomicAdd(&dbias[c0 + c], sum[j][0] + colsum[c]);
-                    atomicAdd(&dbias[c0 + c + 1], sum[j][1] + colsum[c + 1]);
+                    atomicAdd(&dbias[c0 + c], sum[j][0] + vec[c]);
+                    atomicAdd(&dbias[c0 + c + 1], sum[j][1] + vec[c + 1]);
                 }
         }
-        __syncthreads(); /* Ws and colsum are rewritten by the next chunk */
+        __syncthreads(); /* Ws and vec are rewritten by the next chunk */
     }
 }
 
-/* As [MLP_ROWS][Kp + 4], Ws, colsum [MLP_CHUNK]; the forward's Ws is
- * [MLP_CHUNK][Kp + 4], the backward's [Kp][MLP_LDC] followed by Fs
- * [MLP_ROWS][MLP_LDC]. */
+/* As [MLP_ROWS][Kp + 4]; Ws, the forward's [MLP_CHUNK][Kp + 4], the
+ * backward's [Kp][MLP_LDC]; vec [MLP_CHUNK]; Os [MLP_ROWS][MLP_LDC]. */
 static size_t mlp_smem(int K, bool bwd) {
     const size_t Kp = (size_t)((K + 7) & ~7), lda = Kp + MLP_KPAD;
     const size_t ws = bwd ? Kp * MLP_LDC : (size_t)MLP_CHUNK * lda;
-    return (MLP_ROWS * lda + ws + MLP_CHUNK + (bwd ? (size_t)MLP_ROWS * MLP_LDC : 0)) *
-           sizeof(float);
+    return (MLP_ROWS * lda + ws + MLP_CHUNK + (size_t)MLP_ROWS * MLP_LDC) * sizeof(float);
 }
 
 extern "C" size_t tlob_mlp_fwd_smem(int D) { return mlp_smem(D, false); }
