@@ -21,7 +21,8 @@
 #define MLP_THREADS (32 * MLP_WARPS)
 #define MLP_ROWS 64     /* rows of a block's tile: 2 warp rows x 2 m-tiles of 16 */
 #define MLP_NT 5        /* n-tiles of 8 columns per warp */
-#define MLP_CHUNK 160   /* output columns per pass: 4 warp columns x MLP_NT x 8 */
+#define MLP_CHUNK TLOB_MLP_CHUNK /* output columns per pass: 4 warp columns x MLP_NT x 8 */
+static_assert(MLP_CHUNK == 4 * MLP_NT * 8, "a chunk is the four warp columns");
 #define MLP_WARP_COLS (MLP_NT * 8)
 /* Row strides in shared memory. Tiles read by rows of K (A, and a Linear's
  * [cols, K] weight) are K rounded up to the mma's 8 plus 4 floats: a stride

@@ -16,6 +16,10 @@
 extern "C" {
 #endif
 
+/* Output columns of one pass of a block: where F is at most this, a block's
+ * tile spans the whole output width and A is read once. */
+#define TLOB_MLP_CHUNK 160
+
 /* Shared memory (bytes) of one block of each kernel. */
 size_t tlob_mlp_fwd_smem(int D);
 size_t tlob_mlp_bwd_smem(int O);

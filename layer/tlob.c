@@ -418,6 +418,10 @@ static int forward_fused_rows(const tlob_layer *L, int batch) {
  * stays strict FP32 on cuBLAS. */
 static int mlp_fused(const tlob_layer *L, int backward) {
     if (L->cfg.math != TLOB_MATH_TF32 || L->mlp_path == ATTENTION_GENERAL) return 0;
+    /* AUTO: only where one block's tile spans the whole hidden width (F <=
+     * TLOB_MLP_CHUNK: D <= 40, BTC temporal); wider, every column chunk
+     * reloads the A tile (docs/layer-results.md, ninth pass) */
+    if (L->mlp_path == ATTENTION_AUTO && L->F > TLOB_MLP_CHUNK) return 0;
     const size_t smem = backward ? tlob_mlp_bwd_smem(L->O) : tlob_mlp_fwd_smem(L->D);
     return smem <= (size_t)L->ctx.attention.smem_limit;
 }

@@ -10,7 +10,8 @@
  * Also the fusion equivalence tests: the layer's strided-batched projections
  * against three separate Linear GEMMs on identical inputs (TF32), and the
  * fused attention kernels against the general (cuBLAS) attention path and a
- * double-precision attention on the CPU.
+ * double-precision attention on the CPU; the MLP's tensor-core kernels
+ * against cuBLAS and the row kernels.
  * Without a device it prints a SKIP line. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -449,6 +450,8 @@ static void check_mlp_paths(const shape *s) {
     char tag[128];
     snprintf(tag, sizeof tag, "mlp paths B=%d (max %d) T=%d D=%d nh=%d Dout=%d tf32", s->B,
              s->max_B, s->T, s->D, s->nh, s->O);
+    /* AUTO takes the kernels where a block's tile spans the hidden width */
+    CHECK(tlob_internal_mlp_fused(L) == (4 * s->D <= 160 ? 3 : 0), "%s: AUTO's choice", tag);
     static const char *vname[2] = {"cuBLAS", "tensor-core kernels"};
     const size_t nb = t[TLOB_FC_B].numel;
     float *hy[2], *hdx[2], *hgb[2];
