@@ -98,10 +98,11 @@ __device__ __forceinline__ bool aligned16(const float *p) { return ((size_t)p & 
  * MLP_DG_GELU_BWD: op(W)(k, c) = W[k cols + c];
  *                  out = C * GELU'(aux + bias), dbias += column sums of out.
  * The epilogue's results go through a shared-memory tile (Os) and leave in
- * whole rows of float4s: written from the mma's fragments directly (8 rows
- * x 32 bytes a store), the forward kernel took 26.7 us at BTC temporal, 45 %
- * of its global sectors excessive (Nsight Compute; docs/layer-results.md,
- * ninth pass). */
+ * whole rows of float4s: stored from the mma's fragments directly (8 rows x
+ * 32 bytes a store), the forward kernel took 14.7 and, with cp.async
+ * loads, 26.7 us at BTC temporal (45 % of its global sectors excessive,
+ * Nsight Compute); through the tile, 14.0 (docs/layer-results.md, ninth
+ * pass). */
 template <int EPI>
 __global__ void __launch_bounds__(MLP_THREADS)
     tlob_mlp_mma_kernel(const float *__restrict__ a, const float *__restrict__ w,
