@@ -8,7 +8,9 @@
  *  3. the whole layer, forward and forward+backward, eager and replayed from a
  *     CUDA graph, at the reference sizes and at B = 1 (one inference), in TF32
  *     and FP32 math; where the fused forward runs, the graphs once more with
- *     the general forward forced (an A/B of the two in one run).
+ *     the general forward forced (an A/B of the two in one run); in TF32, the
+ *     graphs with the MLP's products forced to cuBLAS and to the tensor-core
+ *     kernels of layer/mlp_kernels.h (the A/B behind AUTO's choice).
  * Times are medians of per-iteration CUDA-event intervals (throughput) or of
  * host-clocked call+synchronize intervals (latency of one call). */
 #define _POSIX_C_SOURCE 200809L
@@ -313,9 +315,13 @@ typedef struct {
     double err_y, err_att, err_dx, err_grad; /* validation: relative L2, worst tensor */
     double fwd_us, fwdbwd_us, fwd_graph_us, fwdbwd_graph_us;
     int fused_rows; /* the fused forward's tile rows at this batch, 0: general forward */
+    int mlp_fused;  /* the MLP's kernels AUTO runs: tlob_internal_mlp_fused */
     /* the same graphs with the general forward forced (an A/B in one run),
      * when the fused one runs; else -1 */
     double general_fwd_graph_us, general_fwdbwd_graph_us;
+    /* TF32: the same graphs with the MLP's products forced to cuBLAS
+     * ([0]) and to the tensor-core kernels ([1], where they fit); else -1 */
+    double mlp_fwd_graph_us[2], mlp_fwdbwd_graph_us[2];
 } layer_result;
 
 static int validate_layer(tlob_layer *L, const bench_case *c, layer_result *r) {
@@ -425,6 +431,7 @@ static int bench_layer(layer_result *r, int iters) {
     BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
     BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
     r->fused_rows = tlob_internal_forward_fused_rows(L, B);
+    r->mlp_fused = tlob_internal_mlp_fused(L);
     r->general_fwd_graph_us = r->general_fwdbwd_graph_us = -1.0;
     if (r->fused_rows) {
         BENCH_CHECK_TLOB(tlob_internal_force_forward(L, 1, 0));
@@ -432,6 +439,19 @@ static int bench_layer(layer_result *r, int iters) {
             capture(L, B, x, y, att, dy, dx, 1, &fwdbwd) ||
             time_layer(L, B, x, y, att, dy, dx, 0, fwd, iters, &r->general_fwd_graph_us) ||
             time_layer(L, B, x, y, att, dy, dx, 1, fwdbwd, iters, &r->general_fwdbwd_graph_us))
+            return 1;
+        BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
+        BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
+        BENCH_CHECK_TLOB(tlob_internal_force_forward(L, 0, 0));
+    }
+    for (int v = 0; v < 2; v++) {
+        r->mlp_fwd_graph_us[v] = r->mlp_fwdbwd_graph_us[v] = -1.0;
+        BENCH_CHECK_TLOB(tlob_internal_force_mlp(L, v + 1));
+        if (r->math != TLOB_MATH_TF32 || (v && !tlob_internal_mlp_fused(L))) continue;
+        if (capture(L, B, x, y, att, dy, dx, 0, &fwd) ||
+            capture(L, B, x, y, att, dy, dx, 1, &fwdbwd) ||
+            time_layer(L, B, x, y, att, dy, dx, 0, fwd, iters, &r->mlp_fwd_graph_us[v]) ||
+            time_layer(L, B, x, y, att, dy, dx, 1, fwdbwd, iters, &r->mlp_fwdbwd_graph_us[v]))
             return 1;
         BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
         BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
@@ -597,6 +617,17 @@ int tlob_bench_main(int argc, char **argv) {
         else
             printf(" | %9s %9s\n", "-", "-");
     }
+    printf("\nThe MLP's products (fc + bias + GELU, dg + GELU backward), TF32, graphs, us: "
+           "cuBLAS and the row kernels vs the tensor-core kernels (layer/mlp_kernels.h); "
+           "'AUTO': the kernels AUTO runs (1 forward, 2 backward, 3 both)\n");
+    printf("%-18s %4s | %9s %9s | %9s %9s | %5s\n", "case", "B", "cuBLAS f", "cuBLAS fb",
+           "kernel f", "kernel fb", "AUTO");
+    for (int i = 0; i < 2 * NCASES; i++) {
+        if (lr[i].math != TLOB_MATH_TF32) continue;
+        printf("%-18s %4d | %9.1f %9.1f | %9.1f %9.1f | %5d\n", lr[i].c->name, lr[i].c->B,
+               lr[i].mlp_fwd_graph_us[0], lr[i].mlp_fwdbwd_graph_us[0], lr[i].mlp_fwd_graph_us[1],
+               lr[i].mlp_fwdbwd_graph_us[1], lr[i].mlp_fused);
+    }
     return 0;
 }
 
@@ -623,11 +654,16 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
                    "\"math\":\"%s\",\"fwd_us\":%.2f,\"fwd_bwd_us\":%.2f,\"fwd_graph_us\":%.2f,"
                    "\"fwd_bwd_graph_us\":%.2f,\"err_y\":%.3g,\"err_att\":%.3g,\"err_dx\":%.3g,"
                    "\"err_grad_worst\":%.3g,\"fused_forward_rows\":%d,"
-                   "\"general_forward_fwd_graph_us\":%.2f,\"general_forward_fwd_bwd_graph_us\":%.2f}",
+                   "\"general_forward_fwd_graph_us\":%.2f,\"general_forward_fwd_bwd_graph_us\":%.2f,"
+                   "\"mlp_kernels_auto\":%d,\"mlp_cublas_fwd_graph_us\":%.2f,"
+                   "\"mlp_cublas_fwd_bwd_graph_us\":%.2f,\"mlp_kernels_fwd_graph_us\":%.2f,"
+                   "\"mlp_kernels_fwd_bwd_graph_us\":%.2f}",
                 i ? "," : "", lr[i].c->name, lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
                 lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
                 lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, lr[i].err_y, lr[i].err_att,
                 lr[i].err_dx, lr[i].err_grad, lr[i].fused_rows, lr[i].general_fwd_graph_us,
-                lr[i].general_fwdbwd_graph_us);
+                lr[i].general_fwdbwd_graph_us, lr[i].mlp_fused, lr[i].mlp_fwd_graph_us[0],
+                lr[i].mlp_fwdbwd_graph_us[0], lr[i].mlp_fwd_graph_us[1],
+                lr[i].mlp_fwdbwd_graph_us[1]);
     fprintf(f, "]}\n");
 }

@@ -32,6 +32,7 @@
 #include <mma.h>
 
 #include "forward_kernels.h"
+#include "gelu.cuh"
 
 using namespace nvcuda;
 
@@ -60,11 +61,6 @@ __device__ __forceinline__ float fwd_warp_sum(float v) {
 __device__ __forceinline__ float fwd_warp_max(float v) {
     for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
     return v;
-}
-
-/* GELU, exact erf form, as layer/kernels.cu. */
-__device__ __forceinline__ float fwd_gelu(float x) {
-    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
 }
 
 /* dst [pad16 rows][ld] = src [rows][cols] (row stride lds), zeros in the
@@ -375,7 +371,7 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     __syncthreads();
     /* f = y1 Wf^T (saved without its bias), g = GELU(f + bf) */
     block_product<RT, TC, false>(Hs, ldd, Wf, ldd, F, D, stage, [&](int r, int j, float v) {
-        const float g = fwd_gelu(v + bf[j]);
+        const float g = gelu(v + bf[j]);
         Gs[r * ldf + j] = g;
         if (r < rows) {
             out.f[(row0 + r) * F + j] = v;
@@ -394,7 +390,7 @@ tlob_forward_rest_kernel(const float *x, tlob_forward_weights w, tlob_forward_ou
     block_layernorm(Zs, ldo, rows, O, g2, be2, out.mean2 + row0, out.rstd2 + row0,
                     [&](int r, int c, float v) {
                         out.y[(row0 + r) * O + c] =
-                            fwd_gelu(v) + (res ? Xs[r * ldd + c] : 0.0f);
+                            gelu(v) + (res ? Xs[r * ldd + c] : 0.0f);
                     });
 }
 

@@ -7,6 +7,7 @@
  * added to the global gradient with one atomicAdd per column per block. */
 #include <cuda_runtime.h>
 
+#include "gelu.cuh"
 #include "kernels.h"
 
 #define WARP 32
@@ -33,17 +34,6 @@ __device__ __forceinline__ float warp_sum(float v) {
 __device__ __forceinline__ float warp_max(float v) {
     for (int off = WARP / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
     return v;
-}
-
-/* GELU, exact erf form (PyTorch's nn.GELU() default). */
-__device__ __forceinline__ float gelu(float x) {
-    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-}
-
-__device__ __forceinline__ float gelu_grad(float x) {
-    const float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
-    const float pdf = 0.39894228040143268f * expf(-0.5f * x * x);
-    return cdf + x * pdf;
 }
 
 /* ---- kernels --------------------------------------------------------------- */

@@ -21,7 +21,7 @@ endif
 LAYER_LIB_C := layer/tlob.c layer/compute.c layer/linear.c layer/attention.c layer/layout.c \
                layer/npy.c layer/host_file.c layer/ref.c layer/params_io.c layer/parity.c \
                $(LAYER_SAFETENSORS)
-LAYER_LIB_CU := layer/kernels.cu layer/attention_kernels.cu layer/forward_kernels.cu
+LAYER_LIB_CU := layer/kernels.cu layer/attention_kernels.cu layer/forward_kernels.cu layer/mlp_kernels.cu
 LAYER_CLI_C := layer/cli.c layer/bench.c
 
 LAYER_LIB_OBJS := $(LAYER_LIB_C:%.c=$(BUILD)/obj/%.o) $(LAYER_LIB_CU:%.cu=$(BUILD)/obj/%.o)

@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "kernels.h"
 #include "linear.h"
+#include "mlp_kernels.h"
 #include "npy.h"
 #include "status.h"
 #include "tlob.h"
@@ -61,6 +62,7 @@ static tlob_status context_init(layer_context *c) {
     TLOB_CHECK(compute_ctx_create(&c->compute, c->own_stream));
     TLOB_CHECK(attention_device_query(&c->attention));
     CUDA_CHECK(tlob_forward_fused_prepare(c->attention.smem_limit));
+    CUDA_CHECK(tlob_mlp_prepare(c->attention.smem_limit));
     CUDA_CHECK(cudaHostAlloc((void **)&c->staging_host, STAGING_FLOATS * sizeof(float),
                              cudaHostAllocMapped));
     CUDA_CHECK(cudaHostGetDevicePointer((void **)&c->staging_dev, c->staging_host, 0));
@@ -76,6 +78,8 @@ struct tlob_layer {
     float scale;                /* 1/sqrt(D), the attention score scale */
     attention_path forward_path; /* AUTO, or forced by the tests and the benchmark */
     int forward_rows;            /* fused forward tile rows: 0 picks (forward_fused_rows) */
+    attention_path mlp_path;     /* the MLP's products: AUTO, cuBLAS (GENERAL) or
+                                  * layer/mlp_kernels.h (FUSED), forced by the tests */
     int folded;                  /* the last forward computed the folded weights below */
     layer_context ctx;
     tlob_tensor_info tensors[TLOB_NUM_TENSORS];
@@ -408,6 +412,31 @@ static int forward_fused_rows(const tlob_layer *L, int batch) {
                : 0;
 }
 
+/* Whether the MLP's fc + bias + GELU (forward: K = D) or dg + GELU
+ * backward (K = Dout) runs as one tensor-core kernel (layer/mlp_kernels.h)
+ * instead of a cuBLAS product and a row kernel. TF32 mode only: FP32 mode
+ * stays strict FP32 on cuBLAS. */
+static int mlp_fused(const tlob_layer *L, int backward) {
+    if (L->cfg.math != TLOB_MATH_TF32 || L->mlp_path == ATTENTION_GENERAL) return 0;
+    /* AUTO: only where one block's tile spans the whole hidden width (F <=
+     * TLOB_MLP_CHUNK: D <= 40, BTC temporal); wider, every column chunk
+     * reloads the A tile (docs/layer-results.md, ninth pass) */
+    if (L->mlp_path == ATTENTION_AUTO && L->F > TLOB_MLP_CHUNK) return 0;
+    const size_t smem = backward ? tlob_mlp_bwd_smem(L->O) : tlob_mlp_fwd_smem(L->D);
+    return smem <= (size_t)L->ctx.attention.smem_limit;
+}
+
+tlob_status tlob_internal_force_mlp(tlob_layer *L, int path) {
+    if (!L || path < ATTENTION_AUTO || path > ATTENTION_FUSED)
+        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_internal_force_mlp: bad argument");
+    L->mlp_path = (attention_path)path;
+    return TLOB_OK;
+}
+
+int tlob_internal_mlp_fused(const tlob_layer *L) {
+    return L ? mlp_fused(L, 0) + 2 * mlp_fused(L, 1) : 0;
+}
+
 tlob_status tlob_internal_force_forward(tlob_layer *L, int path, int rows) {
     if (!L || path < ATTENTION_AUTO || path > ATTENTION_FUSED || (rows && rows != 16 && rows != 32))
         return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_internal_force_forward: bad argument");
@@ -467,8 +496,12 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                                   L->rstd1, L->y1, N, D, c->stream));
     /* 6. f = y1 Wf^T, g = GELU(f + bf); z0 = g Wf2^T;
      * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x) */
-    TLOB_CHECK(linear_forward(c, math, L->f, L->y1, w.fc_w, N, D, F, 0));
-    CUDA_CHECK(tlob_launch_bias_gelu_fwd(L->f, w.fc_b, L->g, N, F, c->stream));
+    if (mlp_fused(L, 0)) {
+        CUDA_CHECK(tlob_launch_mlp_fc_gelu(L->y1, w.fc_w, w.fc_b, L->f, L->g, N, D, F, c->stream));
+    } else {
+        TLOB_CHECK(linear_forward(c, math, L->f, L->y1, w.fc_w, N, D, F, 0));
+        CUDA_CHECK(tlob_launch_bias_gelu_fwd(L->f, w.fc_b, L->g, N, F, c->stream));
+    }
     TLOB_CHECK(linear_forward(c, math, L->z0, L->g, w.fc2_w, N, F, O, 0));
     CUDA_CHECK(tlob_launch_ln_fwd(L->z0, w.fc2_b, L->res ? L->y1 : NULL, w.mlp_ln_w, w.mlp_ln_b,
                                   1, L->res ? x : NULL, L->z1, L->mean2, L->rstd2, y, N, O,
@@ -513,12 +546,17 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
      * weight gradients below and the folded projection's bias gradient. */
     tlob_colsum_task sums[TLOB_COLSUM_MAX_JOBS];
     int nsums = 0;
-    /* fc2: dWf2 += dz1^T g; dg = dz1 Wf2 */
+    /* fc2: dWf2 += dz1^T g; then dg = dz1 Wf2 */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2, sums,
                                   &nsums));
-    TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O));
     /* df = dg GELU'(f + bf); bf grad */
-    CUDA_CHECK(tlob_launch_gelu_bwd(L->dg, L->f, w.fc_b, L->df, g.fc_b, N, F, c->stream));
+    if (mlp_fused(L, 1)) {
+        CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b, N, O,
+                                               F, c->stream));
+    } else {
+        TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O));
+        CUDA_CHECK(tlob_launch_gelu_bwd(L->dg, L->f, w.fc_b, L->df, g.fc_b, N, F, c->stream));
+    }
     /* fc: dWf += df^T y1; dy1 = df Wf */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F, L->wpart_fc, sums,
                                   &nsums));

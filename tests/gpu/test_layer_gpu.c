@@ -10,7 +10,8 @@
  * Also the fusion equivalence tests: the layer's strided-batched projections
  * against three separate Linear GEMMs on identical inputs (TF32), and the
  * fused attention kernels against the general (cuBLAS) attention path and a
- * double-precision attention on the CPU.
+ * double-precision attention on the CPU; the MLP's tensor-core kernels
+ * against cuBLAS and the row kernels.
  * Without a device it prints a SKIP line. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -421,6 +422,70 @@ static void check_forward_paths(const shape *s, tlob_math math, int expect_fits)
     free(hp), free(hx), free(hdy);
 }
 
+/* The MLP's tensor-core kernels (layer/mlp_kernels.h: fc + bias + GELU,
+ * dg + GELU backward) against cuBLAS and the row kernels, TF32, on identical
+ * parameters and inputs: each forced variant forward and backward against
+ * the double reference (parity_run), then y, dx and the fc bias gradient of
+ * the two compared directly. In FP32 mode the kernels must not run. */
+static void check_mlp_paths(const shape *s) {
+    const double tol = s->well_conditioned ? parity_tolerance(TLOB_MATH_TF32) : 0.25;
+    tlob_layer *L;
+    const tlob_config fp32 = {s->D, s->nh, s->O, s->T, s->max_B, TLOB_MATH_FP32};
+    TLOB_OK_OR_DIE(tlob_create(&fp32, &L));
+    TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, 2));
+    CHECK(tlob_internal_mlp_fused(L) == 0, "mlp paths D=%d: FP32 mode takes cuBLAS", s->D);
+    tlob_destroy(L);
+    const tlob_config cfg = {s->D, s->nh, s->O, s->T, s->max_B, TLOB_MATH_TF32};
+    TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
+    const tlob_tensor_info *t = tlob_tensors(L);
+    const size_t np = tlob_num_params(L), nx = (size_t)s->B * s->T * s->D,
+                 ny = (size_t)s->B * s->T * s->O;
+    float *hp = malloc(np * sizeof(float)), *hx = malloc(nx * sizeof(float)),
+          *hdy = malloc(ny * sizeof(float));
+    random_params(hp, s->D, s->nh, s->O, t);
+    for (size_t i = 0; i < nx; i++) hx[i] = urand();
+    for (size_t i = 0; i < ny; i++) hdy[i] = urand();
+    TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
+    TLOB_OK_OR_DIE(tlob_internal_force_forward(L, 1, 0)); /* the general forward runs fc */
+    char tag[128];
+    snprintf(tag, sizeof tag, "mlp paths B=%d (max %d) T=%d D=%d nh=%d Dout=%d tf32", s->B,
+             s->max_B, s->T, s->D, s->nh, s->O);
+    /* AUTO takes the kernels where a block's tile spans the hidden width */
+    CHECK(tlob_internal_mlp_fused(L) == (4 * s->D <= 160 ? 3 : 0), "%s: AUTO's choice", tag);
+    static const char *vname[2] = {"cuBLAS", "tensor-core kernels"};
+    const size_t nb = t[TLOB_FC_B].numel;
+    float *hy[2], *hdx[2], *hgb[2];
+    for (int v = 0; v < 2; v++) {
+        TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, v + 1));
+        CHECK(tlob_internal_mlp_fused(L) == 3 * v, "%s %s: path taken", tag, vname[v]);
+        parity_result r;
+        TLOB_OK_OR_DIE(tlob_zero_grads(L));
+        TLOB_OK_OR_DIE(parity_run(L, s->B, hx, hdy, &r));
+        const double worst = parity_worst(&r);
+        CHECK(r.y_written && r.att_written && r.dx_written, "%s %s: every output written", tag,
+              vname[v]);
+        CHECK(worst <= tol, "%s %s: worst rel L2 %.3g", tag, vname[v], worst);
+        hy[v] = malloc(ny * sizeof(float)), hdx[v] = malloc(nx * sizeof(float));
+        hgb[v] = malloc(nb * sizeof(float));
+        TLOB_OK_OR_DIE(tlob_zero_grads(L));
+        TLOB_OK_OR_DIE(tlob_forward_host(L, hx, s->B, hy[v], NULL));
+        TLOB_OK_OR_DIE(tlob_backward_host(L, hdy, s->B, hdx[v]));
+        TLOB_OK_OR_DIE(tlob_download(L, hgb[v], tlob_grads(L) + t[TLOB_FC_B].offset, nb));
+        printf("%s %s %s: rel L2 y %.2e dx %.2e fc.bias grad %.2e, worst grad %.2e (%s)",
+               worst <= tol ? "ok  " : "FAIL", tag, vname[v], r.y, r.dx, r.grad[TLOB_FC_B],
+               r.grad[r.worst_grad], t[r.worst_grad].name);
+        if (v) {
+            const double dy_ = max_abs_diff(hy[1], hy[0], ny), dx_ = max_abs_diff(hdx[1], hdx[0], nx),
+                         db_ = max_abs_diff(hgb[1], hgb[0], nb);
+            printf("; max |kernels - cuBLAS| y %.2e dx %.2e fc.bias grad %.2e", dy_, dx_, db_);
+        }
+        printf("\n");
+    }
+    for (int v = 0; v < 2; v++) free(hy[v]), free(hdx[v]), free(hgb[v]);
+    tlob_destroy(L);
+    free(hp), free(hx), free(hdy);
+}
+
 int main(void) {
     const shape shapes[] = {
         {1, 1, 33, 40, 1, 40, 1},    /* B = 1, odd T */
@@ -444,7 +509,7 @@ int main(void) {
     const tlob_status st = tlob_create(&probe, &L);
     if (st == TLOB_ERR_NO_DEVICE) {
         printf("SKIP GPU layer tests: no CUDA device (%s)\n", tlob_last_error());
-        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 7 + 8);
+        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 7 + 8 + 6);
         return 0;
     }
     TLOB_OK_OR_DIE(st);
@@ -483,5 +548,15 @@ int main(void) {
         for (int i = 0; i < 4; i++)
             if (!quick || i < 2)
                 check_forward_paths(&fwd_shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32, i < 3);
+    /* the MLP's kernels against cuBLAS: temporal BTC sizes; odd D (K padded,
+     * F = 164: two column chunks, the last a partial n-tile) with Dout != D;
+     * feature BTC sizes (K = 128, F = 512: four chunks); narrow, nh > 1, five
+     * rows (a partial row tile) */
+    const shape mlp_shapes[] = {
+        {4, 4, 128, 40, 1, 40, 1}, {3, 3, 33, 41, 1, 48, 1}, {2, 2, 40, 128, 1, 128, 1},
+        {4, 4, 33, 17, 1, 20, 0},  {3, 4, 7, 6, 2, 10, 0},   {1, 1, 5, 16, 1, 16, 0},
+    };
+    for (int i = 0; i < 6; i++)
+        if (!quick || i < 2) check_mlp_paths(&mlp_shapes[i]);
     return test_summary();
 }

@@ -1,0 +1,307 @@
+/* The MLP's thin products with their elementwise epilogues (mlp_kernels.h).
+ *
+ * cuBLAS needs 5-10 us for each of the layer's thin products (16384 rows, K
+ * and N of 40-160) where moving their bytes takes 1.5-3.5 us, and the
+ * elementwise pass after each reads the product back (docs/layer-results.md,
+ * eighth pass, sections 1 and 5). Here one block owns a tile of MLP_ROWS
+ * rows and a chunk of MLP_CHUNK output columns, which at BTC temporal
+ * (F = 160) is the whole output width: the A tile and the weight chunk go to
+ * shared memory once (rounded to TF32), the product runs on `mma.sync`
+ * m16n8k8 with the accumulators in registers, and the epilogue (bias, GELU
+ * or its derivative, the bias gradient's column sums) works on them before
+ * the one write. The tile is spread over all eight warps by rows and output
+ * columns (2 x 4 warps, each 32 rows x 40 columns), so no warp owns a long
+ * serial chain (what lost in the seventh pass: docs/layer-results.md). */
+#include <cuda_runtime.h>
+
+#include "gelu.cuh"
+#include "mlp_kernels.h"
+
+#define MLP_WARPS 8
+#define MLP_THREADS (32 * MLP_WARPS)
+#define MLP_ROWS 64     /* rows of a block's tile: 2 warp rows x 2 m-tiles of 16 */
+#define MLP_NT 5        /* n-tiles of 8 columns per warp */
+#define MLP_CHUNK TLOB_MLP_CHUNK /* output columns per pass: 4 warp columns x MLP_NT x 8 */
+static_assert(MLP_CHUNK == 4 * MLP_NT * 8, "a chunk is the four warp columns");
+#define MLP_WARP_COLS (MLP_NT * 8)
+/* Row strides in shared memory. Tiles read by rows of K (A, and a Linear's
+ * [cols, K] weight) are K rounded up to the mma's 8 plus 4 floats: a stride
+ * of 4 mod 8 puts a fragment's 8 rows x 4 columns in 32 different banks.
+ * Tiles read by columns (a [K, cols] weight, the backward's f) are
+ * MLP_CHUNK + 8 = 168 floats: 8 mod 32 puts 4 rows x 8 columns in 32 banks. */
+#define MLP_KPAD 4
+#define MLP_LDC (MLP_CHUNK + 8)
+/* The backward adds one atomic per column per block: striding blocks over
+ * the row tiles bounds them, as MAX_ACCUM_BLOCKS does in layer/kernels.cu. */
+#define MLP_MAX_BLOCKS 528u
+
+enum { MLP_FC_GELU, MLP_DG_GELU_BWD };
+
+__device__ __forceinline__ unsigned to_tf32(float x) {
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+}
+
+/* c += a b on one m16n8k8 tile (TF32 in, FP32 accumulate). Fragments, with
+ * g = lane / 4, t = lane % 4: a = A(g, t), A(g+8, t), A(g, t+4), A(g+8, t+4);
+ * b = B(t, g), B(t+4, g); c = C(g, 2t), C(g, 2t+1), C(g+8, 2t), C(g+8, 2t+1). */
+__device__ __forceinline__ void mma_tf32(float c[4], const unsigned a[4], const unsigned b[2]) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* Asynchronous copies global -> shared of `bytes` (4 or 16), zeros where
+ * `valid` is false (src-size 0: nothing is read from src). Every load of a
+ * tile is in flight at once: the first version stored each loaded value
+ * itself, one round trip at a time, and took 14.7 us where cuBLAS and the
+ * GELU kernel together take 14.9 (docs/layer-results.md, ninth pass). */
+__device__ __forceinline__ void copy4(float *dst, const float *src, bool valid) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(valid ? 4 : 0));
+}
+__device__ __forceinline__ void copy16(float *dst, const float *src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(src), "r"(valid ? 16 : 0));
+}
+
+/* dst[r ldd + c] = src[r lds + c] where r < vr and c < vc, else 0, for
+ * r < R, c < C (C a multiple of 4). vec: 16-byte copies (lds, vc and src's
+ * address multiples of 4 floats; ldd always is). */
+__device__ __forceinline__ void tile_async(float *dst, int ldd, const float *src, size_t lds,
+                                           int R, int C, int vr, int vc, bool vec) {
+    if (vec) {
+        const int c4 = C / 4;
+        for (int i = threadIdx.x; i < R * c4; i += MLP_THREADS) {
+            const int r = i / c4, c = 4 * (i - r * c4);
+            const bool ok = r < vr && c < vc;
+            copy16(dst + r * ldd + c, ok ? src + r * lds + c : src, ok);
+        }
+    } else {
+        for (int i = threadIdx.x; i < R * C; i += MLP_THREADS) {
+            const int r = i / C, c = i - r * C;
+            const bool ok = r < vr && c < vc;
+            copy4(dst + r * ldd + c, ok ? src + r * lds + c : src, ok);
+        }
+    }
+}
+
+__device__ __forceinline__ bool aligned16(const float *p) { return ((size_t)p & 15u) == 0; }
+
+/* C [rows, cols] = A [rows, K] op(W), then the epilogue:
+ * MLP_FC_GELU:     op(W)(k, c) = W[c K + k] (a Linear's [cols, K] weight);
+ *                  out = C, out2 = GELU(C + bias);
+ * MLP_DG_GELU_BWD: op(W)(k, c) = W[k cols + c];
+ *                  out = C * GELU'(aux + bias), dbias += column sums of out.
+ * The epilogue's results go through a shared-memory tile (Os) and leave in
+ * whole rows of float4s: stored from the mma's fragments directly (8 rows x
+ * 32 bytes a store), the forward kernel took 14.7 and, with cp.async
+ * loads, 26.7 us at BTC temporal (45 % of its global sectors excessive,
+ * Nsight Compute); through the tile, 14.0 (docs/layer-results.md, ninth
+ * pass). */
+template <int EPI>
+__global__ void __launch_bounds__(MLP_THREADS)
+    tlob_mlp_mma_kernel(const float *__restrict__ a, const float *__restrict__ w,
+                        const float *__restrict__ bias, const float *__restrict__ aux,
+                        float *__restrict__ out, float *__restrict__ out2,
+                        float *__restrict__ dbias, int rows, int K, int cols) {
+    constexpr bool BWD = EPI == MLP_DG_GELU_BWD;
+    extern __shared__ float smem[]; /* As | Ws | vec | Os: mlp_smem */
+    const int Kp = (K + 7) & ~7, lda = Kp + MLP_KPAD;
+    float *As = smem, *Ws = As + MLP_ROWS * lda;
+    /* vec: the forward's bias chunk, the backward's column sums */
+    float *vec = Ws + (BWD ? Kp * MLP_LDC : MLP_CHUNK * lda), *Os = vec + MLP_CHUNK;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int wrow = (warp & 1) * 32, wcol = (warp >> 1) * MLP_WARP_COLS;
+    const int row_tiles = (rows + MLP_ROWS - 1) / MLP_ROWS;
+    /* 16-byte copies where rows are whole float4s from a 16-byte boundary */
+    const bool a_vec = K % 4 == 0 && aligned16(a);
+    const bool w_vec = (BWD ? cols : K) % 4 == 0 && aligned16(w);
+    const bool o_vec = cols % 4 == 0 && aligned16(out) && (BWD ? aligned16(aux) : aligned16(out2));
+    for (int c0 = 0; c0 < cols; c0 += MLP_CHUNK) {
+        const int cw = min(MLP_CHUNK, cols - c0);
+        /* the weight chunk (the previous chunk's readers are done: the
+         * barrier at the end of the loop) */
+        if (BWD) tile_async(Ws, MLP_LDC, w + c0, (size_t)cols, Kp, MLP_CHUNK, K, cw, w_vec);
+        else tile_async(Ws, lda, w + (size_t)c0 * K, (size_t)K, MLP_CHUNK, Kp, cw, K, w_vec);
+        /* the backward's bias for this lane's columns c0 + wcol + 8 j + 2 t
+         * and the next (cols is even, so both exist or neither) */
+        float b[MLP_NT][2], sum[MLP_NT][2];
+#pragma unroll
+        for (int j = 0; j < MLP_NT; j++) {
+            const int c = c0 + wcol + 8 * j + 2 * t;
+            b[j][0] = BWD && c < cols ? bias[c] : 0.0f;
+            b[j][1] = BWD && c < cols ? bias[c + 1] : 0.0f;
+            sum[j][0] = sum[j][1] = 0.0f;
+        }
+        if (!BWD)
+            for (int i = threadIdx.x; i < MLP_CHUNK; i += MLP_THREADS)
+                vec[i] = i < cw ? bias[c0 + i] : 0.0f;
+        for (int tile = blockIdx.x; tile < row_tiles; tile += gridDim.x) {
+            const int r0 = tile * MLP_ROWS, vr = min(MLP_ROWS, rows - r0);
+            __syncthreads(); /* As and Os free */
+            tile_async(As, lda, a + (size_t)r0 * K, (size_t)K, MLP_ROWS, Kp, vr, K, a_vec);
+            if (BWD)
+                tile_async(Os, MLP_LDC, aux + (size_t)r0 * cols + c0, (size_t)cols, MLP_ROWS,
+                           MLP_CHUNK, vr, cw, o_vec);
+            asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+            __syncthreads();
+            float acc[2][MLP_NT][4];
+#pragma unroll
+            for (int m = 0; m < 2; m++)
+#pragma unroll
+                for (int j = 0; j < MLP_NT; j++)
+                    acc[m][j][0] = acc[m][j][1] = acc[m][j][2] = acc[m][j][3] = 0.0f;
+            for (int k0 = 0; k0 < Kp; k0 += 8) {
+                unsigned af[2][4];
+#pragma unroll
+                for (int m = 0; m < 2; m++) {
+                    const float *p = As + (wrow + 16 * m + g) * lda + k0 + t;
+                    af[m][0] = to_tf32(p[0]);
+                    af[m][1] = to_tf32(p[8 * lda]);
+                    af[m][2] = to_tf32(p[4]);
+                    af[m][3] = to_tf32(p[8 * lda + 4]);
+                }
+#pragma unroll
+                for (int j = 0; j < MLP_NT; j++) {
+                    if (wcol + 8 * j >= cw) break; /* warp-uniform: past the chunk */
+                    const int n = wcol + 8 * j + g;
+                    unsigned bf[2];
+                    if (BWD) {
+                        bf[0] = to_tf32(Ws[(k0 + t) * MLP_LDC + n]);
+                        bf[1] = to_tf32(Ws[(k0 + t + 4) * MLP_LDC + n]);
+                    } else {
+                        bf[0] = to_tf32(Ws[n * lda + k0 + t]);
+                        bf[1] = to_tf32(Ws[n * lda + k0 + t + 4]);
+                    }
+                    mma_tf32(acc[0][j], af[0], bf);
+                    mma_tf32(acc[1][j], af[1], bf);
+                }
+            }
+            /* fragments to Os (the backward: df in place of f). Rows past
+             * `rows` and columns past the chunk hold zeros: their A rows and
+             * W columns were zero-filled, so they add nothing to the sums. */
+#pragma unroll
+            for (int m = 0; m < 2; m++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+#pragma unroll
+                    for (int j = 0; j < MLP_NT; j++) {
+                        if (wcol + 8 * j >= cw) break;
+                        float2 *o = reinterpret_cast<float2 *>(
+                            Os + (wrow + 16 * m + 8 * h + g) * MLP_LDC + wcol + 8 * j + 2 * t);
+                        float2 v = make_float2(acc[m][j][2 * h], acc[m][j][2 * h + 1]);
+                        if (BWD) {
+                            const float2 f = *o;
+                            v.x *= gelu_grad(f.x + b[j][0]);
+                            v.y *= gelu_grad(f.y + b[j][1]);
+                            sum[j][0] += v.x;
+                            sum[j][1] += v.y;
+                        }
+                        *o = v;
+                    }
+            __syncthreads();
+            /* Os to out (and GELU(Os + bias) to out2) in whole rows */
+            if (o_vec) {
+                const int c4 = cw / 4;
+                for (int i = threadIdx.x; i < vr * c4; i += MLP_THREADS) {
+                    const int r = i / c4, c = 4 * (i - r * c4);
+                    const float4 v = *reinterpret_cast<const float4 *>(Os + r * MLP_LDC + c);
+                    const size_t o = (size_t)(r0 + r) * cols + c0 + c;
+                    *reinterpret_cast<float4 *>(out + o) = v;
+                    if (!BWD)
+                        *reinterpret_cast<float4 *>(out2 + o) =
+                            make_float4(gelu(v.x + vec[c]), gelu(v.y + vec[c + 1]),
+                                        gelu(v.z + vec[c + 2]), gelu(v.w + vec[c + 3]));
+                }
+            } else {
+                for (int i = threadIdx.x; i < vr * cw; i += MLP_THREADS) {
+                    const int r = i / cw, c = i - r * cw;
+                    const float v = Os[r * MLP_LDC + c];
+                    const size_t o = (size_t)(r0 + r) * cols + c0 + c;
+                    out[o] = v;
+                    if (!BWD) out2[o] = gelu(v + vec[c]);
+                }
+            }
+        }
+        if (BWD) {
+            /* lanes of one t hold the same columns: sum over g, then the
+             * two warp rows through shared memory, one atomic per column */
+#pragma unroll
+            for (int j = 0; j < MLP_NT; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++)
+                    for (int off = 4; off < 32; off <<= 1)
+                        sum[j][e] += __shfl_xor_sync(0xffffffffu, sum[j][e], off);
+            if ((warp & 1) && g == 0)
+#pragma unroll
+                for (int j = 0; j < MLP_NT; j++)
+                    vec[wcol + 8 * j + 2 * t] = sum[j][0], vec[wcol + 8 * j + 2 * t + 1] = sum[j][1];
+            __syncthreads();
+            if (!(warp & 1) && g == 0)
+#pragma unroll
+                for (int j = 0; j < MLP_NT; j++) {
+                    const int c = wcol + 8 * j + 2 * t;
+                    if (c >= cw) break;
+                    atomicAdd(&dbias[c0 + c], sum[j][0] + vec[c]);
+                    atomicAdd(&dbias[c0 + c + 1], sum[j][1] + vec[c + 1]);
+                }
+        }
+        __syncthreads(); /* Ws and vec are rewritten by the next chunk */
+    }
+}
+
+/* As [MLP_ROWS][Kp + 4]; Ws, the forward's [MLP_CHUNK][Kp + 4], the
+ * backward's [Kp][MLP_LDC]; vec [MLP_CHUNK]; Os [MLP_ROWS][MLP_LDC]. */
+static size_t mlp_smem(int K, bool bwd) {
+    const size_t Kp = (size_t)((K + 7) & ~7), lda = Kp + MLP_KPAD;
+    const size_t ws = bwd ? Kp * MLP_LDC : (size_t)MLP_CHUNK * lda;
+    return (MLP_ROWS * lda + ws + MLP_CHUNK + (size_t)MLP_ROWS * MLP_LDC) * sizeof(float);
+}
+
+extern "C" size_t tlob_mlp_fwd_smem(int D) { return mlp_smem(D, false); }
+extern "C" size_t tlob_mlp_bwd_smem(int O) { return mlp_smem(O, true); }
+
+extern "C" cudaError_t tlob_mlp_prepare(int smem_limit) {
+    cudaError_t e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_FC_GELU>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_DG_GELU_BWD>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
+    return e;
+}
+
+static unsigned mlp_grid(int rows) {
+    const unsigned tiles = (unsigned)((rows + MLP_ROWS - 1) / MLP_ROWS);
+    return tiles < MLP_MAX_BLOCKS ? tiles : MLP_MAX_BLOCKS;
+}
+
+static int mlp_aligned(int cols, const float *p, const float *q) {
+    return cols % 2 == 0 && ((size_t)p | (size_t)q) % 8 == 0;
+}
+
+/* y1 [rows, D]; Wf [F, D]; bf [F]; f, g [rows, F] */
+extern "C" cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const float *bf,
+                                               float *f, float *g, int rows, int D, int F,
+                                               cudaStream_t stream) {
+    if (!mlp_aligned(F, f, g) || rows < 1 || D < 1) return cudaErrorInvalidValue;
+    tlob_mlp_mma_kernel<MLP_FC_GELU><<<mlp_grid(rows), MLP_THREADS, mlp_smem(D, false), stream>>>(
+        y1, wf, bf, NULL, f, g, NULL, rows, D, F);
+    return cudaGetLastError();
+}
+
+/* dz1 [rows, O]; Wf2 [O, F]; f, df [rows, F]; bf, dbf [F] */
+extern "C" cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float *wf2,
+                                                   const float *f, const float *bf, float *df,
+                                                   float *dbf, int rows, int O, int F,
+                                                   cudaStream_t stream) {
+    if (!mlp_aligned(F, f, df) || rows < 1 || O < 1) return cudaErrorInvalidValue;
+    tlob_mlp_mma_kernel<MLP_DG_GELU_BWD><<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true),
+                                           stream>>>(dz1, wf2, bf, f, df, NULL, dbf, rows, O, F);
+    return cudaGetLastError();
+}

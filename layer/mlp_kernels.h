@@ -1,0 +1,46 @@
+/* The MLP's thin products fused with the elementwise pass after them, on the
+ * tensor cores (TF32 inputs, FP32 accumulation: TF32 mode only), from
+ * layer/mlp_kernels.cu:
+ *   forward:  f = y1 Wf^T and g = GELU(f + bf), one pass (cuBLAS's fc, then
+ *             tlob_launch_bias_gelu_fwd, on the general path);
+ *   backward: df = (dz1 Wf2) * GELU'(f + bf) and dbf += the column sums of
+ *             df, one pass (cuBLAS's dg, then tlob_launch_gelu_bwd).
+ * Shapes are row-major; rows = B*T, F = 4D the hidden width. */
+#ifndef TLOB_MLP_KERNELS_H
+#define TLOB_MLP_KERNELS_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Output columns of one pass of a block: where F is at most this, a block's
+ * tile spans the whole output width and A is read once. */
+#define TLOB_MLP_CHUNK 160
+
+/* Shared memory (bytes) of one block of each kernel. */
+size_t tlob_mlp_fwd_smem(int D);
+size_t tlob_mlp_bwd_smem(int O);
+
+/* Raises both kernels' dynamic shared-memory limit to `smem_limit` bytes;
+ * host-side setup, once per layer (tlob_create). */
+cudaError_t tlob_mlp_prepare(int smem_limit);
+
+/* y1 [rows, D], Wf [F, D], bf [F] -> f [rows, F] (without the bias, as the
+ * backward reads it), g [rows, F]. F even, f and g 8-byte aligned
+ * (cudaErrorInvalidValue otherwise). */
+cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const float *bf, float *f,
+                                    float *g, int rows, int D, int F, cudaStream_t stream);
+
+/* dz1 [rows, O], Wf2 [O, F], f [rows, F], bf [F] -> df [rows, F];
+ * dbf [F] += column sums of df. F even, f and df 8-byte aligned. */
+cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float *wf2, const float *f,
+                                        const float *bf, float *df, float *dbf, int rows, int O,
+                                        int F, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLOB_MLP_KERNELS_H */
