@@ -1576,9 +1576,17 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     if (cached)
         return cached;
     arg_list scanned = { 0 };
-    build_args(&scanned, snap, src, cfg, false);
+    build_args(&scanned, snap, src, cfg, NULL);
+    /* Without the flags every parse starts with (base_args): the CUDA
+     * toolkit's directories are not the project's, like those clang adds
+     * itself (extract/includes.c), which a .cu file's parse already left
+     * out. Following a C file's <cuda_runtime_api.h> through the toolkit
+     * read and masked a megabyte of headers per parse: 12 ms of a
+     * one-file commit's 60 ms in its worker (docs/hooks.md). */
+    const char *base[MAX_BASE_ARGS];
+    size_t nbase = base_args(src->lang, base);
     unsigned hazard_line;
-    char *hazard = include_hazard(snap, index, scanned.argv, scanned.n,
+    char *hazard = include_hazard(snap, index, scanned.argv + nbase, scanned.n - nbase,
                                   cfg ? cfg->limits.file_bytes : GL_DEFAULT_FILE_BYTES,
                                   &hazard_line);
     arg_list_free(&scanned);
