@@ -87,6 +87,8 @@ static struct {
     char *shim_dir;
     char *host_math;      /* <shim_dir>/gpulint_nvcc_host_math.h */
     char *pch_path[LANG_COUNT];   /* by source_lang; NULL when it could not be built */
+    unsigned long long pch_key[LANG_COUNT];
+    bool pch_ready[LANG_COUNT];   /* pch_path is built (base_pch_ready) */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *results_dir;    /* <cache>/results (analyzer/results.c), NULL with facts_dir */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
@@ -321,74 +323,118 @@ static void remove_stale_pchs(const char *ext, const char *keep_key)
     closedir(dir);
 }
 
-/* Build a language's PCH unless a valid one is cached. clang validates a
- * PCH against every input file it was built from, the prelude included, so
- * the prelude stays in the cache next to it (same key) and is never
- * rewritten while the PCH exists. */
-static void prepare_pch(source_lang lang)
+/* CPU seconds of the calling thread (a worker parses on a thread of its
+ * own, extract/contain.c). */
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds of the whole process: libclang builds a PCH on a thread of
+ * its own unless told otherwise (extract/contain.c, LIBCLANG_NOTHREADS). */
+static double process_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A language's PCH is named at the start of a run (the include sets
+ * chained on it carry its path in their keys, count_include_sets) and
+ * built only for a language some unit of the snapshot parses with it
+ * (build_needed_pchs), or, without a snapshot, when a parse first needs it
+ * (base_pch_ready): a cold run built all three before any worker started,
+ * the C++ one (0.5 s of CPU here) although this repository has no C++
+ * file (docs/performance.md). clang validates a PCH against every input
+ * file it was built from, the prelude included, so the prelude stays in
+ * the cache next to it (same key) and is never rewritten while the PCH
+ * exists. */
+static void name_pch(source_lang lang)
 {
     const char *argv[MAX_BASE_ARGS];
     size_t argc = base_args(lang, argv);
     unsigned long long key = pch_key(pch_prelude[lang], argv, argc);
     const char *ext = lang == LANG_CUDA ? "cuh" : lang == LANG_CXX ? "hpp" : "h";
-    char *path = xasprintf("%s/%s-%016llx.pch", g.cache_dir, ext, key);
+    g.pch_path[lang] = xasprintf("%s/%s-%016llx.pch", g.cache_dir, ext, key);
+    g.pch_key[lang] = key;
     char *prelude = xasprintf("%s/%s-%016llx.prelude.%s", g.cache_dir, ext, key, ext);
-    if (access(path, R_OK) == 0 && access(prelude, R_OK) == 0) {
-        g.pch_path[lang] = path;
-        free(prelude);
-        return;
-    }
-    /* One process builds it, a concurrent gpulint waits and uses it: two
-     * building at once each rewrote the prelude and renamed their PCH over
-     * the other's, and libclang then refused the include sets chained on
-     * the first one (their PCH discarded; tests/analyzer/cli.bats, two runs
-     * at once). The lock goes before it is let go, as in preamble.c. */
-    char *lock_path = xasprintf("%s/%s-%016llx.lock", g.cache_dir, ext, key);
-    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    while (lock >= 0 && flock(lock, LOCK_EX) != 0 && errno == EINTR)
-        ;
+    g.pch_ready[lang] = access(g.pch_path[lang], R_OK) == 0 && access(prelude, R_OK) == 0;
+    free(prelude);
+}
+
+/* Whether the language's PCH is there, built now unless a valid one is
+ * cached; when it cannot be built, g.pch_path[lang] becomes NULL and the
+ * parses of this process go without it. */
+static bool base_pch_ready(source_lang lang)
+{
+    if (!g.pch_path[lang])
+        return false;
+    if (g.pch_ready[lang])
+        return true;
+    const char *argv[MAX_BASE_ARGS];
+    size_t argc = base_args(lang, argv);
+    const char *ext = lang == LANG_CUDA ? "cuh" : lang == LANG_CXX ? "hpp" : "h";
+    unsigned long long key = g.pch_key[lang];
+    const char *path = g.pch_path[lang];
+    char *prelude = xasprintf("%s/%s-%016llx.prelude.%s", g.cache_dir, ext, key, ext);
+    /* One process builds it, a concurrent gpulint (or the run's other
+     * worker) waits and uses it: two building at once each rewrote the
+     * prelude and renamed their PCH over the other's, and libclang then
+     * refused the include sets chained on the first one (their PCH
+     * discarded; tests/analyzer/cli.bats, two runs at once). The lock goes
+     * before it is let go, as in preamble.c. */
+    char *lock_path = NULL;
+    int lock = -1;
     bool built = access(path, R_OK) == 0 && access(prelude, R_OK) == 0;
-    if (built || lock < 0) {
-        if (lock >= 0) {
-            unlink(lock_path);
-            close(lock);
+    if (!built) {
+        lock_path = xasprintf("%s/%s-%016llx.lock", g.cache_dir, ext, key);
+        lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        while (lock >= 0 && flock(lock, LOCK_EX) != 0 && errno == EINTR)
+            ;
+        built = access(path, R_OK) == 0 && access(prelude, R_OK) == 0;
+    }
+    if (!built) {
+        double cpu_start = process_cpu_seconds();
+        char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+        CXIndex index = clang_createIndex(1, 0);
+        CXTranslationUnit tu = NULL;
+        built = write_file_atomically(prelude, pch_prelude[lang]) == 0 &&
+                clang_parseTranslationUnit2(index, prelude, argv, (int)argc, NULL, 0,
+                                            CXTranslationUnit_Incomplete |
+                                                CXTranslationUnit_ForSerialization,
+                                            &tu) == CXError_Success &&
+                clang_saveTranslationUnit(tu, tmp, clang_defaultSaveOptions(tu)) ==
+                    CXSaveError_None &&
+                rename(tmp, path) == 0;
+        if (built) {
+            char *key_text = xasprintf("%016llx", key);
+            remove_stale_pchs(ext, key_text);
+            free(key_text);
+        } else {
+            unlink(tmp);
         }
-        free(lock_path);
+        if (tu)
+            clang_disposeTranslationUnit(tu);
+        clang_disposeIndex(index);
+        free(tmp);
+        if (getenv("GPULINT_TRACE"))
+            fprintf(stderr, "gpulint: trace: build %s (process %d, %s, %.3f s CPU)\n", path,
+                    (int)getpid(), built ? "built" : "failed", process_cpu_seconds() - cpu_start);
     }
-    if (built) {
-        g.pch_path[lang] = path;
-        free(prelude);
-        return;
-    }
-    char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-    CXIndex index = clang_createIndex(1, 0);
-    CXTranslationUnit tu = NULL;
-    if (write_file_atomically(prelude, pch_prelude[lang]) == 0 &&
-        clang_parseTranslationUnit2(index, prelude, argv, (int)argc, NULL, 0,
-                                    CXTranslationUnit_Incomplete |
-                                        CXTranslationUnit_ForSerialization,
-                                    &tu) == CXError_Success &&
-        clang_saveTranslationUnit(tu, tmp, clang_defaultSaveOptions(tu)) ==
-            CXSaveError_None &&
-        rename(tmp, path) == 0) {
-        g.pch_path[lang] = path;
-        char *key_text = xasprintf("%016llx", key);
-        remove_stale_pchs(ext, key_text);
-        free(key_text);
-    } else {
-        unlink(tmp);
-        free(path);
-    }
-    if (tu)
-        clang_disposeTranslationUnit(tu);
-    clang_disposeIndex(index);
     if (lock >= 0) {
         unlink(lock_path);
         close(lock);
-        free(lock_path);
     }
+    free(lock_path);
     free(prelude);
-    free(tmp);
+    if (!built) {
+        free(g.pch_path[lang]);
+        g.pch_path[lang] = NULL;
+    }
+    g.pch_ready[lang] = built;
+    return built;
 }
 
 /* Everything extraction's output depends on that is not the file or its
@@ -433,6 +479,7 @@ static bool write_shim(const char *dir)
 }
 
 static void count_include_sets(const snapshot *snap, const gl_config *cfg);
+static void build_needed_pchs(const snapshot *snap, const gl_config *cfg);
 static void kept_clear(void);
 
 int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
@@ -480,11 +527,9 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
         return 0;
     }
     /* GPULINT_NO_PCH: parse everything in full (measurements, debugging). */
-    if (!getenv("GPULINT_NO_PCH")) {
-        prepare_pch(LANG_CUDA);
-        prepare_pch(LANG_C);
-        prepare_pch(LANG_CXX);
-    }
+    if (!getenv("GPULINT_NO_PCH"))
+        for (int lang = 0; lang < LANG_COUNT; lang++)
+            name_pch((source_lang)lang);
     /* GPULINT_NO_FACTS_CACHE: extract every file again (measurements). */
     g.identity = facts_identity();
     if (g.identity && !getenv("GPULINT_NO_FACTS_CACHE")) {
@@ -500,8 +545,10 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
         for (size_t i = 0; i < snap->nfiles; i++)
             for (size_t k = 0; k < snap->files[i].nother_contexts; k++)
                 g.other_unit[snap->files[i].other_contexts[k]] = true;
-        if (!getenv("GPULINT_NO_PCH"))
+        if (!getenv("GPULINT_NO_PCH")) {
+            build_needed_pchs(snap, cfg);
             count_include_sets(snap, cfg);
+        }
     }
     return 0;
 }
@@ -645,6 +692,21 @@ static bool can_use_pch(const snapshot *snap, size_t unit, const gl_config *cfg,
         return true;
     return (mentions(src, "cuda") || mentions(src, "cublas")) &&
            !reach_any_file(reach, unit, is_stand_in, NULL);
+}
+
+/* Build, before the workers start (they share what is built), the PCH of
+ * each language that some unit of the snapshot would parse with. */
+static void build_needed_pchs(const snapshot *snap, const gl_config *cfg)
+{
+    bool needed[LANG_COUNT] = {false};
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        source_lang lang = snap->files[i].lang;
+        if (!needed[lang] && facts_unit_of(snap, i) == i && can_use_pch(snap, i, cfg, g.reach))
+            needed[lang] = true;
+    }
+    for (int lang = 0; lang < LANG_COUNT; lang++)
+        if (needed[lang])
+            base_pch_ready((source_lang)lang);
 }
 
 /* Whether a file may parse with a PCH of its own leading system headers
@@ -1037,15 +1099,6 @@ static const char *cx_error_text(enum CXErrorCode rc)
     }
 }
 
-/* CPU seconds of the calling thread (a worker parses on a thread of its
- * own, extract/contain.c). */
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Parse snap->files[tu_index] as a translation unit, handed the snapshot
  * files its includes can reach, with the PCH of its include set, else the
  * language's, else none. */
@@ -1066,7 +1119,7 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
         unsaved[k].Length = f->len;
     }
     free(reached);
-    bool with_pch = can_use_pch(snap, tu_index, cfg, reach);
+    bool with_pch = can_use_pch(snap, tu_index, cfg, reach) && base_pch_ready(src->lang);
     include_set set = {0};
     const char *set_pch = NULL;
     if (g.set_of && tu_index < g.nset_of) {
@@ -1518,9 +1571,17 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     if (cached)
         return cached;
     arg_list scanned = { 0 };
-    build_args(&scanned, snap, src, cfg, false);
+    build_args(&scanned, snap, src, cfg, NULL);
+    /* Without the flags every parse starts with (base_args): the CUDA
+     * toolkit's directories are not the project's, like those clang adds
+     * itself (extract/includes.c), which a .cu file's parse already left
+     * out. Following a C file's <cuda_runtime_api.h> through the toolkit
+     * read and masked a megabyte of headers per parse: 12 ms of a
+     * one-file commit's 60 ms in its worker (docs/hooks.md). */
+    const char *base[MAX_BASE_ARGS];
+    size_t nbase = base_args(src->lang, base);
     unsigned hazard_line;
-    char *hazard = include_hazard(snap, index, scanned.argv, scanned.n,
+    char *hazard = include_hazard(snap, index, scanned.argv + nbase, scanned.n - nbase,
                                   cfg ? cfg->limits.file_bytes : GL_DEFAULT_FILE_BYTES,
                                   &hazard_line);
     arg_list_free(&scanned);

@@ -1,7 +1,8 @@
 /* include_hazard (extract/includes.h): a scan of #include lines, resolved
  * the way clang's search order does for the directories given on the
  * command line. System directories clang adds itself hold the system's and
- * CUDA's headers and are not searched here. */
+ * CUDA's headers and are not searched here, nor are the toolkit's that
+ * gpulint adds to every parse (extract.c leaves its base flags out). */
 #define _GNU_SOURCE
 #include "extract/includes.h"
 
@@ -23,6 +24,9 @@ typedef struct {
     const char *const *argv;
     size_t argc;
     unsigned long max_bytes;
+    unsigned long long flags_key;   /* of argv and max_bytes (known_clean) */
+    bool cut;            /* MAX_SCAN_DEPTH stopped a descent */
+    bool disk_to_snapshot;   /* a header from disk included a snapshot file */
     bool *seen;          /* per snapshot file: scanned already */
     char **seen_disk;    /* headers read from disk and scanned already */
     size_t nseen_disk;
@@ -35,6 +39,7 @@ typedef struct {
 typedef struct {
     const char *path, *abs_path, *text, *masked;
     size_t len;
+    bool from_disk;      /* not a snapshot file */
 } scanned_text;
 
 static const char *dir_flag_value(const char *const *argv, size_t argc, size_t *i, bool quoted)
@@ -84,11 +89,81 @@ static char *resolve(scan *s, const scanned_text *from, const char *name, bool q
 static char *scan_file(scan *s, size_t index, unsigned depth);
 static char *scan_text(scan *s, const scanned_text *f, unsigned depth);
 
+/* Headers read from disk that a whole scan with the same flags and bound
+ * followed to the end without a hazard: everything they include is
+ * harmless too, so a later scan in this process skips reading them again.
+ * A worker parses unit after unit, and each C file here that includes the
+ * CUDA runtime, or libclang's Index.h, read and masked the same headers
+ * again: 0.2 s of the CPU of a cold run over this repository
+ * (docs/performance.md). */
+typedef struct {
+    unsigned long long flags_key;
+    char *path;
+} clean_header;
+
+static struct {
+    clean_header *slots;   /* open addressing; path NULL: empty */
+    size_t cap, n;
+} known_clean;
+
+static unsigned long long fnv1a(unsigned long long h, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ULL;
+    }
+    return h ^ 0xff;   /* each string ends distinctly: ("ab","c") != ("a","bc") */
+}
+
+static size_t clean_slot(unsigned long long flags_key, const char *path)
+{
+    return (size_t)(fnv1a(flags_key, path) & (known_clean.cap - 1));
+}
+
+static bool is_known_clean(unsigned long long flags_key, const char *path)
+{
+    if (!known_clean.cap)
+        return false;
+    for (size_t i = clean_slot(flags_key, path); known_clean.slots[i].path;
+         i = (i + 1) & (known_clean.cap - 1))
+        if (known_clean.slots[i].flags_key == flags_key &&
+            strcmp(known_clean.slots[i].path, path) == 0)
+            return true;
+    return false;
+}
+
+static void add_known_clean(unsigned long long flags_key, const char *path)
+{
+    if (is_known_clean(flags_key, path))
+        return;
+    if (2 * (known_clean.n + 1) > known_clean.cap) {
+        clean_header *old = known_clean.slots;
+        size_t old_cap = known_clean.cap;
+        known_clean.cap = old_cap ? 2 * old_cap : 256;
+        known_clean.slots = xcalloc(known_clean.cap, sizeof *known_clean.slots);
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].path) {
+                size_t k = clean_slot(old[i].flags_key, old[i].path);
+                while (known_clean.slots[k].path)
+                    k = (k + 1) & (known_clean.cap - 1);
+                known_clean.slots[k] = old[i];
+            }
+        free(old);
+    }
+    size_t k = clean_slot(flags_key, path);
+    while (known_clean.slots[k].path)
+        k = (k + 1) & (known_clean.cap - 1);
+    known_clean.slots[k] = (clean_header){flags_key, xstrdup(path)};
+    known_clean.n++;
+}
+
 /* A header of the project that is not in the snapshot: read and scanned in
  * turn, once, so that a .c including a header including /dev/zero is
  * caught too. */
 static char *scan_disk_header(scan *s, const char *path, unsigned depth)
 {
+    if (is_known_clean(s->flags_key, path))
+        return NULL;
     for (size_t i = 0; i < s->nseen_disk; i++)
         if (strcmp(s->seen_disk[i], path) == 0)
             return NULL;
@@ -101,7 +176,7 @@ static char *scan_disk_header(scan *s, const char *path, unsigned depth)
     char *masked = xmalloc(len + 1);
     mask_text(text, len, MASK_COMMENTS | MASK_STRINGS, masked);
     masked[len] = '\0';
-    scanned_text f = {path, path, text, masked, len};
+    scanned_text f = {path, path, text, masked, len, true};
     char *hazard = scan_text(s, &f, depth);
     free(masked);
     free(text);
@@ -117,6 +192,8 @@ static char *check_file(scan *s, const char *path, const char *spelled, bool quo
             k = (long)i;
     if (k >= 0) {   /* its text is the snapshot's: scan that instead */
         *found = true;
+        s->cut |= depth >= MAX_SCAN_DEPTH;
+        s->disk_to_snapshot |= from->from_disk;
         return depth < MAX_SCAN_DEPTH ? scan_file(s, (size_t)k, depth + 1) : NULL;
     }
     struct stat st;
@@ -139,6 +216,7 @@ static char *check_file(scan *s, const char *path, const char *spelled, bool quo
     free(where);
     if (hazard)
         return hazard;
+    s->cut |= depth >= MAX_SCAN_DEPTH;
     return depth < MAX_SCAN_DEPTH ? scan_disk_header(s, path, depth + 1) : NULL;
 }
 
@@ -151,7 +229,7 @@ static char *scan_file(scan *s, size_t index, unsigned depth)
     s->seen[index] = true;
     const source_file *src = &s->snap->files[index];
     scanned_text f = {src->path, src->abs_path, src->text,
-                      src->masked ? src->masked : src->text, src->len};
+                      src->masked ? src->masked : src->text, src->len, false};
     return scan_text(s, &f, depth);
 }
 
@@ -186,11 +264,25 @@ static char *scan_text(scan *s, const scanned_text *f, unsigned depth)
 char *include_hazard(const snapshot *snap, size_t index, const char *const *argv, size_t argc,
                      unsigned long max_bytes, unsigned *line)
 {
-    scan s = {snap, argv, argc, max_bytes, xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(bool)),
-              NULL, 0, snap->files[index].path, 1};
+    char bound[32];
+    snprintf(bound, sizeof bound, "%lu", max_bytes);
+    unsigned long long flags_key = fnv1a(14695981039346656037ULL, bound);
+    for (size_t i = 0; i < argc; i++)
+        flags_key = fnv1a(flags_key, argv[i]);
+    scan s = {snap, argv, argc, max_bytes, flags_key, false, false,
+              xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(bool)), NULL, 0,
+              snap->files[index].path, 1};
     char *hazard = scan_file(&s, index, 0);
-    for (size_t i = 0; i < s.nseen_disk; i++)
+    /* Every header this scan read was followed as far as it includes
+     * anything (a header already being scanned is followed by the scan
+     * that is), unless the depth bound stopped it. One that includes a
+     * snapshot file is not remembered: the process may see another
+     * snapshot (tests/analyzer/unit/extract_facts.c). */
+    for (size_t i = 0; i < s.nseen_disk; i++) {
+        if (!hazard && !s.cut && !s.disk_to_snapshot)
+            add_known_clean(flags_key, s.seen_disk[i]);
         free(s.seen_disk[i]);
+    }
     free(s.seen_disk);
     free(s.seen);
     *line = s.main_line;

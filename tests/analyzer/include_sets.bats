@@ -38,3 +38,18 @@ FILES=(gnu1.c gnu2.c posix1.c posix2.c)
   assert_equal "$status" "$status_sets"
   assert_equal "$output" "$with_sets"
 }
+
+@test "a language's base PCH is built only when a file of the run parses with it" {
+  [ -r "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ] || skip "no CUDA toolkit here"
+  # gnu1.c names no CUDA header: it parses without the C base PCH, so a run
+  # over it builds none (it built all three, the C++ one too).
+  run env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" -q gnu1.c
+  assert_success
+  assert_equal "$(find "$XDG_CACHE_HOME/gpulint" -maxdepth 1 -name '*.pch' | wc -l)" 0
+  printf '__global__ void k(float *x) { x[0] = 1.0f; }\n' >k.cu
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" -q gnu1.c k.cu
+  assert_success
+  assert_equal "$(cd "$XDG_CACHE_HOME/gpulint" && ls -- *.pch | sed 's/-.*//')" cuh
+  assert_equal "$(grep -c 'trace: build .*/cuh-.*built' <<<"$stderr")" 1
+  assert_equal "$(grep -c 'trace: parse k.cu (.* base PCH' <<<"$stderr")" 1
+}

@@ -54,7 +54,10 @@ clang_time() {
 row() {
   local name=$1 dir=$2 one=$3 clang_flags=$4; shift 4
   local args=("$@")
-  rm -rf "$XDG_CACHE_HOME/gpulint/facts" "$XDG_CACHE_HOME/gpulint/pch" "$XDG_CACHE_HOME/gpulint/results"
+  # Cold is an empty cache, the language PCHs included: they used to be
+  # kept from an earlier row or run, so a cold figure depended on whether
+  # the benchmark had run before in that directory (1.0-1.5 s of CPU here).
+  rm -rf "$XDG_CACHE_HOME/gpulint"
   local cold warm changed
   cold=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
   warm=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
@@ -66,8 +69,8 @@ row() {
   set -- $cold
   local cold_s=$1 peak_kb=$2
   [ "$c" != n/a ] && ratio="$(echo "scale=2; $cold_s / $c" | bc)x" && c="$c s"
-  printf '| %s | %s | %s | %s | %s | %s | %s MB |\n' "$name" "$(shown "$cold")" "$(shown "$warm")" \
-    "$(shown "$changed")" "$c" "$ratio" "$(( peak_kb / 1024 ))"
+  printf '| %s | %s | %s | %s | %s | %s | %s MB | %s |\n' "$name" "$(shown "$cold")" "$(shown "$warm")" \
+    "$(shown "$changed")" "$c" "$ratio" "$(( peak_kb / 1024 ))" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
 extract() {   # mirror-name target [paths...]
@@ -85,8 +88,8 @@ extract() {   # mirror-name target [paths...]
 
 echo "gpulint $("$gl" --version | head -n 1 | cut -d' ' -f2), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), clang: ${clang:-not installed (apt-get install clang-19)}"
 echo
-echo '| corpus | cold | warm | one file changed | clang -fsyntax-only (-P2) | cold / clang | peak memory |'
-echo '|---|---|---|---|---|---|---|'
+echo '| corpus | cold | warm | one file changed | clang -fsyntax-only (-P2) | cold / clang | peak memory | load after |'
+echo '|---|---|---|---|---|---|---|---|'
 want() { [[ " $corpora " == *" $1 "* ]]; }
 if want repo; then
 tree=$work/this-repo
@@ -104,7 +107,7 @@ if ! want llmc; then
 elif extract karpathy+llm.c "$work/llmc" dev/cuda; then
   row "llm.c dev/cuda" "$work/llmc/dev/cuda" adamw.cu "" .
 else
-  echo "| llm.c dev/cuda | SKIP: no mirror at $mirrors/karpathy+llm.c/repo (nothing is fetched; BENCH_MIRRORS names the mirrors' directory) |||||||"
+  echo "| llm.c dev/cuda | SKIP: no mirror at $mirrors/karpathy+llm.c/repo (nothing is fetched; BENCH_MIRRORS names the mirrors' directory) ||||||||"
 fi
 if ! want samples; then
   :
@@ -114,5 +117,5 @@ elif extract NVIDIA+cuda-samples "$work/samples" Samples Common; then
   row "cuda-samples Samples/" "$work/samples" "$one" "-I$work/samples/Common" \
     --config "$work/samples.yaml" Samples
 else
-  echo "| cuda-samples Samples/ | SKIP: no mirror at $mirrors/NVIDIA+cuda-samples/repo (nothing is fetched; BENCH_MIRRORS names the mirrors' directory) |||||||"
+  echo "| cuda-samples Samples/ | SKIP: no mirror at $mirrors/NVIDIA+cuda-samples/repo (nothing is fetched; BENCH_MIRRORS names the mirrors' directory) ||||||||"
 fi

@@ -66,3 +66,14 @@ assert_not_checked_rest_analysed() {
   gl_within 60 --config "$EMPTY_CONFIG" big.c bad.c
   assert_not_checked_rest_analysed "big.c:1:1: error: it is 9100000 bytes, more than limits.file-bytes (8388608)"
 }
+
+@test "the CUDA toolkit's headers are not the project's: a C file is not held to limits.file-bytes inside them, as a .cu file is not" {
+  mkdir -p toolkit/include
+  printf '#include "huge.h"\n' >toolkit/include/cuda_runtime_api.h
+  python3 -c 'print("/* " + "x" * 1200000 + " */\nint from_toolkit;")' >toolkit/include/huge.h
+  printf '#include <cuda_runtime_api.h>\nint x;\n' >uses_cuda.c
+  printf 'limits:\n  file-bytes: 1000000\n' >cfg.yaml
+  CUDA_PATH=$PWD/toolkit gl_within 60 --config cfg.yaml uses_cuda.c
+  assert_success
+  refute_output --partial "not checked"
+}
