@@ -35,7 +35,8 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
     switch (u->cause) {
     case UNCHECKED_MISSING_INCLUDE: {
         /* A header of the snapshot itself: its directory is the fix. */
-        char *dir = lost_header_dir(a->snap, u->detail);
+        char *dir = lost_header_dir(a->snap, u->detail,
+                                    u->via ? u->via : a->snap->files[fi].abs_path);
         if (dir)
             diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                         "'%s' not found%s: " NOT_CHECKED "; it is below %s: add that to "
