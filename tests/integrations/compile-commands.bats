@@ -81,3 +81,27 @@ JSON
   run -0 "$GL" --config conf.yaml --format text --color=never -p . app/pick.c
   refute_output --partial 'parse-error'
 }
+
+@test "nvcc's relocatable device code (-dc, -rdc=true) is clang's -fgpu-rdc: an extern __shared__ object is no parse error" {
+  mkdir -p rdc
+  cat >rdc/scratch.cu <<'CU'
+struct scratch { float partial[32]; };
+/* Defined by the kernel's launch (dynamic shared memory); legal only in
+ * relocatable device code, which the build asks for. */
+extern __shared__ scratch shared_scratch;
+__global__ void sum_rows(const float *x, float *out)
+{
+    shared_scratch.partial[threadIdx.x % 32] = x[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = shared_scratch.partial[0];
+}
+CU
+  for flag in -dc -rdc=true; do
+    cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR", "command": "/usr/local/cuda/bin/nvcc $flag -o scratch.o rdc/scratch.cu", "file": "rdc/scratch.cu"}]
+JSON
+    run -0 "$GL" --config "$EMPTY_CONFIG" --format text --color=never -p . rdc/scratch.cu
+    refute_output --partial 'parse-error'
+  done
+}
