@@ -53,14 +53,18 @@ char *lost_header_dir(const snapshot *snap, const char *spelling, const char *ne
      * #include: the first in path order sent src/transport/'s includer to
      * the plugin's directory. */
     long best = -1;
-    size_t best_dirs = 0;
+    size_t best_dirs = 0, best_depth = 0;
     for (size_t i = 0; i < snap->nfiles; i++) {
         if (!names(snap->files[i].abs_path, spelling))
             continue;
+        /* Equally near: the shallower (src/include/utils.h, not
+         * src/include/param/utils.h, for src/os/'s "utils.h"). */
         size_t dirs = shared_dirs(snap->files[i].abs_path, near);
-        if (best < 0 || dirs > best_dirs) {
+        size_t depth = shared_dirs(snap->files[i].abs_path, snap->files[i].abs_path);
+        if (best < 0 || dirs > best_dirs || (dirs == best_dirs && depth < best_depth)) {
             best = (long)i;
             best_dirs = dirs;
+            best_depth = depth;
         }
     }
     return best < 0 ? NULL : dir_below(snap, snap->files[best].abs_path, spelling);
