@@ -264,75 +264,115 @@ static void add_other_programs(snapshot *snap, long *const *includes, const size
     free(seen);
 }
 
-static bool same_flags(const source_file *a, const source_file *b)
+/* The include directories of a file's compile-database flags, one a line:
+ * all that searching for its headers' #includes depends on. */
+static char *search_key(const source_file *f)
 {
-    if (a->nargs != b->nargs)
-        return false;
-    for (size_t k = 0; k < a->nargs; k++)
-        if (strcmp(a->args[k], b->args[k]) != 0)
-            return false;
-    return true;
+    char *key = xstrdup("");
+    for (size_t k = 0; k < f->nargs; k++) {
+        const char *dir = include_dir_flag(f->args, f->nargs, &k);
+        if (!dir)
+            continue;
+        char *longer = xasprintf("%s%s\n", key, dir);
+        free(key);
+        key = longer;
+    }
+    return key;
+}
+
+typedef struct {
+    char *key;
+    size_t file;
+} keyed_file;
+
+static int by_key_then_file(const void *a, const void *b)
+{
+    const keyed_file *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->file > y->file) - (x->file < y->file);
+}
+
+/* Add to header i's includes what they name when searched with the flags
+ * of `flags`; whether any was new. */
+static bool add_found_with(const snapshot *snap, const gl_config *cfg, const macro_names *macros,
+                           size_t i, const source_file *flags, long **includes,
+                           size_t *nincludes, bool *included)
+{
+    long *found;
+    size_t nfound;
+    bool added = false;
+    for_each_include(snap, cfg, macros, i, flags, &found, &nfound);
+    for (size_t k = 0; k < nfound; k++) {
+        bool known = (size_t)found[k] == i;
+        for (size_t j = 0; !known && j < nincludes[i]; j++)
+            known = includes[i][j] == found[k];
+        if (known)
+            continue;
+        includes[i] = xrealloc(includes[i], (nincludes[i] + 1) * sizeof **includes);
+        includes[i][nincludes[i]++] = found[k];
+        included[found[k]] = true;
+        added = true;
+    }
+    free(found);
+    return added;
 }
 
 /* A header's #includes are searched for as its unit's compiler searches:
  * with the unit's -I (nccl's src/include/param/parsers.h includes
  * "param/parser_bitset.h", which only its includers' -Iinclude finds; the
- * header was parsed on its own, and not found). For each set of compile
- * database flags, the headers its source files reach add what their
- * includes name under those flags, until nothing more is added. */
+ * header was parsed on its own, and not found). The source files are
+ * grouped by their include directories; the headers each group reaches add
+ * what their includes name with those directories, until nothing more is
+ * added. */
 static void add_includes_found_with_unit_flags(const snapshot *snap, const gl_config *cfg,
                                                const macro_names *macros, long **includes,
                                                size_t *nincludes, bool *included, size_t *queue)
 {
-    size_t n = snap->nfiles;
-    size_t *scanned = xcalloc(n ? n : 1, sizeof *scanned);   /* 1 + the flags' file */
-    for (bool more = true; more;) {
+    size_t n = snap->nfiles, nkeyed = 0;
+    keyed_file *keyed = xcalloc(n ? n : 1, sizeof *keyed);
+    for (size_t i = 0; i < n; i++) {
+        if (snap->files[i].is_header || snap->files[i].nargs == 0)
+            continue;
+        char *key = search_key(&snap->files[i]);
+        if (*key)
+            keyed[nkeyed++] = (keyed_file){key, i};
+        else
+            free(key);
+    }
+    qsort(keyed, nkeyed, sizeof *keyed, by_key_then_file);
+    size_t *scanned = xcalloc(n ? n : 1, sizeof *scanned);   /* 1 + the group's first */
+    for (bool more = nkeyed > 0; more;) {
         more = false;
         memset(scanned, 0, (n ? n : 1) * sizeof *scanned);
-        for (size_t s = 0; s < n; s++) {
-            const source_file *flags = &snap->files[s];
-            bool first = !flags->is_header && flags->nargs > 0;
-            for (size_t e = 0; first && e < s; e++)
-                first = !(!snap->files[e].is_header && same_flags(&snap->files[e], flags));
-            if (!first)
-                continue;
-            /* Every source file with these flags, and what they reach. */
+        for (size_t g = 0; g < nkeyed;) {
+            size_t end = g + 1;
+            while (end < nkeyed && strcmp(keyed[end].key, keyed[g].key) == 0)
+                end++;
             size_t head = 0, tail = 0;
-            for (size_t u = s; u < n; u++)
-                if (!snap->files[u].is_header && same_flags(&snap->files[u], flags) &&
-                    scanned[u] != s + 1) {
-                    scanned[u] = s + 1;
-                    queue[tail++] = u;
-                }
+            for (size_t k = g; k < end; k++) {
+                scanned[keyed[k].file] = g + 1;
+                queue[tail++] = keyed[k].file;
+            }
+            const source_file *flags = &snap->files[keyed[g].file];
             while (head < tail) {
                 size_t i = queue[head++];
-                if (snap->files[i].is_header) {
-                    long *found;
-                    size_t nfound;
-                    for_each_include(snap, cfg, macros, i, flags, &found, &nfound);
-                    for (size_t k = 0; k < nfound; k++) {
-                        bool known = (size_t)found[k] == i;
-                        for (size_t j = 0; !known && j < nincludes[i]; j++)
-                            known = includes[i][j] == found[k];
-                        if (known)
-                            continue;
-                        includes[i] = xrealloc(includes[i], (nincludes[i] + 1) * sizeof **includes);
-                        includes[i][nincludes[i]++] = found[k];
-                        included[found[k]] = true;
-                        more = true;
-                    }
-                    free(found);
-                }
+                if (snap->files[i].is_header &&
+                    add_found_with(snap, cfg, macros, i, flags, includes, nincludes, included))
+                    more = true;
                 for (size_t k = 0; k < nincludes[i]; k++) {
                     size_t h = (size_t)includes[i][k];
-                    if (scanned[h] != s + 1) {
-                        scanned[h] = s + 1;
+                    if (scanned[h] != g + 1) {
+                        scanned[h] = g + 1;
                         queue[tail++] = h;
                     }
                 }
             }
+            g = end;
         }
     }
+    for (size_t k = 0; k < nkeyed; k++)
+        free(keyed[k].key);
+    free(keyed);
     free(scanned);
 }
 
