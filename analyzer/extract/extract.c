@@ -1493,53 +1493,124 @@ static void check_macro_inclusion(CXFile included, CXSourceLocation *stack, unsi
                        at == m->ctx->src ? NULL : xstrdup(at->abs_path), main_line, 1);
 }
 
-/* The facts header `src` has in the unit of snap->files[unit], another
- * program's (source_file.other_contexts); NULL when that unit does not
- * reach it after all (an #if) or libclang made none. The unit's inclusions
- * go to `included` (NULL: not wanted). */
-static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit,
-                                       const source_file *src, const gl_config *cfg,
-                                       const snapshot_reach *reach, fact_strs *included)
-{
-    CXTranslationUnit tu = kept_take(unit);
-    if (!tu && parse_unit(parse_index(), snap, unit, cfg, reach, &tu) != CXError_Success) {
-        if (tu)
-            clang_disposeTranslationUnit(tu);
-        return NULL;
-    }
-    if (!tu)
-        return NULL;
-    CXFile main_file = unit_includes(tu, src->abs_path);
-    file_facts *facts = NULL;
-    if (main_file) {
-        facts = xcalloc(1, sizeof *facts);
-        walk_ctx ctx = {
-            .tu = tu,
-            .main_file = main_file,
-            .header_in_unit = true,
-            .src = src,
-            .facts = facts,
-            .reach = reach,
-            .cuda_include = g.cuda_include,
-        };
-        extract_walk(&ctx);
-        collect_parse_errors(&ctx);
-        free(ctx.device_bodies);
-        if (included)
-            clang_getInclusions(tu, note_inclusion, included);
-    }
-    kept_give(unit, tu);
-    return facts;
-}
+/* What the unit of another program (source_file.other_contexts) shows of
+ * the headers of a group: its facts of each, NULL where the unit does not
+ * reach the header after all (an #if) or libclang made none. One parse of
+ * that unit serves every header of the group it is a context of: parsed
+ * once per header, nccl's src/ .cc units were parsed about 90 times each
+ * (1,100 of a whole run's 1,542 parses; docs/realcode.md, "Sixth round"). */
+typedef struct {
+    size_t unit;             /* the other program's unit */
+    file_facts **facts;      /* by position in the group; taken by extract_one */
+    fact_strs included;      /* the unit's inclusions, when the cache wants them */
+} other_unit_view;
 
 /* The translation unit the files of a group share (facts_extract_group):
- * parsed on first need, once. */
+ * parsed on first need, once; and the other programs' units its headers
+ * are analysed in as well, each parsed once for the whole group. */
 typedef struct {
     size_t index;            /* the unit's file */
     bool tried;
     enum CXErrorCode rc;
     CXTranslationUnit tu;    /* NULL unless rc is CXError_Success */
+    const size_t *files;     /* the group's files */
+    size_t nfiles;
+    size_t at;               /* the position in files of the one being extracted */
+    other_unit_view *others;
+    size_t nothers;
 } shared_unit;
+
+static bool has_other_context(const source_file *src, size_t unit)
+{
+    for (size_t k = 0; k < src->nother_contexts; k++)
+        if ((size_t)src->other_contexts[k] == unit)
+            return true;
+    return false;
+}
+
+/* The facts header `src` has in `tu`, a unit that is not its context's;
+ * NULL when the unit does not include it. */
+static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
+                                 const snapshot_reach *reach)
+{
+    CXFile main_file = unit_includes(tu, src->abs_path);
+    if (!main_file)
+        return NULL;
+    file_facts *facts = xcalloc(1, sizeof *facts);
+    walk_ctx ctx = {
+        .tu = tu,
+        .main_file = main_file,
+        .header_in_unit = true,
+        .src = src,
+        .facts = facts,
+        .reach = reach,
+        .cuda_include = g.cuda_include,
+    };
+    extract_walk(&ctx);
+    collect_parse_errors(&ctx);
+    free(ctx.device_bodies);
+    return facts;
+}
+
+/* Parse snap->files[unit], another program's, and walk it for every file
+ * of the group from the current one on that it is a context of. */
+static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, shared_unit *group,
+                                        const gl_config *cfg, const snapshot_reach *reach)
+{
+    group->others = xrealloc(group->others, (group->nothers + 1) * sizeof *group->others);
+    other_unit_view *view = &group->others[group->nothers++];
+    *view = (other_unit_view){.unit = unit, .facts = xcalloc(group->nfiles, sizeof *view->facts)};
+    CXTranslationUnit tu = kept_take(unit);
+    if (!tu && parse_unit(parse_index(), snap, unit, cfg, reach, &tu) != CXError_Success) {
+        if (tu)
+            clang_disposeTranslationUnit(tu);
+        return view;
+    }
+    if (!tu)
+        return view;
+    bool reached = false;
+    for (size_t k = group->at; k < group->nfiles; k++) {
+        const source_file *src = &snap->files[group->files[k]];
+        if (has_other_context(src, unit) && (view->facts[k] = facts_in_unit(tu, src, reach)))
+            reached = true;
+    }
+    if (reached && g.facts_dir)
+        clang_getInclusions(tu, note_inclusion, &view->included);
+    kept_give(unit, tu);
+    return view;
+}
+
+/* The facts the current file of the group has in snap->files[unit],
+ * another program's unit, now the caller's; NULL when that unit does not
+ * reach it. The unit's inclusions go to `included` (NULL: not wanted). */
+static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit, shared_unit *group,
+                                       const gl_config *cfg, const snapshot_reach *reach,
+                                       fact_strs *included)
+{
+    other_unit_view *view = NULL;
+    for (size_t v = 0; v < group->nothers && !view; v++)
+        if (group->others[v].unit == unit)
+            view = &group->others[v];
+    if (!view)
+        view = view_other_unit(snap, unit, group, cfg, reach);
+    file_facts *facts = view->facts[group->at];
+    view->facts[group->at] = NULL;
+    for (size_t i = 0; facts && included && i < view->included.n; i++)
+        *FACT_PUSH(included->items, included->n) = xstrdup(view->included.items[i]);
+    return facts;
+}
+
+static void other_unit_views_free(shared_unit *group)
+{
+    for (size_t v = 0; v < group->nothers; v++) {
+        for (size_t k = 0; k < group->nfiles; k++)
+            if (group->others[v].facts[k])
+                facts_free(group->others[v].facts[k]);
+        free(group->others[v].facts);
+        fact_strs_clear(&group->others[v].included);
+    }
+    free(group->others);
+}
 
 /* Whether the file of `tu`, parsed as a unit of its own, has neither a
  * compiler error nor a cause of not-checked in it. */
@@ -1670,8 +1741,8 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
      * of it too, each fact once. */
     bool in_other_unit = false;
     for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
-        file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k],
-                                               src, cfg, reach, cache_key ? &included : NULL);
+        file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k], unit,
+                                               cfg, reach, cache_key ? &included : NULL);
         if (more) {
             facts_merge(facts, more);
             in_other_unit = true;
@@ -1721,11 +1792,12 @@ void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
         return;
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap, cfg);
     const snapshot_reach *reach = g.reach ? g.reach : own_reach;
-    shared_unit unit = {.index = facts_unit_of(snap, files[0])};
-    for (size_t k = 0; k < n; k++)
-        done(files[k], extract_one(snap, files[k], cfg, reach, &unit), arg);
+    shared_unit unit = {.index = facts_unit_of(snap, files[0]), .files = files, .nfiles = n};
+    for (unit.at = 0; unit.at < n; unit.at++)
+        done(files[unit.at], extract_one(snap, files[unit.at], cfg, reach, &unit), arg);
     if (unit.tu)
         kept_give(unit.index, unit.tu);
+    other_unit_views_free(&unit);
     reach_free(own_reach);
 }
 

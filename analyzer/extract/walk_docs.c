@@ -68,6 +68,38 @@ static bool is_parameter_name(const function_parts *parts, const char *name)
     return false;
 }
 
+typedef struct {
+    const char *name;
+    bool found;
+} template_parameter_search;
+
+static enum CXChildVisitResult find_template_parameter(CXCursor c, CXCursor parent,
+                                                       CXClientData data)
+{
+    (void)parent;
+    template_parameter_search *s = data;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter ||
+        kind == CXCursor_TemplateTemplateParameter) {
+        char *p = cx_take(clang_getCursorSpelling(c));
+        s->found = strcmp(p, s->name) == 0;
+        free(p);
+    }
+    return s->found ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* A template parameter of the function that `c` declares, documented with
+ * @param instead of @tparam (nccl's DOCA headers: `@param num_qps` of
+ * `template <unsigned int num_qps, ...>`): named, not drifted. */
+static bool is_template_parameter_name(CXCursor c, const char *name)
+{
+    if (clang_getCursorKind(c) != CXCursor_FunctionTemplate)
+        return false;
+    template_parameter_search s = {name, false};
+    clang_visitChildren(c, find_template_parameter, &s);
+    return s.found;
+}
+
 /* Once per comment line and name: a prototype and its definition share a
  * comment. */
 static void record_doc_param(walk_ctx *ctx, const char *fname, const char *name, fact_loc loc)
@@ -123,7 +155,7 @@ void record_doc_params(walk_ctx *ctx, CXCursor c, const char *fname, fact_loc fn
          * a name clang read with a rule line run into it. */
         for (char *save = NULL, *name = strtok_r(names, ", \t", &save); name;
              name = strtok_r(NULL, ", \t", &save)) {
-            if (is_parameter_name(parts, name))
+            if (is_parameter_name(parts, name) || is_template_parameter_name(c, name))
                 continue;
             record_doc_param(ctx, fname, name, loc);
         }

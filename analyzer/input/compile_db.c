@@ -106,6 +106,23 @@ static bool drops_value(const char *arg)
     return false;
 }
 
+/* Whether argv[*i] (a, then `next`) turns nvcc's relocatable device code
+ * on: -dc, --device-c, -rdc true, -rdc=true, --relocatable-device-code
+ * true or =true; clang's own -fgpu-rdc. A separate value is consumed. */
+static bool relocatable_device_code(const char *a, const char *next, size_t *i)
+{
+    if (strcmp(a, "-dc") == 0 || strcmp(a, "--device-c") == 0 || strcmp(a, "-fgpu-rdc") == 0)
+        return true;
+    if (strcmp(a, "-rdc=true") == 0 || strcmp(a, "--relocatable-device-code=true") == 0)
+        return true;
+    if ((strcmp(a, "-rdc") == 0 || strcmp(a, "--relocatable-device-code") == 0) && next &&
+        strcmp(next, "true") == 0) {
+        (*i)++;
+        return true;
+    }
+    return false;
+}
+
 static void push_flag(str_list *out, const kept_flag *f, const char *value, const char *directory)
 {
     char *v = f->is_path ? path_join(directory, value) : xstrdup(value);
@@ -281,6 +298,14 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
         for (size_t j = 0; j < words.n; j++)
             free(words.items[j]);
         free(words.items);
+        return;
+    }
+    /* nvcc's relocatable device code (-dc is -rdc=true -c): a file may then
+     * declare `extern __shared__` variables and use device code defined in
+     * other files; clang rejects both unless told -fgpu-rdc, its spelling
+     * (nccl's src/device/common.h: two false parse errors). */
+    if (relocatable_device_code(a, next, i)) {
+        str_list_push(out, "-fgpu-rdc");
         return;
     }
     if (drops_value(a) && next)

@@ -52,11 +52,13 @@ static const char *include_dir_flag(char *const *args, size_t n, size_t *k)
 }
 
 /* Resolve an include as the compiler would search: the includer's directory
- * (quoted form only), the compilation database's include directories for
- * the includer, the config's include-dirs, the repository root, then (<...>
+ * (quoted form only), the compilation database's include directories of
+ * flags_of (the includer's own, or for a header those of a unit that
+ * includes it), the config's include-dirs, the repository root, then (<...>
  * form) the includer's directory. */
 static long resolve_include(const snapshot *snap, const gl_config *cfg,
-                            const source_file *includer, const char *name, bool quoted)
+                            const source_file *includer, const source_file *flags_of,
+                            const char *name, bool quoted)
 {
     long idx = -1;
     if (quoted) {
@@ -66,8 +68,8 @@ static long resolve_include(const snapshot *snap, const gl_config *cfg,
         idx = find_in(snap, dir, name);
         free(dir);
     }
-    for (size_t k = 0; idx < 0 && k < includer->nargs; k++) {
-        const char *flag_dir = include_dir_flag(includer->args, includer->nargs, &k);
+    for (size_t k = 0; idx < 0 && k < flags_of->nargs; k++) {
+        const char *flag_dir = include_dir_flag(flags_of->args, flags_of->nargs, &k);
         if (!flag_dir)
             continue;
         char *dir = reported_dir(snap, flag_dir);
@@ -98,6 +100,7 @@ typedef struct {
     const snapshot *snap;
     const gl_config *cfg;
     const source_file *includer;
+    const source_file *flags_of;
     long **targets;
     size_t *ntargets;
 } include_targets;
@@ -107,7 +110,7 @@ static void add_target(const char *name, size_t len, bool quoted, void *ctx)
 {
     include_targets *t = ctx;
     char *spelled = xstrndup(name, len);
-    long j = resolve_include(t->snap, t->cfg, t->includer, spelled, quoted);
+    long j = resolve_include(t->snap, t->cfg, t->includer, t->flags_of, spelled, quoted);
     free(spelled);
     if (j < 0)
         return;
@@ -121,14 +124,15 @@ static void add_target(const char *name, size_t len, bool quoted, void *ctx)
 }
 
 /* The snapshot files that file i includes (malloc'd into *targets): each
- * #include's file name, or what its macro's definitions name. */
+ * #include's file name, or what its macro's definitions name, searched for
+ * with the flags of flags_of. */
 static void for_each_include(const snapshot *snap, const gl_config *cfg,
-                             const macro_names *macros, size_t i, long **targets,
-                             size_t *ntargets)
+                             const macro_names *macros, size_t i, const source_file *flags_of,
+                             long **targets, size_t *ntargets)
 {
     const source_file *f = &snap->files[i];
     const char *m = f->masked;
-    include_targets t = {snap, cfg, f, targets, ntargets};
+    include_targets t = {snap, cfg, f, flags_of, targets, ntargets};
     *targets = NULL;
     *ntargets = 0;
     text_line line;
@@ -260,6 +264,118 @@ static void add_other_programs(snapshot *snap, long *const *includes, const size
     free(seen);
 }
 
+/* The include directories of a file's compile-database flags, one a line:
+ * all that searching for its headers' #includes depends on. */
+static char *search_key(const source_file *f)
+{
+    char *key = xstrdup("");
+    for (size_t k = 0; k < f->nargs; k++) {
+        const char *dir = include_dir_flag(f->args, f->nargs, &k);
+        if (!dir)
+            continue;
+        char *longer = xasprintf("%s%s\n", key, dir);
+        free(key);
+        key = longer;
+    }
+    return key;
+}
+
+typedef struct {
+    char *key;
+    size_t file;
+} keyed_file;
+
+static int by_key_then_file(const void *a, const void *b)
+{
+    const keyed_file *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->file > y->file) - (x->file < y->file);
+}
+
+/* Add to header i's includes what they name when searched with the flags
+ * of `flags`; whether any was new. */
+static bool add_found_with(const snapshot *snap, const gl_config *cfg, const macro_names *macros,
+                           size_t i, const source_file *flags, long **includes,
+                           size_t *nincludes, bool *included)
+{
+    long *found;
+    size_t nfound;
+    bool added = false;
+    for_each_include(snap, cfg, macros, i, flags, &found, &nfound);
+    for (size_t k = 0; k < nfound; k++) {
+        bool known = (size_t)found[k] == i;
+        for (size_t j = 0; !known && j < nincludes[i]; j++)
+            known = includes[i][j] == found[k];
+        if (known)
+            continue;
+        includes[i] = xrealloc(includes[i], (nincludes[i] + 1) * sizeof **includes);
+        includes[i][nincludes[i]++] = found[k];
+        included[found[k]] = true;
+        added = true;
+    }
+    free(found);
+    return added;
+}
+
+/* A header's #includes are searched for as its unit's compiler searches:
+ * with the unit's -I (nccl's src/include/param/parsers.h includes
+ * "param/parser_bitset.h", which only its includers' -Iinclude finds; the
+ * header was parsed on its own, and not found). The source files are
+ * grouped by their include directories; the headers each group reaches add
+ * what their includes name with those directories, until nothing more is
+ * added. */
+static void add_includes_found_with_unit_flags(const snapshot *snap, const gl_config *cfg,
+                                               const macro_names *macros, long **includes,
+                                               size_t *nincludes, bool *included, size_t *queue)
+{
+    size_t n = snap->nfiles, nkeyed = 0;
+    keyed_file *keyed = xcalloc(n ? n : 1, sizeof *keyed);
+    for (size_t i = 0; i < n; i++) {
+        if (snap->files[i].is_header || snap->files[i].nargs == 0)
+            continue;
+        char *key = search_key(&snap->files[i]);
+        if (*key)
+            keyed[nkeyed++] = (keyed_file){key, i};
+        else
+            free(key);
+    }
+    qsort(keyed, nkeyed, sizeof *keyed, by_key_then_file);
+    size_t *scanned = xcalloc(n ? n : 1, sizeof *scanned);   /* 1 + the group's first */
+    for (bool more = nkeyed > 0; more;) {
+        more = false;
+        memset(scanned, 0, (n ? n : 1) * sizeof *scanned);
+        for (size_t g = 0; g < nkeyed;) {
+            size_t end = g + 1;
+            while (end < nkeyed && strcmp(keyed[end].key, keyed[g].key) == 0)
+                end++;
+            size_t head = 0, tail = 0;
+            for (size_t k = g; k < end; k++) {
+                scanned[keyed[k].file] = g + 1;
+                queue[tail++] = keyed[k].file;
+            }
+            const source_file *flags = &snap->files[keyed[g].file];
+            while (head < tail) {
+                size_t i = queue[head++];
+                if (snap->files[i].is_header &&
+                    add_found_with(snap, cfg, macros, i, flags, includes, nincludes, included))
+                    more = true;
+                for (size_t k = 0; k < nincludes[i]; k++) {
+                    size_t h = (size_t)includes[i][k];
+                    if (scanned[h] != g + 1) {
+                        scanned[h] = g + 1;
+                        queue[tail++] = h;
+                    }
+                }
+            }
+            g = end;
+        }
+    }
+    for (size_t k = 0; k < nkeyed; k++)
+        free(keyed[k].key);
+    free(keyed);
+    free(scanned);
+}
+
 void header_langs_resolve(snapshot *snap, const gl_config *cfg)
 {
     size_t n = snap->nfiles;
@@ -269,17 +385,18 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
     bool *included = xcalloc(n, sizeof *included);
     macro_names *macros = macro_names_build(snap, cfg);
     for (size_t i = 0; i < n; i++) {
-        for_each_include(snap, cfg, macros, i, &includes[i], &nincludes[i]);
+        for_each_include(snap, cfg, macros, i, &snap->files[i], &includes[i], &nincludes[i]);
         for (size_t k = 0; k < nincludes[i]; k++)
             if ((size_t)includes[i][k] != i)
                 included[includes[i][k]] = true;
     }
+    size_t *queue = xcalloc(n, sizeof *queue);
+    add_includes_found_with_unit_flags(snap, cfg, macros, includes, nincludes, included, queue);
     macro_names_free(macros);
     /* A C header nothing includes (analysed on its own) whose syntax is
      * CUDA or C++, not C, or that reaches a header of either (an umbrella
      * .h of .cuh files, whose <cuda/atomic> C cannot find), is parsed as
      * CUDA (which has C++). */
-    size_t *queue = xcalloc(n, sizeof *queue);
     for (size_t i = 0; i < n; i++) {
         source_file *f = &snap->files[i];
         if (f->lang == LANG_C && f->is_header && !included[i] &&

@@ -37,12 +37,37 @@ static char *dir_below(const snapshot *snap, const char *abs_path, const char *s
     return n > s ? xstrndup(abs_dir, n - s - 1) : xstrdup(".");
 }
 
-char *lost_header_dir(const snapshot *snap, const char *spelling)
+/* How many leading directories paths a and b share. */
+static size_t shared_dirs(const char *a, const char *b)
 {
-    for (size_t i = 0; i < snap->nfiles; i++)
-        if (names(snap->files[i].abs_path, spelling))
-            return dir_below(snap, snap->files[i].abs_path, spelling);
-    return NULL;
+    size_t dirs = 0;
+    for (size_t i = 0; a[i] && a[i] == b[i]; i++)
+        dirs += a[i] == '/';
+    return dirs;
+}
+
+char *lost_header_dir(const snapshot *snap, const char *spelling, const char *near)
+{
+    /* Of same-named headers (nccl's src/include/net.h and its example
+     * plugin's plugins/net/example/nccl/net.h), the one nearest the
+     * #include: the first in path order sent src/transport/'s includer to
+     * the plugin's directory. */
+    long best = -1;
+    size_t best_dirs = 0, best_depth = 0;
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        if (!names(snap->files[i].abs_path, spelling))
+            continue;
+        /* Equally near: the shallower (src/include/utils.h, not
+         * src/include/param/utils.h, for src/os/'s "utils.h"). */
+        size_t dirs = shared_dirs(snap->files[i].abs_path, near);
+        size_t depth = shared_dirs(snap->files[i].abs_path, snap->files[i].abs_path);
+        if (best < 0 || dirs > best_dirs || (dirs == best_dirs && depth < best_depth)) {
+            best = (long)i;
+            best_dirs = dirs;
+            best_depth = depth;
+        }
+    }
+    return best < 0 ? NULL : dir_below(snap, snap->files[best].abs_path, spelling);
 }
 
 /* A spelling as the suffix of a path it names: without its leading "./"

@@ -58,10 +58,12 @@ typedef struct {
  * errors; *out (malloc'd strings, freed with lost_header_free) when so. */
 bool lost_header_find(const analysis *a, size_t fi, lost_header *out);
 
-/* The directory below which a snapshot file is `spelling` (the first in
- * snapshot order; malloc'd, as gpulint prints paths), or NULL: where an
- * #include that was not found would have found it. */
-char *lost_header_dir(const snapshot *snap, const char *spelling);
+/* The directory below which a snapshot file is `spelling` (of several, the
+ * one sharing the most directories with `near`, the absolute path of the
+ * file with the #include; then the first in snapshot order; malloc'd, as
+ * gpulint prints paths), or NULL: where an #include that was not found
+ * would have found it. */
+char *lost_header_dir(const snapshot *snap, const char *spelling, const char *near);
 void lost_header_free(lost_header *h);
 
 #endif

@@ -28,6 +28,26 @@ static char *shown_via(const snapshot *snap, const char *via)
     return xasprintf(" (in %s)", via);
 }
 
+/* Why a header was parsed with no unit's flags, when it was: nothing
+ * analysed includes it (nccl's src/device/all_gather.h, which only the
+ * build's generated sources include), or its unit does not reach it (a
+ * branch the build does not take). "" otherwise. */
+static char *parsed_alone(const analysis *a, size_t fi)
+{
+    const source_file *f = &a->snap->files[fi];
+    const file_facts *facts = a->facts[fi];
+    if (facts && facts->n_outside_unit > 0)
+        return xasprintf(" (the unit of %s does not include this header, in a preprocessor "
+                         "branch this build does not take or through another copy of it: it "
+                         "was parsed on its own, without that unit's flags)",
+                         facts->outside_unit[0].unit);
+    if (f->is_header && f->context < 0)
+        return xstrdup(" (no file analysed includes this header: it was parsed on its own, "
+                       "without the flags of a file that includes it; one the build generates, "
+                       "or one outside the paths given, is not analysed)");
+    return xstrdup("");
+}
+
 static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag_sink *sink)
 {
     const char *path = a->snap->files[fi].path;
@@ -35,20 +55,23 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
     switch (u->cause) {
     case UNCHECKED_MISSING_INCLUDE: {
         /* A header of the snapshot itself: its directory is the fix. */
-        char *dir = lost_header_dir(a->snap, u->detail);
+        char *dir = lost_header_dir(a->snap, u->detail,
+                                    u->via ? u->via : a->snap->files[fi].abs_path);
+        char *alone = parsed_alone(a, fi);
         if (dir)
             diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                         "'%s' not found%s: " NOT_CHECKED "; it is below %s: add that to "
                         "include-dirs: in .gpulint.yaml or pass the build's compile "
-                        "database with -p DIR",
-                        u->detail, via, dir);
+                        "database with -p DIR%s",
+                        u->detail, via, dir, alone);
         else
             diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                         "'%s' not found%s: " NOT_CHECKED "; add the directory that holds it "
                         "to include-dirs: in .gpulint.yaml or pass the build's compile "
                         "database with -p DIR; for a CUDA toolkit header set CUDA_PATH to the "
-                        "toolkit (default /usr/local/cuda)",
-                        u->detail, via);
+                        "toolkit (default /usr/local/cuda)%s",
+                        u->detail, via, alone);
+        free(alone);
         free(dir);
         break;
     }

@@ -58,3 +58,32 @@ parses() {
     --config "$EMPTY_CONFIG" -j3 -q lib/shared.h p1/main.c p2/main.c p3/main.c
   assert_equal "$(parses "$stderr")" "$(printf 'p1/main.c\np2/main.c\np3/main.c')"
 }
+
+@test "another program's unit over the keep limit is parsed once for all the headers it shows" {
+  # p2/main.cu reaches the headers too, and <thrust/device_vector.h> makes
+  # its unit over the 64 MB a worker keeps (extract/extract.c, kept_give:
+  # about 100 MB): it was parsed again for every header it is a context
+  # of. Only p2's unit defines WITH_SYNC, so each header's dropped status
+  # is seen through that unit alone.
+  mkdir big big/lib big/p1 big/p2
+  for h in a b c; do
+    cat >big/lib/$h.h <<H
+#pragma once
+#include <cuda_runtime.h>
+#ifdef WITH_SYNC
+static inline void sync_$h(void) { cudaDeviceSynchronize(); }
+#endif
+H
+  done
+  printf '#include "../lib/%s.h"\n' a b c >big/p1/main.cu
+  { printf '#define WITH_SYNC\n#include <thrust/device_vector.h>\n'
+    printf '#include "../lib/%s.h"\n' a b c; } >big/p2/main.cu
+  cd big
+  run -1 --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" \
+    --format json -j1 -q lib/a.h lib/b.h lib/c.h p1/main.cu p2/main.cu
+  # Once for p1's group (the headers' context), once for its own job: too
+  # big to be kept between the two.
+  assert_equal "$(parses "$stderr")" "$(printf 'p1/main.cu\np2/main.cu\np2/main.cu')"
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "$(printf 'lib/%s.h:4 unchecked-status\n' a b c)"
+}

@@ -81,3 +81,46 @@ JSON
   run -0 "$GL" --config conf.yaml --format text --color=never -p . app/pick.c
   refute_output --partial 'parse-error'
 }
+
+@test "nvcc's relocatable device code (-dc, -rdc=true) is clang's -fgpu-rdc: an extern __shared__ object is no parse error" {
+  mkdir -p rdc
+  cat >rdc/scratch.cu <<'CU'
+struct scratch { float partial[32]; };
+/* Defined by the kernel's launch (dynamic shared memory); legal only in
+ * relocatable device code, which the build asks for. */
+extern __shared__ scratch shared_scratch;
+__global__ void sum_rows(const float *x, float *out)
+{
+    shared_scratch.partial[threadIdx.x % 32] = x[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = shared_scratch.partial[0];
+}
+CU
+  for flag in -dc -rdc=true; do
+    cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR", "command": "/usr/local/cuda/bin/nvcc $flag -o scratch.o rdc/scratch.cu", "file": "rdc/scratch.cu"}]
+JSON
+    run -0 "$GL" --config "$EMPTY_CONFIG" --format text --color=never -p . rdc/scratch.cu
+    refute_output --partial 'parse-error'
+  done
+}
+
+@test "a header's #include is searched for with the -I of the unit that includes it: the header it names is analysed in that unit" {
+  # include/lib/api.h names "lib/detail.h", which only main.c's -Iinclude
+  # finds (not api.h's own directory). detail.h relies on main.c for its
+  # real_t: parsed on its own it had a parse error and its dropped status
+  # was missed.
+  mkdir -p unitflags/src unitflags/include/lib
+  printf '#include "lib/detail.h"\n' >unitflags/include/lib/api.h
+  printf 'static inline real_t detail_sync(real_t x)\n{\n    cudaDeviceSynchronize();\n    return x;\n}\n' \
+    >unitflags/include/lib/detail.h
+  printf '#include <cuda_runtime_api.h>\ntypedef float real_t;\n#include "lib/api.h"\nreal_t run(void) { return detail_sync(1.0f); }\n' \
+    >unitflags/src/main.c
+  cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/unitflags", "command": "cc -Iinclude -c src/main.c", "file": "src/main.c"}]
+JSON
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . unitflags
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "unitflags/include/lib/detail.h:3 unchecked-status"
+}

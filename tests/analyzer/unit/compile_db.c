@@ -90,7 +90,21 @@ static void nvcc_flags(void **state)
                        "-forward-unknown-to-host-compiler -rdc=true -rdc true "
                        "--relocatable-device-code=true --include-path=layer --define-macro K=2 "
                        "-x cu -c layer/kernels.cu -o kernels.o",
-                       "-std=c++17|-DHOST=1|-I/build/host_inc|-I/build/layer|-DK=2");
+                       "-std=c++17|-DHOST=1|-I/build/host_inc|-fgpu-rdc|-fgpu-rdc|-fgpu-rdc|"
+                       "-I/build/layer|-DK=2");
+}
+
+/* Relocatable device code is clang's -fgpu-rdc, in each of nvcc's
+ * spellings; turned off, or not asked for, it is nothing. */
+static void relocatable_device_code(void **state)
+{
+    (void)state;
+    expect_translation("nvcc -dc -o a.o a.cu", "-fgpu-rdc");
+    expect_translation("nvcc --device-c a.cu", "-fgpu-rdc");
+    expect_translation("nvcc --relocatable-device-code true -c a.cu", "-fgpu-rdc");
+    expect_translation("clang++ -fgpu-rdc -x cuda -c a.cu", "-fgpu-rdc");
+    expect_translation("nvcc -rdc false -rdc=false --relocatable-device-code=false -c a.cu -DX",
+                       "-DX");
 }
 
 static void database_lookup(void **state)
@@ -158,6 +172,7 @@ int main(void)
         cmocka_unit_test(shell_words),
         cmocka_unit_test(host_compiler_flags),
         cmocka_unit_test(nvcc_flags),
+        cmocka_unit_test(relocatable_device_code),
         cmocka_unit_test(database_lookup),
         cmocka_unit_test(malformed_database),
     };
