@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include "version.h"
 
@@ -32,12 +33,7 @@ bool shard_parse(const char *text, shard_spec *spec)
 
 bool shard_owns(const shard_spec *spec, const char *path)
 {
-    unsigned long long h = 14695981039346656037ULL;   /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ULL;
-    }
-    return h % spec->n == spec->k - 1;
+    return fnv1a(FNV1A_SEED, path, strlen(path)) % spec->n == spec->k - 1;
 }
 
 static char *shard_path(const char *dir, unsigned k, unsigned n)

@@ -112,10 +112,7 @@ static struct {
 
 static size_t path_slot(const char *path, size_t cap)
 {
-    unsigned long long h = 14695981039346656037ULL;
-    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
-        h = (h ^ *c) * 1099511628211ULL;
-    return (size_t)h & (cap - 1);
+    return (size_t)fnv1a(FNV1A_SEED, path, strlen(path)) & (cap - 1);
 }
 
 static stat_memo_slot *memo_find(const char *path)

@@ -203,18 +203,6 @@ static size_t base_args(source_lang lang, const char **argv)
     return n;
 }
 
-/* FNV-1a over everything that makes a PCH valid: a different libclang, flag
- * set, CUDA installation or prelude gets a different file name. */
-static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 /* libclang by its library file, and the CUDA headers: asking libclang its
  * version would load it, which a run that parses nothing never does
  * (extract/libclang_api.h). */
@@ -248,7 +236,7 @@ static unsigned long long pch_key(const char *prelude, const char **argv, size_t
 {
     if (!g.stamped)
         take_stamps();
-    unsigned long long h = fold_stamp(14695981039346656037ULL, 0);
+    unsigned long long h = fold_stamp(FNV1A_SEED, 0);
     for (size_t i = 0; i < argc; i++)
         h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
     h = fnv1a(h, prelude, strlen(prelude) + 1);

@@ -15,6 +15,7 @@
 #include "input/directive.h"
 #include "input/inputs.h"
 #include "input/mask.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 #define MAX_SCAN_DEPTH 64
@@ -106,18 +107,9 @@ static struct {
     size_t cap, n;
 } known_clean;
 
-static unsigned long long fnv1a(unsigned long long h, const char *text)
-{
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ULL;
-    }
-    return h ^ 0xff;   /* each string ends distinctly: ("ab","c") != ("a","bc") */
-}
-
 static size_t clean_slot(unsigned long long flags_key, const char *path)
 {
-    return (size_t)(fnv1a(flags_key, path) & (known_clean.cap - 1));
+    return (size_t)(fnv1a(flags_key, path, strlen(path) + 1) & (known_clean.cap - 1));
 }
 
 static bool is_known_clean(unsigned long long flags_key, const char *path)
@@ -266,9 +258,9 @@ char *include_hazard(const snapshot *snap, size_t index, const char *const *argv
 {
     char bound[32];
     snprintf(bound, sizeof bound, "%lu", max_bytes);
-    unsigned long long flags_key = fnv1a(14695981039346656037ULL, bound);
+    unsigned long long flags_key = fnv1a(FNV1A_SEED, bound, strlen(bound) + 1);
     for (size_t i = 0; i < argc; i++)
-        flags_key = fnv1a(flags_key, argv[i]);
+        flags_key = fnv1a(flags_key, argv[i], strlen(argv[i]) + 1);
     scan s = {snap, argv, argc, max_bytes, flags_key, false, false,
               xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof(bool)), NULL, 0,
               snap->files[index].path, 1};

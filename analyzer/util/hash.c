@@ -46,3 +46,13 @@ bool git_blob_id_hex(const void *data, size_t len, size_t hex_len, char *out)
     out[hex_len] = '\0';
     return true;
 }
+
+unsigned long long fnv1a(unsigned long long h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
