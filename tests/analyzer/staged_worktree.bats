@@ -72,16 +72,22 @@ staged_findings() {
   assert_equal "$(staged_findings)" "3 no-via-pinned:e.c:2 no-via-pinned:f.c:2 no-via-pinned:g.c:2"
 }
 
-# The staged .gpulint.yaml too: read from the working tree when that copy is
-# the staged blob (no `git cat-file`, one process fewer per commit), from
-# git when it differs, and the staged one is what applies either way.
-@test "the staged config: its working tree copy when it is the staged blob, else git's" {
+# A `git` first on PATH=$BATS_TEST_TMPDIR/bin:$PATH that appends each call's
+# arguments to $BATS_TEST_TMPDIR/git-calls, then runs the real one.
+log_git_calls() {
   mkdir -p "$BATS_TEST_TMPDIR/bin"
   local real_git
   real_git=$(command -v git)
   printf '#!/bin/sh\necho "$*" >>"%s/git-calls"\nexec "%s" "$@"\n' "$BATS_TEST_TMPDIR" "$real_git" \
     >"$BATS_TEST_TMPDIR/bin/git"
   chmod +x "$BATS_TEST_TMPDIR/bin/git"
+}
+
+# The staged .gpulint.yaml too: read from the working tree when that copy is
+# the staged blob (no `git cat-file`, one process fewer per commit), from
+# git when it differs, and the staged one is what applies either way.
+@test "the staged config: its working tree copy when it is the staged blob, else git's" {
+  log_git_calls
   printf '#include <stddef.h>\n%s\n' "$BAD" >b.c
   printf 'rules:\n  no-via-pinned:\n    enabled: false\n' >.gpulint.yaml
   git add b.c .gpulint.yaml
@@ -102,12 +108,7 @@ staged_findings() {
 # snapshot and a `git config` for partial clones, asked now only when some
 # staged file is not its working tree copy).
 @test "a commit of files as they are on disk: two git processes, whatever the config and baseline" {
-  mkdir -p "$BATS_TEST_TMPDIR/bin"
-  local real_git
-  real_git=$(command -v git)
-  printf '#!/bin/sh\necho "$*" >>"%s/git-calls"\nexec "%s" "$@"\n' "$BATS_TEST_TMPDIR" "$real_git" \
-    >"$BATS_TEST_TMPDIR/bin/git"
-  chmod +x "$BATS_TEST_TMPDIR/bin/git"
+  log_git_calls
   printf '#include <stddef.h>\n%s\n' "$BAD" >b.c
   printf '#include <stddef.h>\n%s\n' "$GOOD" >a.c
   git add a.c b.c
