@@ -88,6 +88,28 @@ typedef struct {
     int well_conditioned;
 } shape;
 
+/* Fresh random parameters (uploaded to L), input x and upstream gradient dy
+ * for batch s->B, drawn in that order. */
+typedef struct {
+    float *params, *x, *dy;
+    size_t nx, ny;
+} layer_inputs;
+
+static layer_inputs random_inputs(tlob_layer *L, const shape *s) {
+    const size_t np = tlob_num_params(L);
+    layer_inputs in = {malloc(np * sizeof(float)), NULL, NULL, (size_t)s->B * s->T * s->D,
+                       (size_t)s->B * s->T * s->O};
+    in.x = malloc(in.nx * sizeof(float));
+    in.dy = malloc(in.ny * sizeof(float));
+    random_params(in.params, s->D, s->nh, s->O, tlob_tensors(L));
+    for (size_t i = 0; i < in.nx; i++) in.x[i] = urand();
+    for (size_t i = 0; i < in.ny; i++) in.dy[i] = urand();
+    TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), in.params, np));
+    return in;
+}
+
+static void layer_inputs_free(layer_inputs *in) { free(in->params), free(in->x), free(in->dy); }
+
 static void check_layer(const shape *s, tlob_math math) {
     const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
     const double tol = s->well_conditioned ? parity_tolerance(math)
@@ -361,14 +383,9 @@ static void check_forward_paths(const shape *s, tlob_math math, int expect_fits)
     tlob_layer *L;
     TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
     const tlob_tensor_info *t = tlob_tensors(L);
-    const size_t np = tlob_num_params(L), nx = (size_t)s->B * s->T * s->D,
-                 ny = (size_t)s->B * s->T * s->O, na = (size_t)s->B * s->nh * s->T * s->T;
-    float *hp = malloc(np * sizeof(float)), *hx = malloc(nx * sizeof(float)),
-          *hdy = malloc(ny * sizeof(float));
-    random_params(hp, s->D, s->nh, s->O, t);
-    for (size_t i = 0; i < nx; i++) hx[i] = urand();
-    for (size_t i = 0; i < ny; i++) hdy[i] = urand();
-    TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
+    layer_inputs in = random_inputs(L, s);
+    const size_t nx = in.nx, ny = in.ny, na = (size_t)s->B * s->nh * s->T * s->T;
+    const float *hx = in.x, *hdy = in.dy;
     char tag[128];
     snprintf(tag, sizeof tag, "forward paths B=%d (max %d) T=%d D=%d nh=%d Dout=%d %s", s->B,
              s->max_B, s->T, s->D, s->nh, s->O, mname);
@@ -382,7 +399,7 @@ static void check_forward_paths(const shape *s, tlob_math math, int expect_fits)
         GPU_CHECK(cudaFree(x));
         GPU_CHECK(cudaFree(y));
         tlob_destroy(L);
-        free(hp), free(hx), free(hdy);
+        layer_inputs_free(&in);
         return;
     }
     static const int path[3] = {1, 2, 2}, rows[3] = {0, 16, 32};
@@ -419,7 +436,7 @@ static void check_forward_paths(const shape *s, tlob_math math, int expect_fits)
     }
     for (int v = 0; v < 3; v++) free(hy[v]), free(ha[v]), free(hdx[v]);
     tlob_destroy(L);
-    free(hp), free(hx), free(hdy);
+    layer_inputs_free(&in);
 }
 
 /* The MLP's tensor-core kernels (layer/mlp_kernels.h: fc + bias + GELU,
@@ -438,14 +455,9 @@ static void check_mlp_paths(const shape *s) {
     const tlob_config cfg = {s->D, s->nh, s->O, s->T, s->max_B, TLOB_MATH_TF32};
     TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
     const tlob_tensor_info *t = tlob_tensors(L);
-    const size_t np = tlob_num_params(L), nx = (size_t)s->B * s->T * s->D,
-                 ny = (size_t)s->B * s->T * s->O;
-    float *hp = malloc(np * sizeof(float)), *hx = malloc(nx * sizeof(float)),
-          *hdy = malloc(ny * sizeof(float));
-    random_params(hp, s->D, s->nh, s->O, t);
-    for (size_t i = 0; i < nx; i++) hx[i] = urand();
-    for (size_t i = 0; i < ny; i++) hdy[i] = urand();
-    TLOB_OK_OR_DIE(tlob_upload(L, tlob_params(L), hp, np));
+    layer_inputs in = random_inputs(L, s);
+    const size_t nx = in.nx, ny = in.ny;
+    const float *hx = in.x, *hdy = in.dy;
     TLOB_OK_OR_DIE(tlob_internal_force_forward(L, 1, 0)); /* the general forward runs fc */
     char tag[128];
     snprintf(tag, sizeof tag, "mlp paths B=%d (max %d) T=%d D=%d nh=%d Dout=%d tf32", s->B,
@@ -483,7 +495,7 @@ static void check_mlp_paths(const shape *s) {
     }
     for (int v = 0; v < 2; v++) free(hy[v]), free(hdx[v]), free(hgb[v]);
     tlob_destroy(L);
-    free(hp), free(hx), free(hdy);
+    layer_inputs_free(&in);
 }
 
 int main(void) {
