@@ -59,3 +59,12 @@ setup() {
   assert_equal "$status" 2
   assert_equal "$stderr" "harness: HARNESS_JOBS must be a positive integer, not '0'"
 }
+
+@test "TAP: a skipped point counts as skipped, also written 'not ok # SKIP' (cmocka's skip())" {
+  printf '%s\n' '#!/bin/sh' 'echo 1..4' 'echo "not ok 1 # SKIP needs the validator"' \
+    'echo "ok 2 - a # skip no device"' 'echo "ok 3 - b"' 'echo "not ok 4 - c"' >tapskip
+  chmod +x tapskip
+  run "$HARNESS" ./tapskip
+  assert_equal "$status" 1
+  assert_equal "${lines[-1]}" "1 passed, 1 failed, 2 skipped"
+}
