@@ -27,6 +27,7 @@
 #include "facts/facts.h"
 #include "input/inputs.h"
 #include "util/hash.h"
+#include "util/str_table.h"
 
 /* An entry not used for this long goes when its directory is next written:
  * old file versions would otherwise pile up, one entry per file per commit. */
@@ -98,42 +99,15 @@ typedef struct {
  * repository made 20,000 stat calls for a few hundred distinct files).
  * Outside a run, every lookup stats. */
 typedef struct {
-    char *path;          /* NULL: a free slot */
     bool exists;
     stat_print print;
-} stat_memo_slot;
+} stat_memo_entry;
 
 static struct {
     bool on;
-    stat_memo_slot *slots;
-    size_t cap, n;       /* cap: a power of two, at most half full */
+    str_table paths;     /* tag 0; value: a stat_memo_entry */
     pthread_mutex_t lock;
-} memo = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static size_t path_slot(const char *path, size_t cap)
-{
-    return (size_t)fnv1a(FNV1A_SEED, path, strlen(path)) & (cap - 1);
-}
-
-static stat_memo_slot *memo_find(const char *path)
-{
-    size_t i = path_slot(path, memo.cap);
-    while (memo.slots[i].path && strcmp(memo.slots[i].path, path) != 0)
-        i = (i + 1) & (memo.cap - 1);
-    return &memo.slots[i];
-}
-
-static void memo_grow(void)
-{
-    stat_memo_slot *old = memo.slots;
-    size_t old_cap = memo.cap;
-    memo.cap = old_cap ? 2 * old_cap : 1024;
-    memo.slots = xcalloc(memo.cap, sizeof *memo.slots);
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].path)
-            *memo_find(old[i].path) = old[i];
-    free(old);
-}
+} memo = {.paths = STR_TABLE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 void facts_cache_run_begin(void)
 {
@@ -145,11 +119,7 @@ void facts_cache_run_begin(void)
 void facts_cache_run_end(void)
 {
     pthread_mutex_lock(&memo.lock);
-    for (size_t i = 0; i < memo.cap; i++)
-        free(memo.slots[i].path);
-    free(memo.slots);
-    memo.slots = NULL;
-    memo.cap = memo.n = 0;
+    str_table_clear(&memo.paths, free);
     memo.on = false;
     pthread_mutex_unlock(&memo.lock);
 }
@@ -177,16 +147,16 @@ static bool stat_once(const char *path, stat_print *print)
         pthread_mutex_unlock(&memo.lock);
         return stat_now(path, print);
     }
-    if (2 * (memo.n + 1) > memo.cap)
-        memo_grow();
-    stat_memo_slot *slot = memo_find(path);
-    if (!slot->path) {
-        slot->path = xstrdup(path);
-        slot->exists = stat_now(path, &slot->print);
-        memo.n++;
+    bool added;
+    str_table_entry *e = str_table_add(&memo.paths, 0, path, &added);
+    if (added) {
+        stat_memo_entry *m = xmalloc(sizeof *m);
+        m->exists = stat_now(path, &m->print);
+        e->value = m;
     }
-    *print = slot->print;
-    bool exists = slot->exists;
+    const stat_memo_entry *m = e->value;
+    *print = m->print;
+    bool exists = m->exists;
     pthread_mutex_unlock(&memo.lock);
     return exists;
 }

@@ -16,6 +16,7 @@
 #include "input/inputs.h"
 #include "input/mask.h"
 #include "util/hash.h"
+#include "util/str_table.h"
 #include "util/xalloc.h"
 
 #define MAX_SCAN_DEPTH 64
@@ -97,64 +98,14 @@ static char *scan_text(scan *s, const scanned_text *f, unsigned depth);
  * CUDA runtime, or libclang's Index.h, read and masked the same headers
  * again: 0.2 s of the CPU of a cold run over this repository
  * (docs/performance.md). */
-typedef struct {
-    unsigned long long flags_key;
-    char *path;
-} clean_header;
-
-static struct {
-    clean_header *slots;   /* open addressing; path NULL: empty */
-    size_t cap, n;
-} known_clean;
-
-static size_t clean_slot(unsigned long long flags_key, const char *path)
-{
-    return (size_t)(fnv1a(flags_key, path, strlen(path) + 1) & (known_clean.cap - 1));
-}
-
-static bool is_known_clean(unsigned long long flags_key, const char *path)
-{
-    if (!known_clean.cap)
-        return false;
-    for (size_t i = clean_slot(flags_key, path); known_clean.slots[i].path;
-         i = (i + 1) & (known_clean.cap - 1))
-        if (known_clean.slots[i].flags_key == flags_key &&
-            strcmp(known_clean.slots[i].path, path) == 0)
-            return true;
-    return false;
-}
-
-static void add_known_clean(unsigned long long flags_key, const char *path)
-{
-    if (is_known_clean(flags_key, path))
-        return;
-    if (2 * (known_clean.n + 1) > known_clean.cap) {
-        clean_header *old = known_clean.slots;
-        size_t old_cap = known_clean.cap;
-        known_clean.cap = old_cap ? 2 * old_cap : 256;
-        known_clean.slots = xcalloc(known_clean.cap, sizeof *known_clean.slots);
-        for (size_t i = 0; i < old_cap; i++)
-            if (old[i].path) {
-                size_t k = clean_slot(old[i].flags_key, old[i].path);
-                while (known_clean.slots[k].path)
-                    k = (k + 1) & (known_clean.cap - 1);
-                known_clean.slots[k] = old[i];
-            }
-        free(old);
-    }
-    size_t k = clean_slot(flags_key, path);
-    while (known_clean.slots[k].path)
-        k = (k + 1) & (known_clean.cap - 1);
-    known_clean.slots[k] = (clean_header){flags_key, xstrdup(path)};
-    known_clean.n++;
-}
+static str_table known_clean = STR_TABLE_INIT;   /* tag: the scan's flags_key */
 
 /* A header of the project that is not in the snapshot: read and scanned in
  * turn, once, so that a .c including a header including /dev/zero is
  * caught too. */
 static char *scan_disk_header(scan *s, const char *path, unsigned depth)
 {
-    if (is_known_clean(s->flags_key, path))
+    if (str_table_find(&known_clean, s->flags_key, path))
         return NULL;
     for (size_t i = 0; i < s->nseen_disk; i++)
         if (strcmp(s->seen_disk[i], path) == 0)
@@ -271,8 +222,9 @@ char *include_hazard(const snapshot *snap, size_t index, const char *const *argv
      * snapshot file is not remembered: the process may see another
      * snapshot (tests/analyzer/unit/extract_facts.c). */
     for (size_t i = 0; i < s.nseen_disk; i++) {
+        bool added;
         if (!hazard && !s.cut && !s.disk_to_snapshot)
-            add_known_clean(flags_key, s.seen_disk[i]);
+            str_table_add(&known_clean, flags_key, s.seen_disk[i], &added);
         free(s.seen_disk[i]);
     }
     free(s.seen_disk);
