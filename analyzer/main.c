@@ -282,8 +282,7 @@ static int parse_options(int argc, char **argv, options *opt)
             break;
         case OPT_ENABLE:
         case OPT_DISABLE:
-            opt->toggles = xrealloc(opt->toggles, (opt->ntoggles + 1) * sizeof *opt->toggles);
-            opt->toggles[opt->ntoggles++] = xasprintf("%c%s", c == OPT_ENABLE ? '+' : '-', optarg);
+            *XPUSH(opt->toggles, opt->ntoggles) = xasprintf("%c%s", c == OPT_ENABLE ? '+' : '-', optarg);
             break;
         case OPT_LIST:
             opt->list_rules = true;
@@ -347,8 +346,7 @@ static int read_files_from(const char *name, char ***paths, size_t *npaths)
             line[--n] = '\0';
         if (n == 0)
             continue;
-        *paths = xrealloc(*paths, (*npaths + 1) * sizeof **paths);
-        (*paths)[(*npaths)++] = xstrdup(line);
+        *XPUSH(*paths, *npaths) = xstrdup(line);
     }
     bool failed = ferror(f);
     free(line);
@@ -568,10 +566,10 @@ int main(int argc, char **argv)
     }
 
     /* The command line's paths, then --files-from's. */
-    size_t npaths = (size_t)(argc - optind);
-    char **paths = xcalloc(npaths + 1, sizeof *paths);
-    for (size_t i = 0; i < npaths; i++)
-        paths[i] = xstrdup(argv[optind + (int)i]);
+    char **paths = NULL;
+    size_t npaths = 0;
+    for (int i = optind; i < argc; i++)
+        *XPUSH(paths, npaths) = xstrdup(argv[i]);
     if (opt.files_from) {
         rc = read_files_from(opt.files_from, &paths, &npaths);
         /* An empty list is nothing to analyse, not "what git tracks". */

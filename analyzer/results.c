@@ -249,8 +249,7 @@ static void sweep(const char *dir)
             free(path);
             continue;
         }
-        entries = xrealloc(entries, (n + 1) * sizeof *entries);
-        entries[n++] = (entry_age){path, st.st_mtime};
+        *XPUSH(entries, n) = (entry_age){path, st.st_mtime};
     }
     closedir(d);
     if (n > 1)

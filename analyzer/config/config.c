@@ -22,8 +22,7 @@
 
 void str_list_push(str_list *list, const char *s)
 {
-    list->items = xrealloc(list->items, (list->n + 1) * sizeof *list->items);
-    list->items[list->n++] = xstrdup(s);
+    *XPUSH(list->items, list->n) = xstrdup(s);
 }
 
 static void str_list_free(str_list *list)
@@ -133,9 +132,7 @@ void config_set_enabled(gl_config *cfg, const char *id, bool enabled)
             cfg->rules[i].enabled = enabled;
             return;
         }
-    cfg->rules = xrealloc(cfg->rules, (cfg->nrules + 1) * sizeof *cfg->rules);
-    rule_config *rc = &cfg->rules[cfg->nrules++];
-    memset(rc, 0, sizeof *rc);
+    rule_config *rc = XPUSH(cfg->rules, cfg->nrules);
     rc->id = xstrdup(id);
     rc->enabled = enabled;
 }
@@ -300,9 +297,7 @@ static int rule_setting(loader *ld, yaml_node_t *key, yaml_node_t *value, void *
 static int rule_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void *vctx)
 {
     gl_config *cfg = vctx;
-    cfg->rules = xrealloc(cfg->rules, (cfg->nrules + 1) * sizeof *cfg->rules);
-    rule_config *rc = &cfg->rules[cfg->nrules++];
-    memset(rc, 0, sizeof *rc);
+    rule_config *rc = XPUSH(cfg->rules, cfg->nrules);
     rc->id = xstrdup(scalar(key));
     rc->enabled = true;
     rc->line = key->start_mark.line + 1;
@@ -386,9 +381,7 @@ static int parse_patterns(loader *ld, yaml_node_t *n, gl_config *cfg)
         return fail_at(ld, &n->start_mark, "patterns must be a list of mappings");
     for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
         yaml_node_t *item = node_at(ld, *it);
-        cfg->patterns = xrealloc(cfg->patterns, (cfg->npatterns + 1) * sizeof *cfg->patterns);
-        pattern_rule *p = &cfg->patterns[cfg->npatterns++];
-        memset(p, 0, sizeof *p);
+        pattern_rule *p = XPUSH(cfg->patterns, cfg->npatterns);
         char *where = xasprintf("patterns[%zu]", cfg->npatterns - 1);
         pattern_ctx ctx = {p, where};
         int r = for_each_pair(ld, item, where, pattern_setting, &ctx);
@@ -482,8 +475,7 @@ static int language_entry(loader *ld, yaml_node_t *key, yaml_node_t *value, void
         return fail_at(ld, &value->start_mark,
                        "languages: '%s' must be one of c, c++, cuda, c-header, c++-header, "
                        "cuda-header", ext);
-    map->items = xrealloc(map->items, (map->n + 1) * sizeof *map->items);
-    map->items[map->n++] = (language_mapping){ xstrdup(ext), xstrdup(kind) };
+    *XPUSH(map->items, map->n) = (language_mapping){ xstrdup(ext), xstrdup(kind) };
     return 0;
 }
 
@@ -556,9 +548,8 @@ static size_t anchor_nodes(const anchor_table *t, const char *name)
 
 static size_t anchor_open(anchor_table *t, const yaml_char_t *name)
 {
-    t->anchors = xrealloc(t->anchors, (t->n + 1) * sizeof *t->anchors);
-    t->anchors[t->n] = (anchor_size){xstrdup((const char *)name), 0};
-    return t->n++;
+    *XPUSH(t->anchors, t->n) = (anchor_size){xstrdup((const char *)name), 0};
+    return t->n - 1;
 }
 
 /* The config's nesting depth, its size with every alias expanded (the

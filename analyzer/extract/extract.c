@@ -729,8 +729,7 @@ static void arg_add(arg_list *a, const char *s)
 
 static void arg_add_owned(arg_list *a, char *s)
 {
-    a->owned = xrealloc(a->owned, (a->nowned + 1) * sizeof *a->owned);
-    a->owned[a->nowned++] = s;
+    *XPUSH(a->owned, a->nowned) = s;
     arg_add(a, s);
 }
 
@@ -853,8 +852,7 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
             while (prefix < nprefixes && strcmp(prefixes[prefix], defines) != 0)
                 prefix++;
             if (prefix == nprefixes) {
-                prefixes = xrealloc(prefixes, (nprefixes + 1) * sizeof *prefixes);
-                prefixes[nprefixes++] = defines;
+                *XPUSH(prefixes, nprefixes) = defines;
             } else {
                 free(defines);
             }
@@ -923,7 +921,7 @@ static bool in_device_body(const walk_ctx *ctx, unsigned offset)
 static void record_not_checked(walk_ctx *ctx, fact_unchecked_cause cause, char *detail,
                                char *via, unsigned line, unsigned col)
 {
-    fact_not_checked *u = FACT_PUSH(ctx->facts->not_checked, ctx->facts->n_not_checked);
+    fact_not_checked *u = XPUSH(ctx->facts->not_checked, ctx->facts->n_not_checked);
     u->cause = cause;
     u->detail = detail;
     u->via = via;
@@ -1035,7 +1033,7 @@ static void collect_parse_errors(walk_ctx *ctx)
             record_fatal(ctx, message, file, line, col);
         } else if (file && clang_File_isEqual(file, ctx->main_file) &&
                    !in_device_body(ctx, offset)) {
-            fact_parse_error *e = FACT_PUSH(ctx->facts->parse_errors,
+            fact_parse_error *e = XPUSH(ctx->facts->parse_errors,
                                             ctx->facts->n_parse_errors);
             e->message = message;
             e->loc.line = line;
@@ -1059,7 +1057,7 @@ static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned de
         return;   /* the main file: it is in the key */
     char *name = cx_take(clang_getFileName(included));
     fact_strs *files = data;
-    *FACT_PUSH(files->items, files->n) = path_canonical(name);
+    *XPUSH(files->items, files->n) = path_canonical(name);
     free(name);
 }
 
@@ -1221,7 +1219,7 @@ static void add_dir(fact_strs *dirs, const char *dir, size_t len)
     for (size_t i = 0; i < dirs->n; i++)
         if (strlen(dirs->items[i]) == len && memcmp(dirs->items[i], dir, len) == 0)
             return;
-    *FACT_PUSH(dirs->items, dirs->n) = xstrndup(dir, len);
+    *XPUSH(dirs->items, dirs->n) = xstrndup(dir, len);
 }
 
 static void add_dir_of(fact_strs *dirs, const char *path)
@@ -1545,8 +1543,7 @@ static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
 static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, shared_unit *group,
                                         const gl_config *cfg, const snapshot_reach *reach)
 {
-    group->others = xrealloc(group->others, (group->nothers + 1) * sizeof *group->others);
-    other_unit_view *view = &group->others[group->nothers++];
+    other_unit_view *view = XPUSH(group->others, group->nothers);
     *view = (other_unit_view){.unit = unit, .facts = xcalloc(group->nfiles, sizeof *view->facts)};
     CXTranslationUnit tu = kept_take(unit);
     if (!tu && parse_unit(parse_index(), snap, unit, cfg, reach, &tu) != CXError_Success) {
@@ -1584,7 +1581,7 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit, shared
     file_facts *facts = view->facts[group->at];
     view->facts[group->at] = NULL;
     for (size_t i = 0; facts && included && i < view->included.n; i++)
-        *FACT_PUSH(included->items, included->n) = xstrdup(view->included.items[i]);
+        *XPUSH(included->items, included->n) = xstrdup(view->included.items[i]);
     return facts;
 }
 
@@ -1739,7 +1736,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     /* Parsed on its own although it has an includer, whose unit was built
      * but does not include it (rules/lost_header.c reports that once). */
     if (tu == own_tu && !own_unit && unit->tu && src->context >= 0 && !in_other_unit)
-        FACT_PUSH(facts->outside_unit, facts->n_outside_unit)->unit =
+        XPUSH(facts->outside_unit, facts->n_outside_unit)->unit =
             xstrdup(snap->files[unit->index].path);
     /* where_missing knows the search path of one unit only: a header of
      * several programs with a header not found is parsed again each run. */

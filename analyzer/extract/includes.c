@@ -110,8 +110,7 @@ static char *scan_disk_header(scan *s, const char *path, unsigned depth)
     for (size_t i = 0; i < s->nseen_disk; i++)
         if (strcmp(s->seen_disk[i], path) == 0)
             return NULL;
-    s->seen_disk = xrealloc(s->seen_disk, (s->nseen_disk + 1) * sizeof *s->seen_disk);
-    s->seen_disk[s->nseen_disk++] = xstrdup(path);
+    *XPUSH(s->seen_disk, s->nseen_disk) = xstrdup(path);
     char *text;
     size_t len;
     if (inputs_read_file(path, &text, &len) != 0)

@@ -13,17 +13,6 @@
 #include "input/source.h"
 #include "util/xalloc.h"
 
-/* Append one element to a facts array (type *arr; size_t n_arr), zeroed: a
- * field a recorder forgets is 0, never whatever the heap held (which made a
- * finding depend on what another file's parse had left there). Doubling
- * capacity is implied by growing at powers of two. */
-#define FACT_PUSH(arr, count)                                                  \
-    (((count) & ((count) - 1)) == 0                                            \
-         ? (void)((arr) = xrealloc((arr), ((count) ? 2 * (count) : 1) * sizeof *(arr))) \
-         : (void)0,                                                            \
-     memset(&(arr)[(count)], 0, sizeof *(arr)),                                \
-     &(arr)[(count)++])
-
 typedef struct {
     unsigned start, end;   /* byte offsets in the main file */
 } offset_range;

@@ -134,8 +134,7 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
         }
         if (close_char == '"')
             return true;   /* a file outside the snapshot, found beside this one */
-        *names = xrealloc(*names, (*n + 1) * sizeof **names);
-        (*names)[(*n)++] = xstrndup(t + 1, len);
+        *XPUSH(*names, *n) = xstrndup(t + 1, len);
     }
     return true;
 }
@@ -179,8 +178,7 @@ static void split_lines(const char *text, chosen_set *set)
     for (const char *line = text; *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        set->names = xrealloc(set->names, (set->n + 1) * sizeof *set->names);
-        set->names[set->n++] = xstrndup(line, len);
+        *XPUSH(set->names, set->n) = xstrndup(line, len);
         line += len + (nl != NULL);
     }
 }
@@ -262,10 +260,9 @@ char **preamble_choose(char *const *leading, const int *group, size_t n,
         qsort(files, nfiles, sizeof *files, by_group_text);
     for (size_t f = 0; f < nfiles; f++) {
         if (f == 0 || by_group_text(&files[f - 1], &files[f]) != 0) {
-            sets = xrealloc(sets, (nsets + 1) * sizeof *sets);
-            sets[nsets] = (chosen_set){.group = files[f].group, .merged_into = SIZE_MAX};
-            split_lines(files[f].text, &sets[nsets]);
-            nsets++;
+            chosen_set *set = XPUSH(sets, nsets);
+            *set = (chosen_set){.group = files[f].group, .merged_into = SIZE_MAX};
+            split_lines(files[f].text, set);
         }
         sets[nsets - 1].users++;
         set_of[files[f].index] = nsets - 1;
@@ -428,8 +425,7 @@ static void evict(const char *dir)
             free(path);
             continue;
         }
-        files = xrealloc(files, (n + 1) * sizeof *files);
-        files[n++] = (pch_file){path, st.st_mtime, st.st_size};
+        *XPUSH(files, n) = (pch_file){path, st.st_mtime, st.st_size};
         total += st.st_size;
     }
     closedir(d);
@@ -466,9 +462,8 @@ void preamble_count(unsigned long long key)
 {
     set_entry *s = find_set(key);
     if (!s) {
-        p.sets = xrealloc(p.sets, (p.n + 1) * sizeof *p.sets);
-        s = &p.sets[p.n++];
-        *s = (set_entry){.key = key};
+        s = XPUSH(p.sets, p.n);
+        s->key = key;
     }
     s->uses++;
 }

@@ -54,13 +54,6 @@ static int by_name_cmp(const void *a, const void *b)
                   base_name(file_at(sort_snap, *(const size_t *)b)->abs_path));
 }
 
-static void push(size_t **arr, size_t *n, size_t v)
-{
-    if ((*n & (*n - 1)) == 0)
-        *arr = xrealloc(*arr, (*n ? 2 * *n : 1) * sizeof **arr);
-    (*arr)[(*n)++] = v;
-}
-
 /* Every file an include of `spelling` can open, whatever directory it is
  * searched from: those whose path ends with the spelling (after its leading
  * ".." parts, which point above any directory), each given to fn. A
@@ -107,7 +100,7 @@ static void add_edge(void *ctx, size_t to)
 {
     edge_ctx *e = ctx;
     if (to != e->from)
-        push(&e->r->edges[e->from], &e->r->nedges[e->from], to);
+        *XPUSH(e->r->edges[e->from], e->r->nedges[e->from]) = to;
 }
 
 static void add_candidates(snapshot_reach *r, size_t from, const char *spelling, size_t len)
@@ -271,7 +264,7 @@ static size_t reach_named(const snapshot_reach *r, size_t index, size_t **out, b
     size_t n = count_of(r->snap), count = 0;
     bool *seen = xcalloc(n, sizeof *seen);
     size_t *list = NULL;
-    push(&list, &count, index);
+    *XPUSH(list, count) = index;
     seen[index] = true;
     *computed = false;
     for (size_t k = 0; k < count; k++) {
@@ -280,7 +273,7 @@ static size_t reach_named(const snapshot_reach *r, size_t index, size_t **out, b
         for (size_t e = 0; e < r->nedges[i]; e++)
             if (!seen[r->edges[i][e]]) {
                 seen[r->edges[i][e]] = true;
-                push(&list, &count, r->edges[i][e]);
+                *XPUSH(list, count) = r->edges[i][e];
             }
     }
     free(seen);
@@ -300,7 +293,7 @@ size_t reach_files(const snapshot_reach *r, size_t index, size_t **out)
             seen[(*out)[k]] = true;
         for (size_t i = 0; i < n; i++)
             if (!seen[i])
-                push(out, &count, i);
+                *XPUSH(*out, count) = i;
         free(seen);
     }
     return count;

@@ -103,8 +103,7 @@ static void load_guards(const char *dir)
         mask_text(buf, (size_t)got, MASK_COMMENTS, masked);
         char *g = guard_of(masked, (size_t)got);
         if (g) {
-            guards.names = xrealloc(guards.names, (guards.n + 1) * sizeof *guards.names);
-            guards.names[guards.n++] = g;
+            *XPUSH(guards.names, guards.n) = g;
         }
     }
     if (d)

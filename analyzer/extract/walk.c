@@ -114,7 +114,7 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
         fact_function *f = record_function(ctx, c, loc);
         if (f->is_definition && (f->exec == EXEC_KERNEL || f->exec == EXEC_DEVICE)) {
             CXSourceRange extent = clang_getCursorExtent(c);
-            offset_range *r = FACT_PUSH(ctx->device_bodies, ctx->n_device_bodies);
+            offset_range *r = XPUSH(ctx->device_bodies, ctx->n_device_bodies);
             clang_getExpansionLocation(clang_getRangeStart(extent), NULL, NULL, NULL, &r->start);
             clang_getExpansionLocation(clang_getRangeEnd(extent), NULL, NULL, NULL, &r->end);
         }

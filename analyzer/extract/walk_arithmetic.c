@@ -281,7 +281,7 @@ void record_float_loop(body_ctx *b, CXCursor c, fact_loc loc)
         b->floating_seen |= arith == ARITH_FLOATING;
         b->params_seen.own |= params.own;
         b->params_seen.cls |= params.cls;
-        fact_float_loop *f = FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
+        fact_float_loop *f = XPUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
         f->function_usr = xstrdup(b->function_usr);
         f->loc = loc;
         f->template_params = params.own;
@@ -300,7 +300,7 @@ void record_library_float_loop(body_ctx *b, CXCursor callee, fact_loc loc)
     if (!b->floating_seen && floating && template_loops_with_arithmetic(callee, floating)) {
         b->floating_seen = true;
         fact_float_loop *f =
-            FACT_PUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
+            XPUSH(b->w->facts->float_loops, b->w->facts->n_float_loops);
         bool c_linkage;
         f->function_usr = xstrdup(b->function_usr);
         f->loc = loc;

@@ -227,7 +227,7 @@ fact_copy *record_copy(body_ctx *b, CXCursor call, CXType ftype, const char *nam
          by_pointer = copies_by_pointer(name), by_memory_type = copies_by_memory_type(name);
     if (!always && !by_kind && !by_pointer && !by_memory_type)
         return NULL;
-    fact_copy *copy = FACT_PUSH(b->w->facts->copies, b->w->facts->n_copies);
+    fact_copy *copy = XPUSH(b->w->facts->copies, b->w->facts->n_copies);
     copy->callee = xstrdup(name);
     copy->loc = loc;
     copy->kind_value = -1;

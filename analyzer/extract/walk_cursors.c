@@ -27,14 +27,14 @@ bool name_starts(const char *s, const char *prefix)
 
 void strs_push(fact_strs *s, char *item)
 {
-    *FACT_PUSH(s->items, s->n) = item;
+    *XPUSH(s->items, s->n) = item;
 }
 
 static enum CXChildVisitResult collect_child(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
     cursor_list *l = data;
-    *FACT_PUSH(l->items, l->n) = c;
+    *XPUSH(l->items, l->n) = c;
     return CXChildVisit_Continue;
 }
 

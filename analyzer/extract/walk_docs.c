@@ -109,7 +109,7 @@ static void record_doc_param(walk_ctx *ctx, const char *fname, const char *name,
         if (d->loc.line == loc.line && d->loc.col == loc.col && !strcmp(d->param_name, name))
             return;
     }
-    fact_doc_param *d = FACT_PUSH(ctx->facts->doc_params, ctx->facts->n_doc_params);
+    fact_doc_param *d = XPUSH(ctx->facts->doc_params, ctx->facts->n_doc_params);
     d->function_name = xstrdup(fname);
     d->param_name = xstrdup(name);
     d->loc = loc;

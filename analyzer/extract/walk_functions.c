@@ -103,7 +103,7 @@ fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
 {
     function_parts parts = { 0 };
     clang_visitChildren(c, collect_parts, &parts);
-    fact_function *f = FACT_PUSH(ctx->facts->functions, ctx->facts->n_functions);
+    fact_function *f = XPUSH(ctx->facts->functions, ctx->facts->n_functions);
     memset(f, 0, sizeof *f);
     f->usr = cx_take(clang_getCursorUSR(c));
     f->loc = loc;
@@ -133,7 +133,7 @@ fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
 /* A call edge; it takes `name` (the callee's own spelling). */
 void record_call(body_ctx *b, CXCursor callee, char *name, fact_loc loc)
 {
-    fact_call *e = FACT_PUSH(b->w->facts->calls, b->w->facts->n_calls);
+    fact_call *e = XPUSH(b->w->facts->calls, b->w->facts->n_calls);
     e->caller_usr = xstrdup(b->function_usr);
     e->callee_usr = cx_take(clang_getCursorUSR(primary_template(callee)));
     e->callee_name = name;

@@ -91,7 +91,7 @@ static bool is_arithmetic_constant(CXCursor arg)
 void record_direct_launch(body_ctx *b, CXCursor call, CXCursor kernel, int first,
                                  fact_launch_kind kind, fact_loc loc)
 {
-    fact_launch *l = FACT_PUSH(b->w->facts->launches, b->w->facts->n_launches);
+    fact_launch *l = XPUSH(b->w->facts->launches, b->w->facts->n_launches);
     memset(l, 0, sizeof *l);
     l->kind = kind;
     l->loc = loc;
@@ -145,7 +145,7 @@ static void record_api_launch(body_ctx *b, CXCursor call, fact_launch_kind kind,
     CXCursor kernel = launched_kernel(call, kernel_index);
     if (clang_Cursor_isNull(kernel))
         return;
-    fact_launch *l = FACT_PUSH(b->w->facts->launches, b->w->facts->n_launches);
+    fact_launch *l = XPUSH(b->w->facts->launches, b->w->facts->n_launches);
     memset(l, 0, sizeof *l);
     l->kind = kind;
     l->loc = loc;

@@ -32,7 +32,7 @@ void record_hidden_name(walk_ctx *ctx, CXCursor at, const char *name, fact_loc l
         if (h->loc.line == loc.line && h->loc.col == loc.col && !strcmp(h->name, name))
             return;
     }
-    fact_hidden_name *h = FACT_PUSH(ctx->facts->hidden_names, ctx->facts->n_hidden_names);
+    fact_hidden_name *h = XPUSH(ctx->facts->hidden_names, ctx->facts->n_hidden_names);
     h->name = xstrdup(name);
     h->loc = loc;
 }

@@ -57,7 +57,7 @@ typedef struct {
 
 static void bind(walk_ctx *ctx, CXCursor holder, CXCursor value)
 {
-    pointer_binding *p = FACT_PUSH(ctx->pointer_bindings, ctx->n_pointer_bindings);
+    pointer_binding *p = XPUSH(ctx->pointer_bindings, ctx->n_pointer_bindings);
     p->holder = holder;
     p->value = value;
 }
@@ -118,7 +118,7 @@ static void add_held(walk_ctx *ctx, CXCursor holder, int depth, cursor_list *out
         if (!clang_equalCursors(p->holder, holder))
             continue;
         if (is_function_kind(clang_getCursorKind(p->value))) {
-            CXCursor *slot = FACT_PUSH(out->items, out->n);
+            CXCursor *slot = XPUSH(out->items, out->n);
             *slot = p->value;
         } else if (depth < HOLD_DEPTH) {
             add_held(ctx, p->value, depth + 1, out);

@@ -85,7 +85,7 @@ void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,
     if (!name_starts(name, "cu") || !declared_by_toolkit(b->w, callee) ||
         !is_cuda_status(clang_getCursorResultType(callee)) || !is_statement(call, parent))
         return;
-    fact_unchecked *u = FACT_PUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
+    fact_unchecked *u = XPUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
     u->callee = xstrdup(name);
     u->loc = loc;
 }
@@ -122,7 +122,7 @@ void record_unchecked_status_through_pointer(body_ctx *b, CXCursor call, CXCurso
     free(holder_name);
     if (!callee)
         return;
-    fact_unchecked *u = FACT_PUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
+    fact_unchecked *u = XPUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
     u->callee = callee;
     u->loc = loc;
 }

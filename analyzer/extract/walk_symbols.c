@@ -69,7 +69,7 @@ enum CXChildVisitResult collect_parts(CXCursor c, CXCursor parent, CXClientData 
         free(s);
         break;
     }
-    case CXCursor_ParmDecl: *FACT_PUSH(p->parms.items, p->parms.n) = c; break;
+    case CXCursor_ParmDecl: *XPUSH(p->parms.items, p->parms.n) = c; break;
     default: break;
     }
     return CXChildVisit_Continue;

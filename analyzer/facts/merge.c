@@ -43,11 +43,23 @@ static bool same_texts(const fact_strs *a, const fact_strs *b)
     }
 #include "facts/fact_kinds.def"
 
+/* Room for n elements that XPUSH (util/xalloc.h) can go on appending to:
+ * it reallocates only when the count reaches a power of two, so the
+ * capacity must be at least the power of two at or above n. */
+static size_t push_capacity(size_t n)
+{
+    size_t cap = 1;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
 void facts_merge(file_facts *into, file_facts *from)
 {
 #define FACT_KIND(type, array)                                                 \
     if (from->n_##array > 0) {                                                 \
-        into->array = xrealloc(into->array, (into->n_##array + from->n_##array) * \
+        into->array = xrealloc(into->array, push_capacity(into->n_##array +     \
+                                                          from->n_##array) *    \
                                                 sizeof *into->array);          \
         size_t kept = into->n_##array;                                         \
         for (size_t i = 0; i < from->n_##array; i++) {                         \

@@ -218,9 +218,8 @@ static int apply_document(json_t *doc, const char *path, const snapshot *snap,
         if (entries[i].matched)
             continue;
         json_t *e = entries[i].entry;
-        *fixed = xrealloc(*fixed, (*nfixed + 1) * sizeof **fixed);
         const char *message = string_field(e, "message");
-        (*fixed)[(*nfixed)++] = (baseline_fixed){
+        *XPUSH(*fixed, *nfixed) = (baseline_fixed){
             .rule = xstrdup(string_field(e, "rule")),
             .file = xstrdup(string_field(e, "file")),
             .message = xstrdup(message ? message : ""),

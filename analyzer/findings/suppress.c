@@ -63,8 +63,7 @@ static const char *parse_ids(suppression *s, const char *p, const char *close)
             b--;
         if (a == b)
             return "an empty rule id in allow(...)";
-        s->ids = xrealloc(s->ids, (s->nids + 1) * sizeof *s->ids);
-        s->ids[s->nids++] = xstrndup(a, (size_t)(b - a));
+        *XPUSH(s->ids, s->nids) = xstrndup(a, (size_t)(b - a));
         p = comma ? comma + 1 : close;
     }
     return s->nids ? NULL : "no rule id in allow()";
@@ -202,8 +201,7 @@ size_t suppressions_parse(const char *text, size_t len, suppression **out)
                 cursor_advance(&at_end, spans[k].end > 0 ? spans[k].end - 1 : 0);
                 /* The comment's own lines and the line below it. */
                 s.last_line = at_end.line + 1;
-                *out = xrealloc(*out, (n + 1) * sizeof **out);
-                (*out)[n++] = s;
+                *XPUSH(*out, n) = s;
             }
             p += sizeof MARKER - 1;
         }

@@ -74,8 +74,7 @@ int compile_db_discover(snapshot *snap, char **error)
                 rc = -1;
                 break;
             }
-            dbs = xrealloc(dbs, (ndbs + 1) * sizeof *dbs);
-            dbs[ndbs++] = (found_db){ .path = path, .db = db };
+            *XPUSH(dbs, ndbs) = (found_db){ .path = path, .db = db };
         } else {
             free(path);
         }

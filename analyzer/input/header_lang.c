@@ -117,10 +117,7 @@ static void add_target(const char *name, size_t len, bool quoted, void *ctx)
     for (size_t k = 0; k < *t->ntargets; k++)
         if ((*t->targets)[k] == j)
             return;
-    if ((*t->ntargets & (*t->ntargets - 1)) == 0)
-        *t->targets = xrealloc(*t->targets, (*t->ntargets ? 2 * *t->ntargets : 1) *
-                                                sizeof **t->targets);
-    (*t->targets)[(*t->ntargets)++] = j;
+    *XPUSH(*t->targets, *t->ntargets) = j;
 }
 
 /* The snapshot files that file i includes (malloc'd into *targets): each
@@ -253,10 +250,7 @@ static void add_other_programs(snapshot *snap, long *const *includes, const size
                 queue[tail++] = h;
                 if (hf->context >= 0 && (size_t)hf->context != s &&
                     !program_has_context(snap, hf, s)) {
-                    hf->other_contexts = xrealloc(hf->other_contexts,
-                                                  (hf->nother_contexts + 1) *
-                                                      sizeof *hf->other_contexts);
-                    hf->other_contexts[hf->nother_contexts++] = (long)s;
+                    *XPUSH(hf->other_contexts, hf->nother_contexts) = (long)s;
                 }
             }
         }
@@ -308,8 +302,7 @@ static bool add_found_with(const snapshot *snap, const gl_config *cfg, const mac
             known = includes[i][j] == found[k];
         if (known)
             continue;
-        includes[i] = xrealloc(includes[i], (nincludes[i] + 1) * sizeof **includes);
-        includes[i][nincludes[i]++] = found[k];
+        *XPUSH(includes[i], nincludes[i]) = found[k];
         included[found[k]] = true;
         added = true;
     }

@@ -109,20 +109,13 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
 
 void snapshot_add(snapshot *snap, source_file *f)
 {
-    /* Grow in powers of two: nfiles is the only size kept. */
-    size_t n = snap->nfiles;
-    if ((n & (n - 1)) == 0)
-        snap->files = xrealloc(snap->files, (n ? 2 * n : 1) * sizeof *snap->files);
-    snap->files[snap->nfiles++] = *f;
+    *XPUSH(snap->files, snap->nfiles) = *f;
     memset(f, 0, sizeof *f);
 }
 
 void snapshot_add_context(snapshot *snap, source_file *f)
 {
-    size_t n = snap->ncontext;
-    if ((n & (n - 1)) == 0)
-        snap->context = xrealloc(snap->context, (n ? 2 * n : 1) * sizeof *snap->context);
-    snap->context[snap->ncontext++] = *f;
+    *XPUSH(snap->context, snap->ncontext) = *f;
     memset(f, 0, sizeof *f);
 }
 

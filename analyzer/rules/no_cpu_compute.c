@@ -109,8 +109,7 @@ static void build_graph(const analysis *a, call_graph *g)
                 continue;
             node *n = &g->nodes[d];
             if (loop->template_params || loop->class_params) {
-                n->dependent = xrealloc(n->dependent, (n->n_dependent + 1) * sizeof *n->dependent);
-                n->dependent[n->n_dependent++] = (compute_site){ loop, fi };
+                *XPUSH(n->dependent, n->n_dependent) = (compute_site){ loop, fi };
             } else if (!n->floating.site) {
                 n->floating = (compute_site){ loop, fi };
             }

@@ -53,10 +53,8 @@ static bool site_seen(const site_set *s, unsigned line, unsigned col)
 
 static void site_add(site_set *s, unsigned line, unsigned col)
 {
-    s->items = xrealloc(s->items, (s->n + 1) * sizeof *s->items);
-    s->items[s->n].line = line;
-    s->items[s->n].col = col;
-    s->n++;
+    XPUSH(s->items, s->n)->line = line;
+    s->items[s->n - 1].col = col;
 }
 
 #define FIX_HINT "stage uploads through the mapped pinned buffer: write its host " \

@@ -8,8 +8,7 @@
 
 static void push(run_rule_list *list, run_rule rule)
 {
-    list->items = xrealloc(list->items, (list->n + 1) * sizeof *list->items);
-    list->items[list->n++] = rule;
+    *XPUSH(list->items, list->n) = rule;
 }
 
 run_rule_list run_rules_build(const gl_config *cfg)

@@ -118,8 +118,7 @@ symbol_list symbol_index_candidates(const symbol_index *idx, const char *name, s
             const symbol_def *d = idx->by_name[i];
             if (own_file_only ? d->file != file : d->fn->is_static)
                 continue;
-            out.items = xrealloc(out.items, (out.n + 1) * sizeof *out.items);
-            out.items[out.n++] = d;
+            *XPUSH(out.items, out.n) = d;
         }
     return out;
 }

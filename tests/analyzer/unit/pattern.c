@@ -15,9 +15,7 @@ extern const rule_def rule_pattern;
 
 static pattern_rule *add_pattern(gl_config *cfg, const char *id, const char *regex)
 {
-    cfg->patterns = xrealloc(cfg->patterns, (cfg->npatterns + 1) * sizeof *cfg->patterns);
-    pattern_rule *p = &cfg->patterns[cfg->npatterns++];
-    memset(p, 0, sizeof *p);
+    pattern_rule *p = XPUSH(cfg->patterns, cfg->npatterns);
     p->id = xstrdup(id);
     p->regex = xstrdup(regex);
     p->message = xasprintf("matched %s", id);
