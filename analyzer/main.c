@@ -27,6 +27,18 @@
 
 typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_GITHUB, FORMAT_SARIF } output_format;
 typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode;
+/* The option values, in the order of their enums. */
+static const char *const format_names[] = {"text", "json", "github", "sarif", NULL};
+static const char *const color_names[] = {"auto", "always", "never", NULL};
+
+/* The index of arg in names (NULL-terminated), or -1. */
+static int choice_index(const char *arg, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(arg, names[i]) == 0)
+            return i;
+    return -1;
+}
 
 typedef struct {
     bool staged;
@@ -213,18 +225,13 @@ static int parse_options(int argc, char **argv, options *opt)
         case OPT_STAGED:
             opt->staged = true;
             break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "text") == 0)
-                opt->format = FORMAT_TEXT;
-            else if (strcmp(optarg, "json") == 0)
-                opt->format = FORMAT_JSON;
-            else if (strcmp(optarg, "github") == 0)
-                opt->format = FORMAT_GITHUB;
-            else if (strcmp(optarg, "sarif") == 0)
-                opt->format = FORMAT_SARIF;
-            else
+        case OPT_FORMAT: {
+            int format = choice_index(optarg, format_names);
+            if (format < 0)
                 return usage_error("unknown format '%s' (text, json, sarif or github)", optarg);
+            opt->format = (output_format)format;
             break;
+        }
         case OPT_CONFIG:
             opt->config_path = optarg;
             break;
@@ -236,16 +243,13 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->jobs = (int)n;
             break;
         }
-        case OPT_COLOR:
-            if (strcmp(optarg, "auto") == 0)
-                opt->color = COLOR_AUTO;
-            else if (strcmp(optarg, "always") == 0)
-                opt->color = COLOR_ALWAYS;
-            else if (strcmp(optarg, "never") == 0)
-                opt->color = COLOR_NEVER;
-            else
+        case OPT_COLOR: {
+            int color = choice_index(optarg, color_names);
+            if (color < 0)
                 return usage_error("--color takes auto, always or never, not '%s'", optarg);
+            opt->color = (color_mode)color;
             break;
+        }
         case 'q':
             opt->quiet = true;
             break;
