@@ -20,6 +20,7 @@ typedef struct {
     char *file;      /* absolute, normalised */
     size_t order;    /* position in the file: the first entry of a file wins */
     str_list args;
+    source_lang lang;   /* its -x, else LANG_COUNT: its extension's */
 } db_entry;
 
 struct compile_db {
@@ -89,7 +90,7 @@ static const kept_flag KEPT[] = {
 
 /* Flags whose value is a separate word that must be skipped with them. */
 static const char *const DROPPED_WITH_VALUE[] = {
-    "-o", "--output-file", "-x", "--x", "-gencode", "--generate-code", "-arch",
+    "-o", "--output-file", "-gencode", "--generate-code", "-arch",
     "--gpu-architecture", "-code", "--gpu-code", "-rdc", "--relocatable-device-code",
     "-ccbin", "--compiler-bindir", "-MF", "-MT", "-MQ", "-Xlinker", "--linker-options",
     "-Xptxas", "--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xarchive",
@@ -152,7 +153,40 @@ static void push_flag(str_list *out, const kept_flag *f, const char *value, cons
 typedef struct {
     unsigned files_read;
     char *problem;
+    source_lang lang;    /* the last -x, LANG_COUNT while there is none */
 } translation;
+
+/* A -x value as gcc, clang and nvcc spell the languages gpulint parses;
+ * any other (assembler, none) leaves the file to its extension. */
+static source_lang language_named(const char *name)
+{
+    static const struct {
+        const char *name;
+        source_lang lang;
+    } names[] = {
+        {"cu", LANG_CUDA},   {"cuda", LANG_CUDA},   {"c++", LANG_CXX},
+        {"c++-header", LANG_CXX}, {"c", LANG_C}, {"c-header", LANG_C},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i].name) == 0)
+            return names[i].lang;
+    return LANG_COUNT;
+}
+
+/* The language value of argv[*i] when it is -x (-x LANG, -xLANG, nvcc's
+ * --x LANG and --x=LANG), consuming a separate value; NULL otherwise. */
+static const char *language_flag(const char *a, const char *next, size_t *i)
+{
+    if ((strcmp(a, "-x") == 0 || strcmp(a, "--x") == 0) && next) {
+        (*i)++;
+        return next;
+    }
+    if (strncmp(a, "--x=", 4) == 0)
+        return a + 4;
+    if (strncmp(a, "-x", 2) == 0 && a[2] && a[2] != '=')
+        return a + 2;
+    return NULL;
+}
 
 static void translate_one(char *const *argv, size_t argc, size_t *i, const char *directory,
                           str_list *out, int depth, translation *tr);
@@ -308,6 +342,13 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
         str_list_push(out, "-fgpu-rdc");
         return;
     }
+    /* The language the build compiles the file as (`nvcc -x cu file.cpp`):
+     * not a flag for the parse, which gpulint gives by language itself. */
+    const char *language = language_flag(a, next, i);
+    if (language) {
+        tr->lang = language_named(language);
+        return;
+    }
     if (drops_value(a) && next)
         (*i)++;
     /* Anything else (warnings, optimisation, -c, the source file, -gencode=...,
@@ -315,11 +356,12 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
 }
 
 int compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out,
-                           char **error)
+                           source_lang *lang, char **error)
 {
-    translation tr = {0};
+    translation tr = {.lang = LANG_COUNT};
     for (size_t i = 1; i < argc; i++)
         translate_one(argv, argc, &i, directory, out, 0, &tr);
+    *lang = tr.lang;
     *error = tr.problem;
     return tr.problem ? -1 : 0;
 }
@@ -405,7 +447,8 @@ compile_db *compile_db_load(const char *path, char **error)
         entry->order = db->n++;
         entry->file = real_or_normalised(dir, file);
         char *problem;
-        int translated = compile_args_translate(argv.items, argv.n, dir, &entry->args, &problem);
+        int translated = compile_args_translate(argv.items, argv.n, dir, &entry->args,
+                                                &entry->lang, &problem);
         for (size_t k = 0; k < argv.n; k++)
             free(argv.items[k]);
         free(argv.items);
@@ -436,7 +479,7 @@ void compile_db_free(compile_db *db)
     free(db);
 }
 
-const str_list *compile_db_lookup(const compile_db *db, const char *abs_path)
+static const db_entry *entry_of(const compile_db *db, const char *abs_path)
 {
     char *norm = real_or_normalised("/", abs_path);
     db_entry key = {.file = norm};
@@ -446,7 +489,27 @@ const str_list *compile_db_lookup(const compile_db *db, const char *abs_path)
         return NULL;
     while (hit > db->entries && compare_files(hit - 1, hit) == 0)
         hit--;
-    return &hit->args;
+    return hit;
+}
+
+const str_list *compile_db_lookup(const compile_db *db, const char *abs_path)
+{
+    const db_entry *e = entry_of(db, abs_path);
+    return e ? &e->args : NULL;
+}
+
+bool compile_db_give(const compile_db *db, source_file *f)
+{
+    const db_entry *e = entry_of(db, f->abs_path);
+    if (!e)
+        return false;
+    f->args = xcalloc(e->args.n + 1, sizeof *f->args);
+    for (size_t k = 0; k < e->args.n; k++)
+        f->args[k] = xstrdup(e->args.items[k]);
+    f->nargs = e->args.n;
+    if (e->lang != LANG_COUNT)
+        f->lang = e->lang;
+    return true;
 }
 
 size_t compile_db_apply(const compile_db *db, snapshot *snap)
@@ -454,16 +517,8 @@ size_t compile_db_apply(const compile_db *db, snapshot *snap)
     size_t matched = 0;
     for (size_t i = 0; i < snap->nfiles; i++) {
         source_file *f = &snap->files[i];
-        if (f->args)
-            continue;   /* a nearer database gave it flags */
-        const str_list *args = compile_db_lookup(db, f->abs_path);
-        if (!args)
-            continue;
-        matched++;
-        f->args = xcalloc(args->n + 1, sizeof *f->args);
-        for (size_t k = 0; k < args->n; k++)
-            f->args[k] = xstrdup(args->items[k]);
-        f->nargs = args->n;
+        if (!f->args && compile_db_give(db, f))
+            matched++;
     }
     return matched;
 }

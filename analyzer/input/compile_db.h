@@ -10,6 +10,7 @@
 #ifndef GPULINT_COMPILE_DB_H
 #define GPULINT_COMPILE_DB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config/config.h"
@@ -24,6 +25,12 @@ void compile_db_free(compile_db *db);
 
 /* The translated flags of the file at abs_path, or NULL when not listed. */
 const str_list *compile_db_lookup(const compile_db *db, const char *abs_path);
+
+/* Give f the database's flags for it (source_file.args) and, when its
+ * command says `-x` (`nvcc -x cu` on a .cpp file, clang's -x cuda), that
+ * language: the build compiles it so, whatever its extension or the
+ * config's languages: say. False when the database does not list f. */
+bool compile_db_give(const compile_db *db, source_file *f);
 
 /* Give every snapshot file that has none yet the database's flags for it
  * (source_file.args); returns how many the database listed. Paths are
@@ -43,11 +50,12 @@ int compile_db_discover(snapshot *snap, char **error);
 int shell_split(const char *command, str_list *words);
 
 /* The flags of one compiler command (argv[0] is the compiler) that matter to
- * the parse, paths made absolute against `directory`, appended to out.
- * Returns 0, or -1 with *error (to free) for a response file that is not a
+ * the parse, paths made absolute against `directory`, appended to out, and
+ * the language its last -x names (LANG_COUNT: none, or one gpulint does not
+ * parse) into *lang. Returns 0, or -1 with *error (to free) for a response file that is not a
  * regular file or is over 1 MiB (it is not read), or for more than 256
  * response files read for the command (files that name each other). */
 int compile_args_translate(char *const *argv, size_t argc, const char *directory, str_list *out,
-                           char **error);
+                           source_lang *lang, char **error);
 
 #endif

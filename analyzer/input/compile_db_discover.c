@@ -79,14 +79,8 @@ int compile_db_discover(snapshot *snap, char **error)
             free(path);
         }
         dbs[k].files++;
-        const str_list *args = compile_db_lookup(dbs[k].db, f->abs_path);
-        if (!args)
-            continue;
-        dbs[k].matched++;
-        f->args = xcalloc(args->n + 1, sizeof *f->args);
-        for (size_t a = 0; a < args->n; a++)
-            f->args[a] = xstrdup(args->items[a]);
-        f->nargs = args->n;
+        if (compile_db_give(dbs[k].db, f))
+            dbs[k].matched++;
     }
     for (size_t k = 0; k < ndbs; k++) {
         if (rc == 0 && dbs[k].matched == 0)

@@ -1,5 +1,7 @@
+#define _GNU_SOURCE   /* memmem */
 #include "input/source.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +184,19 @@ long snapshot_find(const snapshot *snap, const char *path)
             lo = mid + 1;
         else
             hi = mid;
+    }
+    return -1;
+}
+
+long source_find_word(const source_file *f, const char *word)
+{
+    const char *m = f->masked, *end = f->masked + f->len;
+    size_t wl = strlen(word);
+    for (const char *p = m; (p = memmem(p, (size_t)(end - p), word, wl)); p += wl) {
+        bool starts = p == m || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool ends = p + wl == end || !(isalnum((unsigned char)p[wl]) || p[wl] == '_');
+        if (starts && ends)
+            return p - m;
     }
     return -1;
 }

@@ -23,9 +23,10 @@ typedef struct {
     size_t len;
     char *masked;      /* same length: comments and string/char literals blanked
                           (newlines kept) so offsets and line numbers match text */
-    source_lang lang;  /* by extension (source_classify); a header takes the
-                          language of the files that include it
-                          (input/header_lang.c) */
+    source_lang lang;  /* by extension (source_classify), or the compile
+                          database's -x for the file (compile_db_give); a
+                          header takes the language of the files that
+                          include it (input/header_lang.c) */
     bool is_header;    /* a header kind: .h .cuh .hpp .hh .hxx .inl .ipp .inc */
     long context;      /* a header, or a source file that another snapshot
                           file includes: the snapshot's source file (neither)
@@ -69,6 +70,10 @@ long snapshot_find(const snapshot *snap, const char *path);
 
 /* 1-based line and column of byte offset `off` in `f`. */
 void source_line_col(const source_file *f, size_t off, unsigned *line, unsigned *col);
+
+/* The offset of the first whole-word `word` in f's code (comments and
+ * literals left out), or -1. */
+long source_find_word(const source_file *f, const char *word);
 
 /* The line-th line (1-based) of f: its start and length without the line
  * ending. false when the file has fewer lines. */

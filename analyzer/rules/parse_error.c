@@ -2,9 +2,36 @@
  * error in the file itself (extract/extract.c records them as facts, also
  * when the facts come from the cache); the other rules still run on the AST
  * libclang built. Fatal errors are rules/not_checked.c's. */
+#define _GNU_SOURCE   /* memmem */
+#include <string.h>
+
 #include "facts/facts.h"
 #include "rules/lost_header.h"
 #include "rules/rule.h"
+
+/* The first line of f with CUDA syntax (execution spaces, a launch, shared
+ * memory, the thread indices), or 0: a .cpp with it and with errors is most
+ * likely one the build compiles as CUDA (host C++ that includes the CUDA
+ * runtime knows __host__ and __device__, and then has no error from them). */
+static unsigned cuda_syntax_line(const source_file *f)
+{
+    static const char *const words[] = {"__global__", "__device__", "__host__", "__shared__",
+                                        "__constant__", "threadIdx", "blockIdx"};
+    long first = -1;
+    for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+        long at = source_find_word(f, words[w]);
+        if (at >= 0 && (first < 0 || at < first))
+            first = at;
+    }
+    const char *launch = memmem(f->masked, f->len, "<<<", 3);
+    if (launch && (first < 0 || launch - f->masked < first))
+        first = launch - f->masked;
+    if (first < 0)
+        return 0;
+    unsigned line, col;
+    source_line_col(f, (size_t)first, &line, &col);
+    return line;
+}
 
 static void check(const analysis *a, diag_sink *sink)
 {
@@ -21,10 +48,24 @@ static void check(const analysis *a, diag_sink *sink)
             lost_header_free(&lost);
             continue;
         }
+        const source_file *f = &a->snap->files[fi];
+        unsigned cuda_line = 0;
+        /* A file the compile database lists is parsed as its build compiles
+         * it (its -x, or nvcc's choice by extension). */
+        if (facts->n_parse_errors && f->lang != LANG_CUDA && !f->args)
+            cuda_line = cuda_syntax_line(f);
         for (size_t k = 0; k < facts->n_parse_errors; k++) {
             const fact_parse_error *e = &facts->parse_errors[k];
-            diag_report(sink, "parse-error", a->snap->files[fi].path, e->loc.line, e->loc.col,
-                        "%s", e->message);
+            if (k == 0 && cuda_line)
+                diag_report(sink, "parse-error", f->path, e->loc.line, e->loc.col,
+                            "%s (this file was parsed as %s, by its extension, but line %u has "
+                            "CUDA syntax: if the build compiles it as CUDA (nvcc -x cu), give "
+                            "gpulint the build's compile database (-p DIR), or map its extension "
+                            "to cuda with languages: in .gpulint.yaml)",
+                            e->message, f->lang == LANG_CXX ? "C++" : "C", cuda_line);
+            else
+                diag_report(sink, "parse-error", f->path, e->loc.line, e->loc.col, "%s",
+                            e->message);
         }
     }
 }

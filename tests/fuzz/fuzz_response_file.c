@@ -41,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t argc = spellings[k][2] ? 3 : 2;
         str_list out = {0};
         char *error = NULL;
-        int rc = compile_args_translate(spellings[k], argc, dir, &out, &error);
+        source_lang lang;
+        int rc = compile_args_translate(spellings[k], argc, dir, &out, &lang, &error);
         if ((rc == 0) != (error == NULL))
             abort();
         for (size_t i = 0; i < out.n; i++) {

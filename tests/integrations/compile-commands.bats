@@ -124,3 +124,37 @@ JSON
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
     "unitflags/include/lib/detail.h:3 unchecked-status"
 }
+
+@test "a .cpp file the build compiles as CUDA (nvcc -x cu) is parsed as CUDA, and so is the header it includes" {
+  mkdir -p xcu
+  cat >xcu/body.h <<'H'
+struct body {
+    float x, v;
+    __host__ __device__ void step(float dt) { x += v * dt; }
+};
+H
+  cat >xcu/main.cpp <<'CPP'
+#include <cuda_runtime.h>
+#include "body.h"
+__global__ void advance(body *bodies, int n, float dt)
+{
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n)
+        bodies[i].step(dt);
+}
+int run(body *host, body *dev, int n)
+{
+    if (cudaMemcpy(dev, host, n * sizeof(body), cudaMemcpyHostToDevice) != cudaSuccess)
+        return 1;
+    advance<<<(n + 255) / 256, 256>>>(dev, n, 0.1f);
+    return cudaDeviceSynchronize() != cudaSuccess;
+}
+CPP
+  cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/xcu", "command": "nvcc -x cu -arch=sm_90 -I. -dc main.cpp -o main.o", "file": "main.cpp"}]
+JSON
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . xcu
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "xcu/main.cpp:11 mapped-pinned-only"
+  assert_equal "$(jq -r '.files_checked' <<<"$output")" 2
+}

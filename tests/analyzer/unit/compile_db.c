@@ -63,7 +63,8 @@ static void expect_translation(const char *command, const char *want)
     str_list argv = {0}, out = {0};
     assert_int_equal(shell_split(command, &argv), 0);
     char *error;
-    assert_int_equal(compile_args_translate(argv.items, argv.n, "/build", &out, &error), 0);
+    source_lang lang;
+    assert_int_equal(compile_args_translate(argv.items, argv.n, "/build", &out, &lang, &error), 0);
     assert_null(error);
     char *got = joined(&out);
     assert_string_equal(got, want);
@@ -92,6 +93,37 @@ static void nvcc_flags(void **state)
                        "-x cu -c layer/kernels.cu -o kernels.o",
                        "-std=c++17|-DHOST=1|-I/build/host_inc|-fgpu-rdc|-fgpu-rdc|-fgpu-rdc|"
                        "-I/build/layer|-DK=2");
+}
+
+/* The language a command's -x names, in gcc's, clang's and nvcc's
+ * spellings; the last one counts, and one gpulint does not parse leaves the
+ * file to its extension (LANG_COUNT). */
+static void expect_language(const char *command, source_lang want)
+{
+    str_list argv = {0}, out = {0};
+    assert_int_equal(shell_split(command, &argv), 0);
+    char *error;
+    source_lang lang = LANG_C;
+    assert_int_equal(compile_args_translate(argv.items, argv.n, "/build", &out, &lang, &error), 0);
+    assert_int_equal(lang, want);
+    assert_int_equal(out.n, 1);   /* -Ia: the -x value is not taken for a flag */
+    free_list(&argv);
+    free_list(&out);
+}
+
+static void language_flags(void **state)
+{
+    (void)state;
+    expect_language("nvcc -x cu -Ia -c main.cpp", LANG_CUDA);
+    expect_language("nvcc --x cu -Ia main.cpp", LANG_CUDA);
+    expect_language("nvcc --x=cu -Ia main.cpp", LANG_CUDA);
+    expect_language("clang++ -x cuda -Ia main.cpp", LANG_CUDA);
+    expect_language("clang -xc++ -Ia main.h", LANG_CXX);
+    expect_language("gcc -x c -Ia main.inc", LANG_C);
+    expect_language("g++ -x c-header -Ia main.h", LANG_C);
+    expect_language("g++ -x c++ -x cu -Ia main.cpp", LANG_CUDA);
+    expect_language("cc -x assembler-with-cpp -Ia start.S", LANG_COUNT);
+    expect_language("cc -Ia main.c", LANG_COUNT);
 }
 
 /* Relocatable device code is clang's -fgpu-rdc, in each of nvcc's
@@ -173,6 +205,7 @@ int main(void)
         cmocka_unit_test(host_compiler_flags),
         cmocka_unit_test(nvcc_flags),
         cmocka_unit_test(relocatable_device_code),
+        cmocka_unit_test(language_flags),
         cmocka_unit_test(database_lookup),
         cmocka_unit_test(malformed_database),
     };
