@@ -1,5 +1,5 @@
-/* The fused forward pass (forward_kernels.h): two kernels, every operand in
- * shared memory; the products on the tensor cores (TC: TF32 wmma, FP32
+/* The fused forward pass (forward_kernels.h): one kernel or two, every
+ * operand in shared memory; the products on the tensor cores (TC: TF32 wmma, FP32
  * accumulation) or on the CUDA cores in strict FP32.
  *
  * Layout in shared memory: each matrix row-major, its rows and columns
@@ -79,8 +79,8 @@ __device__ __forceinline__ void fwd_load_async(float *dst, int ld, const float *
                                                int rows, int cols) {
     const int rows_p = pad16(rows), cols_p = pad16(cols);
     if ((cols & 3) == 0 && (lds & 3) == 0 && ((size_t)src & 15) == 0) {
-        /* thread i takes the 16-byte groups i, i + 256, ...: row and group
-         * advanced by the division's quotient and remainder, computed once
+        /* thread i takes the 16-byte groups i, i + threads, ...: row and
+         * group advanced by the division's quotient and remainder, computed once
          * (a division per copy was a fifth of the B = 1 forward's
          * instructions: docs/layer-results.md, tenth pass) */
         const int threads = blockDim.x, groups = cols_p / 4, step_r = threads / groups,

@@ -1,5 +1,5 @@
 /* Launchers of the fused forward pass (layer/forward_kernels.cu): the whole
- * TransformerLayer forward in two kernels instead of thirteen; the products
+ * TransformerLayer forward in one kernel or two instead of thirteen; the products
  * in TF32 on the tensor cores (TF32 mode) or in strict FP32 on the CUDA cores
  * (FP32 mode).
  *  1. projections, per tile of rows: q0|k0|v0 = x Wq|Wk|Wv^T + b, then

@@ -397,12 +397,12 @@ static int fold_backward_jobs(const tlob_layer *L, const layer_tensors *w, const
  * weights beside the attention, so D <= 48 or so at T = 128 (BTC temporal and
  * B = 1 inference; feature BTC and FI-2010 take the general path). By default
  * (AUTO) only while the rest kernel's grid of 16-row tiles has at most one
- * block per multiprocessor: at B = 1 it beat the general path (graphed
- * forward, H200: 43.0 against 47.1 us in TF32, 38.9 against 68.7 us in FP32),
- * at BTC temporal's 128 samples it was 2.1x slower (200 against 96 us:
- * docs/layer-results.md, sixth pass). 32 rows once the rest kernel has a
- * block per multiprocessor with them, else 16. Forcing: the tests and the
- * benchmark. */
+ * block per multiprocessor: at B = 1 it beats the general path (graphed
+ * forward, H200: 29.4 against 43.0 us in TF32, 34.0 against 64.1 us in FP32:
+ * docs/layer-results.md, tenth pass), at BTC temporal's 128 samples it was
+ * 2.1x slower (200 against 96 us: sixth pass). 32 rows once the rest kernel
+ * has a block per multiprocessor with them, else 16 (at B = 1, 32 rows
+ * measured 43.1 against 34.0 us in FP32). Forcing: the tests and the benchmark. */
 static int forward_fused_rows(const tlob_layer *L, int batch) {
     if (L->forward_path == ATTENTION_GENERAL) return 0;
     if (L->forward_path == ATTENTION_AUTO &&

@@ -368,13 +368,15 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fu
     tlob_destroy(L);
 }
 
-/* The fused forward (layer/forward_kernels.h, two kernels) against the
- * general forward (cuBLAS and the row kernels), on identical parameters and
- * inputs: each forced variant (general; fused with 16-row and with 32-row
- * tiles) runs forward and backward against the double reference
- * (parity_run), then once more through the host-array calls so that its y,
- * att and dx are compared with the general path's directly. A shape where
- * the fused forward does not fit must refuse it. */
+/* The fused forward (layer/forward_kernels.h, one kernel or two) against
+ * the general forward (cuBLAS and the row kernels), on identical parameters
+ * and inputs: each forced variant (general; fused with 16-row and with
+ * 32-row tiles, as one launch where it fits and as two) runs forward and
+ * backward against the double reference (parity_run), then once more
+ * through the host-array calls so that its y, att and dx are compared with
+ * the general path's directly, and the two-launch forward's y and att with
+ * the one-launch one's (bitwise). A shape where the fused forward does not
+ * fit must refuse it. */
 static void check_forward_paths(const shape *s, tlob_math math, int expect_fits) {
     const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
     const double tol = s->well_conditioned ? parity_tolerance(math)
