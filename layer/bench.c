@@ -319,6 +319,10 @@ typedef struct {
     /* the same graphs with the general forward forced (an A/B in one run),
      * when the fused one runs; else -1 */
     double general_fwd_graph_us, general_fwdbwd_graph_us;
+    int fused_launches; /* the fused forward's launches, 1 or 2; 0: general forward */
+    /* the same graphs with the fused forward forced to two launches, when it
+     * runs as one; else -1 */
+    double two_fwd_graph_us, two_fwdbwd_graph_us;
     /* TF32: the same graphs with the MLP's products forced to cuBLAS
      * ([0]) and to the tensor-core kernels ([1], where they fit); else -1 */
     double mlp_fwd_graph_us[2], mlp_fwdbwd_graph_us[2];
@@ -443,6 +447,19 @@ static int bench_layer(layer_result *r, int iters) {
         BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
         BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
         BENCH_CHECK_TLOB(tlob_internal_force_forward(L, 0, 0));
+    }
+    r->fused_launches = tlob_internal_forward_launches(L, B);
+    r->two_fwd_graph_us = r->two_fwdbwd_graph_us = -1.0;
+    if (r->fused_launches == 1) {
+        BENCH_CHECK_TLOB(tlob_internal_force_forward_launches(L, 2));
+        if (capture(L, B, x, y, att, dy, dx, 0, &fwd) ||
+            capture(L, B, x, y, att, dy, dx, 1, &fwdbwd) ||
+            time_layer(L, B, x, y, att, dy, dx, 0, fwd, iters, &r->two_fwd_graph_us) ||
+            time_layer(L, B, x, y, att, dy, dx, 1, fwdbwd, iters, &r->two_fwdbwd_graph_us))
+            return 1;
+        BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
+        BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
+        BENCH_CHECK_TLOB(tlob_internal_force_forward_launches(L, 0));
     }
     for (int v = 0; v < 2; v++) {
         r->mlp_fwd_graph_us[v] = r->mlp_fwdbwd_graph_us[v] = -1.0;
@@ -595,25 +612,31 @@ int tlob_bench_main(int argc, char **argv) {
     }
     printf("\nTransformerLayer, nh = 1 (us; validated at B=%d against the CPU reference, "
            "worst relative L2 shown)\n", VALIDATE_BATCH);
-    printf("(forward: fused N = two kernels with N-row tiles, or general; the last two columns:\n"
-           " the same graphs with the general forward, when the fused one runs)\n");
-    printf("%-18s %4s %4s %4s %4s %4s %-8s | %9s %9s | %9s %9s | %9s | %9s %9s\n", "case", "B",
-           "T", "D", "Dout", "math", "forward", "fwd", "fwd+bwd", "fwd graph", "f+b graph",
-           "max err", "gen fwd g", "gen f+b g");
+    printf("(forward: fused N xL = N-row tiles in L launches, or general; the last four columns:\n"
+           " the same graphs with the general forward, when the fused one runs, and with the\n"
+           " fused one forced to two launches, when it runs as one)\n");
+    printf("%-18s %4s %4s %4s %4s %4s %-11s | %9s %9s | %9s %9s | %9s | %9s %9s | %9s %9s\n",
+           "case", "B", "T", "D", "Dout", "math", "forward", "fwd", "fwd+bwd", "fwd graph",
+           "f+b graph", "max err", "gen fwd g", "gen f+b g", "two fwd g", "two f+b g");
     for (int i = 0; i < 2 * NCASES; i++) {
         double e = lr[i].err_y;
         if (lr[i].err_att > e) e = lr[i].err_att;
         if (lr[i].err_dx > e) e = lr[i].err_dx;
         if (lr[i].err_grad > e) e = lr[i].err_grad;
         char path[16];
-        if (lr[i].fused_rows) snprintf(path, sizeof path, "fused %d", lr[i].fused_rows);
+        if (lr[i].fused_rows)
+            snprintf(path, sizeof path, "fused %d x%d", lr[i].fused_rows, lr[i].fused_launches);
         else snprintf(path, sizeof path, "general");
-        printf("%-18s %4d %4d %4d %4d %4s %-8s | %9.1f %9.1f | %9.1f %9.1f | %9.2e", lr[i].c->name,
+        printf("%-18s %4d %4d %4d %4d %4s %-11s | %9.1f %9.1f | %9.1f %9.1f | %9.2e", lr[i].c->name,
                lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
                lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", path, lr[i].fwd_us,
                lr[i].fwdbwd_us, lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, e);
         if (lr[i].fused_rows)
-            printf(" | %9.1f %9.1f\n", lr[i].general_fwd_graph_us, lr[i].general_fwdbwd_graph_us);
+            printf(" | %9.1f %9.1f", lr[i].general_fwd_graph_us, lr[i].general_fwdbwd_graph_us);
+        else
+            printf(" | %9s %9s", "-", "-");
+        if (lr[i].fused_launches == 1)
+            printf(" | %9.1f %9.1f\n", lr[i].two_fwd_graph_us, lr[i].two_fwdbwd_graph_us);
         else
             printf(" | %9s %9s\n", "-", "-");
     }
@@ -653,16 +676,18 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
         fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"Dout\":%d,\"heads\":1,"
                    "\"math\":\"%s\",\"fwd_us\":%.2f,\"fwd_bwd_us\":%.2f,\"fwd_graph_us\":%.2f,"
                    "\"fwd_bwd_graph_us\":%.2f,\"err_y\":%.3g,\"err_att\":%.3g,\"err_dx\":%.3g,"
-                   "\"err_grad_worst\":%.3g,\"fused_forward_rows\":%d,"
+                   "\"err_grad_worst\":%.3g,\"fused_forward_rows\":%d,\"fused_forward_launches\":%d,"
                    "\"general_forward_fwd_graph_us\":%.2f,\"general_forward_fwd_bwd_graph_us\":%.2f,"
+                   "\"two_launch_fwd_graph_us\":%.2f,\"two_launch_fwd_bwd_graph_us\":%.2f,"
                    "\"mlp_kernels_auto\":%d,\"mlp_cublas_fwd_graph_us\":%.2f,"
                    "\"mlp_cublas_fwd_bwd_graph_us\":%.2f,\"mlp_kernels_fwd_graph_us\":%.2f,"
                    "\"mlp_kernels_fwd_bwd_graph_us\":%.2f}",
                 i ? "," : "", lr[i].c->name, lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
                 lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
                 lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, lr[i].err_y, lr[i].err_att,
-                lr[i].err_dx, lr[i].err_grad, lr[i].fused_rows, lr[i].general_fwd_graph_us,
-                lr[i].general_fwdbwd_graph_us, lr[i].mlp_fused, lr[i].mlp_fwd_graph_us[0],
+                lr[i].err_dx, lr[i].err_grad, lr[i].fused_rows, lr[i].fused_launches,
+                lr[i].general_fwd_graph_us, lr[i].general_fwdbwd_graph_us,
+                lr[i].two_fwd_graph_us, lr[i].two_fwdbwd_graph_us, lr[i].mlp_fused, lr[i].mlp_fwd_graph_us[0],
                 lr[i].mlp_fwdbwd_graph_us[0], lr[i].mlp_fwd_graph_us[1],
                 lr[i].mlp_fwdbwd_graph_us[1]);
     fprintf(f, "]}\n");

@@ -1,5 +1,5 @@
 /* Launchers of the fused forward pass (layer/forward_kernels.cu): the whole
- * TransformerLayer forward in two kernels instead of thirteen; the products
+ * TransformerLayer forward in one kernel or two instead of thirteen; the products
  * in TF32 on the tensor cores (TF32 mode) or in strict FP32 on the CUDA cores
  * (FP32 mode).
  *  1. projections, per tile of rows: q0|k0|v0 = x Wq|Wk|Wv^T + b, then
@@ -18,7 +18,11 @@
  * the other blocks. layer/tlob.c can take this path when both kernels'
  * shared memory fits the device, and by default takes it only for grids of
  * at most one wave (forward_fused_rows: at 128 samples it measured slower
- * than the general forward). Rows of a tile: 16 or 32. */
+ * than the general forward). Rows of a tile: 16 or 32.
+ * Where a sample's tiles fit one thread-block cluster (at most
+ * TLOB_FORWARD_ONE_MAX_TILES) the two run as one launch
+ * (tlob_forward_one_kernel): each block projects its own rows, the
+ * cluster's barrier, then the rest. */
 #ifndef TLOB_FORWARD_KERNELS_H
 #define TLOB_FORWARD_KERNELS_H
 
@@ -55,9 +59,22 @@ typedef struct {
     float *y;              /* [N, O] */
 } tlob_forward_outputs;
 
-/* Shared memory (bytes) of one block of each kernel for a tile of `rows`. */
-size_t tlob_forward_proj_smem(int D, int nh, int rows);
-size_t tlob_forward_rest_smem(int T, int D, int nh, int O, int rows);
+/* The most tiles a sample may have for the one-launch forward: the
+ * portable limit of a thread-block cluster's size. */
+#define TLOB_FORWARD_ONE_MAX_TILES 8
+
+/* Shared memory (bytes) of one block of each kernel for a tile of `rows`
+ * (tensor_cores: TF32 mode's kernels, 16 warps a block, else 8). */
+size_t tlob_forward_proj_smem(int D, int nh, int rows, int tensor_cores);
+size_t tlob_forward_rest_smem(int T, int D, int nh, int O, int rows, int tensor_cores);
+size_t tlob_forward_one_smem(int T, int D, int nh, int O, int rows, int tensor_cores);
+
+/* 1 when the one-launch forward can run for these sizes on the current
+ * device: at most TLOB_FORWARD_ONE_MAX_TILES tiles a sample, its shared
+ * memory within smem_limit, and the device able to hold one cluster of it
+ * (host-side setup, once per layer: tlob_create). */
+int tlob_forward_one_fits(int T, int D, int nh, int O, int rows, int tensor_cores,
+                          int smem_limit);
 
 /* Raises both kernels' dynamic shared-memory limit to `smem_limit` bytes;
  * host-side setup, once per layer (tlob_create). */
@@ -65,11 +82,12 @@ cudaError_t tlob_forward_fused_prepare(int smem_limit);
 
 /* The forward of `B` samples of T tokens from x [B, T, D]. rows: 16 or 32
  * (cudaErrorInvalidValue otherwise). tensor_cores: the products in TF32 on
- * the tensor cores (TF32 mode), else strict FP32 on the CUDA cores. */
+ * the tensor cores (TF32 mode), else strict FP32 on the CUDA cores. one: as
+ * one launch (only where tlob_forward_one_fits), else two. */
 cudaError_t tlob_launch_forward_fused(const float *x, const tlob_forward_weights *w,
                                       const tlob_forward_outputs *out, int B, int T, int D,
                                       int nh, int O, float scale, int rows, int tensor_cores,
-                                      cudaStream_t stream);
+                                      int one, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,13 @@ const float *tlob_internal_qkv(const tlob_layer *layer);
 tlob_status tlob_internal_force_forward(tlob_layer *layer, int path, int rows);
 /* The tile rows the fused forward would use for `batch`, 0 when it does not run. */
 int tlob_internal_forward_fused_rows(const tlob_layer *layer, int batch);
+/* The fused forward's launches: 0 = choose (the default), 1 = one (a
+ * cluster per sample, where it fits; else two), 2 = two (the projection and
+ * rest kernels). */
+tlob_status tlob_internal_force_forward_launches(tlob_layer *layer, int launches);
+/* How many launches the fused forward takes for `batch`: 1 or 2, 0 when it
+ * does not run. */
+int tlob_internal_forward_launches(const tlob_layer *layer, int batch);
 
 /* The MLP's products (fc + bias + GELU forward, dg + GELU backward): path 0
  * = choose (the default), 1 = cuBLAS and the row kernels, 2 = the

@@ -78,6 +78,8 @@ struct tlob_layer {
     float scale;                /* 1/sqrt(D), the attention score scale */
     attention_path forward_path; /* AUTO, or forced by the tests and the benchmark */
     int forward_rows;            /* fused forward tile rows: 0 picks (forward_fused_rows) */
+    int forward_launches;        /* fused forward: 0 picks (forward_one_launch), 1 or 2 */
+    int forward_one_fits[2];     /* tlob_forward_one_fits for 16- and 32-row tiles */
     attention_path mlp_path;     /* the MLP's products: AUTO, cuBLAS (GENERAL) or
                                   * layer/mlp_kernels.h (FUSED), forced by the tests */
     int folded;                  /* the last forward computed the folded weights below */
@@ -169,6 +171,10 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
         tlob_destroy(L);
         return st;
     }
+    for (int i = 0; i < 2; i++)
+        L->forward_one_fits[i] =
+            tlob_forward_one_fits(L->T, L->D, L->nh, L->O, 16 << i, config->math == TLOB_MATH_TF32,
+                                  L->ctx.attention.smem_limit);
 
     const size_t N = (size_t)config->max_batch * L->T, E = (size_t)L->E, D = (size_t)L->D,
                  F = (size_t)L->F, O = (size_t)L->O;
@@ -391,12 +397,12 @@ static int fold_backward_jobs(const tlob_layer *L, const layer_tensors *w, const
  * weights beside the attention, so D <= 48 or so at T = 128 (BTC temporal and
  * B = 1 inference; feature BTC and FI-2010 take the general path). By default
  * (AUTO) only while the rest kernel's grid of 16-row tiles has at most one
- * block per multiprocessor: at B = 1 it beat the general path (graphed
- * forward, H200: 43.0 against 47.1 us in TF32, 38.9 against 68.7 us in FP32),
- * at BTC temporal's 128 samples it was 2.1x slower (200 against 96 us:
- * docs/layer-results.md, sixth pass). 32 rows once the rest kernel has a
- * block per multiprocessor with them, else 16. Forcing: the tests and the
- * benchmark. */
+ * block per multiprocessor: at B = 1 it beats the general path (graphed
+ * forward, H200: 29.4 against 43.0 us in TF32, 34.0 against 64.1 us in FP32:
+ * docs/layer-results.md, tenth pass), at BTC temporal's 128 samples it was
+ * 2.1x slower (200 against 96 us: sixth pass). 32 rows once the rest kernel
+ * has a block per multiprocessor with them, else 16 (at B = 1, 32 rows
+ * measured 43.1 against 34.0 us in FP32). Forcing: the tests and the benchmark. */
 static int forward_fused_rows(const tlob_layer *L, int batch) {
     if (L->forward_path == ATTENTION_GENERAL) return 0;
     if (L->forward_path == ATTENTION_AUTO &&
@@ -406,8 +412,9 @@ static int forward_fused_rows(const tlob_layer *L, int batch) {
     if (!rows)
         rows = (long long)(L->T + 31) / 32 * batch >= L->ctx.attention.multiprocessors ? 32 : 16;
     const size_t limit = (size_t)L->ctx.attention.smem_limit;
-    return tlob_forward_proj_smem(L->D, L->nh, rows) <= limit &&
-                   tlob_forward_rest_smem(L->T, L->D, L->nh, L->O, rows) <= limit
+    const int tc = L->cfg.math == TLOB_MATH_TF32;
+    return tlob_forward_proj_smem(L->D, L->nh, rows, tc) <= limit &&
+                   tlob_forward_rest_smem(L->T, L->D, L->nh, L->O, rows, tc) <= limit
                ? rows
                : 0;
 }
@@ -449,6 +456,26 @@ int tlob_internal_forward_fused_rows(const tlob_layer *L, int batch) {
     return L ? forward_fused_rows(L, batch) : 0;
 }
 
+/* Whether the fused forward of `rows`-row tiles runs as one launch (the
+ * blocks of a sample one thread-block cluster: layer/forward_kernels.h)
+ * instead of the projection and rest kernels. By default wherever it fits:
+ * at B = 1 it measured faster (docs/layer-results.md, tenth pass). */
+static int forward_one_launch(const tlob_layer *L, int rows) {
+    return L->forward_launches != 2 && L->forward_one_fits[rows == 32];
+}
+
+tlob_status tlob_internal_force_forward_launches(tlob_layer *L, int launches) {
+    if (!L || launches < 0 || launches > 2)
+        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_internal_force_forward_launches: bad argument");
+    L->forward_launches = launches;
+    return TLOB_OK;
+}
+
+int tlob_internal_forward_launches(const tlob_layer *L, int batch) {
+    const int rows = L ? forward_fused_rows(L, batch) : 0;
+    return rows ? (forward_one_launch(L, rows) ? 1 : 2) : 0;
+}
+
 TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, float *y,
                                   float *att) {
     TLOB_CHECK(check_call(L, batch));
@@ -459,8 +486,9 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     const layer_tensors w = tensors_in(L->params, L->tensors);
     const int rows = forward_fused_rows(L, batch);
     if (rows) {
-        /* Two kernels (TF32 tensor cores in TF32 mode, the CUDA cores in
-         * FP32); they write every activation the backward below reads. */
+        /* One or two kernels (TF32 tensor cores in TF32 mode, the CUDA
+         * cores in FP32); they write every activation the backward below
+         * reads. */
         const tlob_forward_weights fw = {w.qkv_w, w.qkv_b, w.in_proj_w, w.in_proj_b,
                                          w.out_proj_w, w.out_proj_b, w.w0_w, w.w0_b,
                                          w.norm_w, w.norm_b, w.fc_w, w.fc_b,
@@ -469,7 +497,8 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                                           L->h1, L->y1, L->mean1, L->rstd1, L->f, L->g,
                                           L->z1, L->mean2, L->rstd2, y};
         CUDA_CHECK(tlob_launch_forward_fused(x, &fw, &out, batch, L->T, D, L->nh, O, L->scale,
-                                             rows, math == TLOB_MATH_TF32, c->stream));
+                                             rows, math == TLOB_MATH_TF32,
+                                             forward_one_launch(L, rows), c->stream));
         L->folded = 0; /* the backward folds the weights itself */
         return TLOB_OK;
     }

@@ -368,13 +368,15 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fu
     tlob_destroy(L);
 }
 
-/* The fused forward (layer/forward_kernels.h, two kernels) against the
- * general forward (cuBLAS and the row kernels), on identical parameters and
- * inputs: each forced variant (general; fused with 16-row and with 32-row
- * tiles) runs forward and backward against the double reference
- * (parity_run), then once more through the host-array calls so that its y,
- * att and dx are compared with the general path's directly. A shape where
- * the fused forward does not fit must refuse it. */
+/* The fused forward (layer/forward_kernels.h, one kernel or two) against
+ * the general forward (cuBLAS and the row kernels), on identical parameters
+ * and inputs: each forced variant (general; fused with 16-row and with
+ * 32-row tiles, as one launch where it fits and as two) runs forward and
+ * backward against the double reference (parity_run), then once more
+ * through the host-array calls so that its y, att and dx are compared with
+ * the general path's directly, and the two-launch forward's y and att with
+ * the one-launch one's (bitwise). A shape where the fused forward does not
+ * fit must refuse it. */
 static void check_forward_paths(const shape *s, tlob_math math, int expect_fits) {
     const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
     const double tol = s->well_conditioned ? parity_tolerance(math)
@@ -402,13 +404,23 @@ static void check_forward_paths(const shape *s, tlob_math math, int expect_fits)
         layer_inputs_free(&in);
         return;
     }
-    static const int path[3] = {1, 2, 2}, rows[3] = {0, 16, 32};
-    static const char *vname[3] = {"general", "fused 16 rows", "fused 32 rows"};
-    float *hy[3], *ha[3], *hdx[3];
-    for (int v = 0; v < 3; v++) {
+    /* the fused forward by default as one launch where a sample's tiles are
+     * one cluster (at most 8 here) and the projections' weights fit beside
+     * the rest's (nh = 1 here; at nh = 2, E = 80, they do not: two), then
+     * forced to two */
+    enum { NV = 5 };
+    static const int path[NV] = {1, 2, 2, 2, 2}, rows[NV] = {0, 16, 32, 16, 32};
+    const int one = s->nh == 1 ? 1 : 2, launches[NV] = {0, one, one, 2, 2};
+    static const char *vname[NV] = {"general", "fused 16 rows", "fused 32 rows",
+                                    "fused 16 rows two launches", "fused 32 rows two launches"};
+    float *hy[NV], *ha[NV], *hdx[NV];
+    for (int v = 0; v < NV; v++) {
         TLOB_OK_OR_DIE(tlob_internal_force_forward(L, path[v], rows[v]));
-        CHECK(tlob_internal_forward_fused_rows(L, s->B) == rows[v], "%s %s: path taken", tag,
-              vname[v]);
+        TLOB_OK_OR_DIE(tlob_internal_force_forward_launches(L, launches[v] == 2 ? 2 : 0));
+        CHECK(tlob_internal_forward_fused_rows(L, s->B) == rows[v] &&
+                  tlob_internal_forward_launches(L, s->B) == launches[v],
+              "%s %s: path taken (%d launches)", tag, vname[v],
+              tlob_internal_forward_launches(L, s->B));
         parity_result r;
         TLOB_OK_OR_DIE(tlob_zero_grads(L));
         TLOB_OK_OR_DIE(parity_run(L, s->B, hx, hdy, &r));
@@ -432,9 +444,16 @@ static void check_forward_paths(const shape *s, tlob_math math, int expect_fits)
                       "%s %s: fused and general agree (y %.3g att %.3g dx %.3g)", tag, vname[v],
                       dy_, da_, dx_);
         }
+        if (v >= 3) {
+            /* one launch and two do the same arithmetic in the same order */
+            const double dy1 = max_abs_diff(hy[v], hy[v - 2], ny), da1 = max_abs_diff(ha[v], ha[v - 2], na);
+            printf("; max |two launches - one| y %.2e att %.2e", dy1, da1);
+            CHECK(dy1 == 0.0 && da1 == 0.0, "%s %s: one launch and two agree (y %.3g att %.3g)", tag,
+                  vname[v], dy1, da1);
+        }
         printf("\n");
     }
-    for (int v = 0; v < 3; v++) free(hy[v]), free(ha[v]), free(hdx[v]);
+    for (int v = 0; v < NV; v++) free(hy[v]), free(ha[v]), free(hdx[v]);
     tlob_destroy(L);
     layer_inputs_free(&in);
 }
