@@ -368,6 +368,20 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fu
     tlob_destroy(L);
 }
 
+/* One forced variant of a path check: forward and backward from zeroed
+ * gradients against the double reference; every output must be written
+ * and the worst relative L2 error within tol. Returns that worst error. */
+static double checked_variant(tlob_layer *L, int B, const layer_inputs *in, double tol,
+                              const char *tag, const char *variant, parity_result *r) {
+    TLOB_OK_OR_DIE(tlob_zero_grads(L));
+    TLOB_OK_OR_DIE(parity_run(L, B, in->x, in->dy, r));
+    const double worst = parity_worst(r);
+    CHECK(r->y_written && r->att_written && r->dx_written, "%s %s: every output written", tag,
+          variant);
+    CHECK(worst <= tol, "%s %s: worst rel L2 %.3g", tag, variant, worst);
+    return worst;
+}
+
 /* The fused forward (layer/forward_kernels.h, one kernel or two) against
  * the general forward (cuBLAS and the row kernels), on identical parameters
  * and inputs: each forced variant (general; fused with 16-row and with
@@ -422,12 +436,7 @@ static void check_forward_paths(const shape *s, tlob_math math, int expect_fits)
               "%s %s: path taken (%d launches)", tag, vname[v],
               tlob_internal_forward_launches(L, s->B));
         parity_result r;
-        TLOB_OK_OR_DIE(tlob_zero_grads(L));
-        TLOB_OK_OR_DIE(parity_run(L, s->B, hx, hdy, &r));
-        const double worst = parity_worst(&r);
-        CHECK(r.y_written && r.att_written && r.dx_written, "%s %s: every output written", tag,
-              vname[v]);
-        CHECK(worst <= tol, "%s %s: worst rel L2 %.3g", tag, vname[v], worst);
+        const double worst = checked_variant(L, s->B, &in, tol, tag, vname[v], &r);
         hy[v] = malloc(ny * sizeof(float)), ha[v] = malloc(na * sizeof(float));
         hdx[v] = malloc(nx * sizeof(float));
         TLOB_OK_OR_DIE(tlob_forward_host(L, hx, s->B, hy[v], ha[v]));
@@ -490,12 +499,7 @@ static void check_mlp_paths(const shape *s) {
         TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, v + 1));
         CHECK(tlob_internal_mlp_fused(L) == 3 * v, "%s %s: path taken", tag, vname[v]);
         parity_result r;
-        TLOB_OK_OR_DIE(tlob_zero_grads(L));
-        TLOB_OK_OR_DIE(parity_run(L, s->B, hx, hdy, &r));
-        const double worst = parity_worst(&r);
-        CHECK(r.y_written && r.att_written && r.dx_written, "%s %s: every output written", tag,
-              vname[v]);
-        CHECK(worst <= tol, "%s %s: worst rel L2 %.3g", tag, vname[v], worst);
+        const double worst = checked_variant(L, s->B, &in, tol, tag, vname[v], &r);
         hy[v] = malloc(ny * sizeof(float)), hdx[v] = malloc(nx * sizeof(float));
         hgb[v] = malloc(nb * sizeof(float));
         TLOB_OK_OR_DIE(tlob_zero_grads(L));
