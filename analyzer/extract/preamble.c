@@ -512,6 +512,15 @@ static bool build(const char *path, const char *prelude_path, const char **argv,
     return ok;
 }
 
+/* CPU seconds of the calling thread: a set is built on the thread of the
+ * parse that needs it (extract/contain.c: LIBCLANG_NOTHREADS). */
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Find or build the PCH of a key (without the lock: parses of other sets
  * go on meanwhile); false when it cannot be had. */
 static bool obtain(const char *pch, unsigned long long key, const char *prelude,
@@ -536,10 +545,16 @@ static bool obtain(const char *pch, unsigned long long key, const char *prelude,
         have = access(pch, R_OK) == 0 && access(prelude_path, R_OK) == 0;
         failed_before = !have && access(failed, F_OK) == 0;
         if (!have && !failed_before) {
+            double cpu_start = thread_cpu_seconds();
             have = (access(prelude_path, R_OK) == 0 || write_new(prelude_path, prelude) == 0) &&
                    build(pch, prelude_path, argv, argc);
             if (!have)
                 write_new(failed, "");
+            /* GPULINT_TRACE: the build's CPU, which the parse that needed
+             * it counts too (docs/performance.md separates them). */
+            if (getenv("GPULINT_TRACE"))
+                fprintf(stderr, "gpulint: trace: build %s (process %d, %s, %.3f s CPU)\n", pch,
+                        (int)getpid(), have ? "built" : "failed", thread_cpu_seconds() - cpu_start);
         }
         /* Gone before it is let go: whoever opens it later finds the PCH
          * (or the failure) once it holds a lock, on this file or a new one. */

@@ -31,6 +31,8 @@ FILES=(gnu1.c gnu2.c posix1.c posix2.c)
   # Two sets: one per leading #define line.
   assert_equal "$(ls "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h | wc -l)" 2
   assert_equal "$(cat "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h | grep -c '^#define _GNU_SOURCE$')" 1
+  # Each set's build is traced with its own CPU (docs/performance.md).
+  assert_equal "$(grep -c 'trace: build .*/pch/set-[0-9a-f]*\.pch (process [0-9]*, built, [0-9.]* s CPU)' <<<"$stderr")" 2
   # memmem is undeclared in the POSIX files only: each is a parse error there.
   assert_equal "$(jq -r '[.findings[] | .file] | unique | join(" ")' <<<"$with_sets")" "posix1.c posix2.c"
   rm -rf "$XDG_CACHE_HOME"

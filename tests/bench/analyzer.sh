@@ -22,32 +22,55 @@ mkdir -p "$work"
 export XDG_CACHE_HOME=$work/cache
 
 # seconds and peak KB of a command: "S KB CPU" (CPU: user + system
-# seconds, which say more than wall time on a shared machine)
+# seconds, which say more than wall time on a shared machine); its stderr
+# goes to $stderr_to (default: nowhere)
 measure() {
-  /usr/bin/time -o "$work/time.txt" -f '%e %M %U %S' "$@" >/dev/null 2>&1 || true
+  /usr/bin/time -o "$work/time.txt" -f '%e %M %U %S' "$@" >/dev/null 2>"${stderr_to:-/dev/null}" || true
   tail -1 "$work/time.txt" | awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }'
 }
 # "S s (C s CPU)" of a measure line
 shown() { set -- $1; printf '%s s (%s s CPU)' "$1" "$3"; }
 
-# clang -fsyntax-only over the corpus's .c/.cu files, two at a time, with the
-# flags gpulint's parses use (analyzer/extract/extract.c: base_args).
+# clang -fsyntax-only over the translation units gpulint's cold run parsed
+# (UNITS: the sources among its GPULINT_TRACE parses, so the same files: none
+# the config excludes, the .cpp files too), two at a time, each with the
+# flags gpulint's parse of it has (analyzer/extract/extract.c: base_args by
+# language, then build_args: the file's directory, then FLAGS: the
+# repository root when there is one, the config's include dirs and
+# defines). Not in it: headers gpulint parsed on their own (no unit reached
+# them) and gpulint's PCH builds. Prints "W s (C s CPU, F fatal)": F files
+# where clang stopped at a fatal error (an #include not found, mostly),
+# after which it skips work that gpulint's parse, which keeps going, does
+# (docs/performance.md, "Branch s7-speed").
 clang_time() {
-  local dir=$1; shift
+  local dir=$1 flags=$2 units=$3
   [ -n "$clang" ] && [ "${BENCH_CLANG:-1}" != 0 ] || { printf 'n/a'; return; }
-  local shim=$XDG_CACHE_HOME/gpulint/shim start end
-  start=$(date +%s.%N)
-  (cd "$dir" && find . \( -name '*.cu' -o -name '*.c' \) -print0 |
-    xargs -0 -P2 -n1 sh -c '
-      case "$5" in
-        *.cu) exec "$1" -fsyntax-only -x cuda --cuda-host-only --cuda-path="$2" -nocudalib \
-                -Wno-unknown-cuda-version -idirafter "$3" -include "$3/gpulint_nvcc_host.h" \
-                -isystem "$2/include/cccl" -w -ferror-limit=0 -I"$(dirname "$5")" -I. $4 "$5" ;;
-        *) exec "$1" -fsyntax-only -x c -isystem "$2/include" -w -ferror-limit=0 \
-                -I"$(dirname "$5")" -I. $4 "$5" ;;
-      esac' sh "$clang" "$cuda" "$shim" "$*" 2>/dev/null >/dev/null || true)
-  end=$(date +%s.%N)
-  printf '%.2f' "$(echo "$end - $start" | bc)"
+  local shim=$XDG_CACHE_HOME/gpulint/shim fatal=$work/clang-fatal.txt
+  : >"$fatal"
+  (cd "$dir" && grep -E '\.(c|cu|cpp|cc|cxx)$' "$units" | tr '\n' '\0' |
+    /usr/bin/time -o "$work/clang-time.txt" -f '%e %U %S' xargs -0 -P2 -n1 sh -c '
+      clang=$1 cuda=$2 shim=$3 flags=$4 fatal=$5 f=$6
+      case "$f" in
+        *.cu) lang="-x cuda --cuda-host-only --cuda-path=$cuda -nocudalib -Wno-unknown-cuda-version
+                    -idirafter $shim -include $shim/gpulint_nvcc_host.h -isystem $cuda/include/cccl" ;;
+        *.c) lang="-x c -isystem $cuda/include" ;;
+        *) lang="-x c++ -isystem $cuda/include" ;;
+      esac
+      # grep -c reads all of it: clang is not cut short by a closed pipe.
+      n=$("$clang" -fsyntax-only $lang -w -ferror-limit=0 -I"$(dirname "$f")" $flags "$f" \
+            2>&1 >/dev/null | grep -c "fatal error:")
+      [ "$n" = 0 ] || echo "$f" >>"$fatal"' sh "$clang" "$cuda" "$shim" "$flags" "$fatal" \
+    >/dev/null 2>&1 || true)
+  awk '{ printf "%.2f s (%.2f s CPU, ", $1, $2 + $3 }' "$work/clang-time.txt"
+  printf '%s fatal)' "$(wc -l <"$fatal")"
+}
+
+# -I and -D flags of a config's include-dirs and defines (block lists, as
+# this repository's .gpulint.yaml writes them)
+config_flags() {
+  awk '/^include-dirs:/ { flag = "-I"; next } /^defines:/ { flag = "-D"; next }
+       /^[^ #]/ { flag = "" }
+       flag != "" && /^ *- / { sub(/^ *- */, ""); gsub(/^["\047]|["\047]$/, ""); printf "%s%s ", flag, $0 }' "$1"
 }
 
 # row NAME DIR FILE-TO-CHANGE "CLANG-FLAGS" GPULINT-ARGS...: one table row
@@ -59,16 +82,17 @@ row() {
   # the benchmark had run before in that directory (1.0-1.5 s of CPU here).
   rm -rf "$XDG_CACHE_HOME/gpulint"
   local cold warm changed
-  cold=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
+  cold=$(cd "$dir" && GPULINT_TRACE=1 stderr_to=$work/cold-trace.txt measure "$gl" -j2 -q "${args[@]}")
+  grep -o 'trace: parse [^ ]*' "$work/cold-trace.txt" | sed 's/.* parse //' | sort -u >"$work/units.txt"
   warm=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
   printf '\n/* changed by bench-analyzer */\n' >>"$dir/$one"
   changed=$(cd "$dir" && measure "$gl" -j2 -q "${args[@]}")
   local c
-  c=$(clang_time "$dir" "$clang_flags")
+  c=$(clang_time "$dir" "$clang_flags" "$work/units.txt")
   local ratio=n/a
   set -- $cold
   local cold_s=$1 peak_kb=$2
-  [ "$c" != n/a ] && ratio="$(echo "scale=2; $cold_s / $c" | bc)x" && c="$c s"
+  [ "$c" != n/a ] && ratio="$(echo "scale=2; $cold_s / ${c%% s *}" | bc)x"
   printf '| %s | %s | %s | %s | %s | %s | %s MB | %s |\n' "$name" "$(shown "$cold")" "$(shown "$warm")" \
     "$(shown "$changed")" "$c" "$ratio" "$(( peak_kb / 1024 ))" "$(cut -d' ' -f1 /proc/loadavg)"
 }
@@ -95,7 +119,7 @@ if want repo; then
 tree=$work/this-repo
 rm -rf "$tree" && mkdir -p "$tree" && git -C "$repo" archive HEAD | tar -x -C "$tree"
 git -C "$tree" init -q && git -C "$tree" add -A && git -C "$tree" -c user.name=b -c user.email=b@b commit -qm bench
-row "this repository" "$tree" layer/tlob.c "-I$tree/layer"
+row "this repository" "$tree" layer/tlob.c "-I$tree $(config_flags "$tree/.gpulint.yaml")"
 fi
 if want small; then
   gen=$work/small-$small_files
