@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "extract/extract.h"
+#include "extract/header_copy.h"
 #include "extract/includes.h"
 #include "extract/internal.h"
 #include "extract/preamble.h"
@@ -1367,35 +1368,6 @@ static void kept_clear(void)
     memset(&kept, 0, sizeof kept);
 }
 
-typedef struct {
-    CXFile want;
-    bool found;
-} inclusion_search;
-
-static void find_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
-                           CXClientData data)
-{
-    (void)stack;
-    inclusion_search *s = data;
-    if (depth > 0 && !s->found && clang_File_isEqual(included, s->want))
-        s->found = true;
-}
-
-/* The file abs_path as unit `tu` includes it, or NULL when the unit does
- * not include it. clang_getFile alone also knows the files a parse was
- * handed unsaved (every file its includes can name: extract/reach.h),
- * included or not, so a header behind an #if the build does not take
- * passed for one the unit reached and had no facts at all. */
-static CXFile unit_includes(CXTranslationUnit tu, const char *abs_path)
-{
-    CXFile file = clang_getFile(tu, abs_path);
-    if (!file)
-        return NULL;
-    inclusion_search s = {file, false};
-    clang_getInclusions(tu, find_inclusion, &s);
-    return s.found ? file : NULL;
-}
-
 /* What check_macro_inclusion needs besides each inclusion. */
 typedef struct {
     const snapshot *snap;
@@ -1521,7 +1493,7 @@ static bool has_other_context(const source_file *src, size_t unit)
 static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
                                  const snapshot_reach *reach)
 {
-    CXFile main_file = unit_includes(tu, src->abs_path);
+    CXFile main_file = header_opened_by_unit(tu, src, reach, NULL);
     if (!main_file)
         return NULL;
     file_facts *facts = xcalloc(1, sizeof *facts);
@@ -1652,6 +1624,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     }
     CXTranslationUnit tu = NULL, own_tu = NULL;
     CXFile main_file = NULL;
+    char *copy = NULL;   /* what its unit opened in its place, when not it */
     enum CXErrorCode rc = CXError_Success;
     /* A source file that another file includes (input/source.h: context)
      * may be a program of its own as well (llm.c's train_gpt2.cu, which
@@ -1689,7 +1662,8 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         rc = unit->rc;
         tu = unit->tu;
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
-    } else if (unit->tu && (main_file = unit_includes(unit->tu, src->abs_path)) != NULL) {
+    } else if (unit->tu &&
+               (main_file = header_opened_by_unit(unit->tu, src, reach, &copy)) != NULL) {
         tu = unit->tu;
     } else {
         rc = parse_unit(parse_index(), snap, index, cfg, reach, &own_tu);
@@ -1698,6 +1672,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     }
     if (rc != CXError_Success || !tu) {
         free(cache_key);
+        free(copy);
         if (own_tu)
             clang_disposeTranslationUnit(own_tu);
         return unbuilt_facts(rc == CXError_Success ? CXError_Failure : rc);
@@ -1738,9 +1713,13 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     }
     /* Parsed on its own although it has an includer, whose unit was built
      * but does not include it (rules/lost_header.c reports that once). */
-    if (tu == own_tu && !own_unit && unit->tu && src->context >= 0 && !in_other_unit)
-        FACT_PUSH(facts->outside_unit, facts->n_outside_unit)->unit =
-            xstrdup(snap->files[unit->index].path);
+    if (tu == own_tu && !own_unit && unit->tu && src->context >= 0 && !in_other_unit) {
+        fact_outside_unit *outside = FACT_PUSH(facts->outside_unit, facts->n_outside_unit);
+        outside->unit = xstrdup(snap->files[unit->index].path);
+        outside->copy = copy;
+        copy = NULL;
+    }
+    free(copy);
     /* where_missing knows the search path of one unit only: a header of
      * several programs with a header not found is parsed again each run. */
     bool store = cache_key && cacheable(facts) &&

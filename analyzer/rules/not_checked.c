@@ -36,10 +36,15 @@ static char *parsed_alone(const analysis *a, size_t fi)
 {
     const source_file *f = &a->snap->files[fi];
     const file_facts *facts = a->facts[fi];
+    if (facts && facts->n_outside_unit > 0 && facts->outside_unit[0].copy)
+        return xasprintf(" (the unit of %s opens %s in place of this header, a copy whose "
+                         "content differs: it was parsed on its own, without that unit's "
+                         "flags)",
+                         facts->outside_unit[0].unit, facts->outside_unit[0].copy);
     if (facts && facts->n_outside_unit > 0)
         return xasprintf(" (the unit of %s does not include this header, in a preprocessor "
-                         "branch this build does not take or through another copy of it: it "
-                         "was parsed on its own, without that unit's flags)",
+                         "branch this build does not take: it was parsed on its own, without "
+                         "that unit's flags)",
                          facts->outside_unit[0].unit);
     if (f->is_header && f->context < 0)
         return xstrdup(" (no file analysed includes this header: it was parsed on its own, "
@@ -189,6 +194,17 @@ static void report_lost(const analysis *a, size_t fi, const lost_header *lost, d
                     "of its includer: %zu error%s (the first: %s): " NOT_CHECKED "; name it "
                     "with a plain #include, or with a macro defined as its file name",
                     lost->includer, n, n == 1 ? "" : "s", first->message);
+        break;
+    case LOST_DIFFERING_COPY:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "the unit of %s opens %s in place of this header (an #include that "
+                    "names this header finds that file first on the unit's include path: a "
+                    "copy, as a build's output directory holds), and its content differs "
+                    "from this file's, so this file was parsed on its own, without the types "
+                    "and macros of its includer: %zu error%s (the first: %s): " NOT_CHECKED
+                    " in that unit; rebuild so that the copy is this file again, or put this "
+                    "file's directory first on the include path",
+                    lost->unit, lost->copy, n, n == 1 ? "" : "s", first->message);
         break;
     case LOST_MACRO:
         diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
