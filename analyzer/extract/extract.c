@@ -1467,13 +1467,16 @@ typedef struct {
 
 /* The translation unit the files of a group share (facts_extract_group):
  * parsed on first need, once; and the other programs' units its headers
- * are analysed in as well, each parsed once for the whole group. */
+ * are analysed in as well, each parsed once for the whole job. A job may
+ * hold the groups of several units, one after another (extract/contain.c
+ * puts the groups of the other programs' units a group needs before it):
+ * `files` is the whole job, `index` the unit of the group at `at`. */
 typedef struct {
     size_t index;            /* the unit's file */
     bool tried;
     enum CXErrorCode rc;
     CXTranslationUnit tu;    /* NULL unless rc is CXError_Success */
-    const size_t *files;     /* the group's files */
+    const size_t *files;     /* the job's files */
     size_t nfiles;
     size_t at;               /* the position in files of the one being extracted */
     other_unit_view *others;
@@ -1512,14 +1515,36 @@ static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
     return facts;
 }
 
-/* Parse snap->files[unit], another program's, and walk it for every file
- * of the group from the current one on that it is a context of. */
-static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, shared_unit *group,
-                                        const gl_config *cfg, const snapshot_reach *reach)
+static other_unit_view *add_view(shared_unit *group, size_t unit)
 {
     group->others = xrealloc(group->others, (group->nothers + 1) * sizeof *group->others);
     other_unit_view *view = &group->others[group->nothers++];
     *view = (other_unit_view){.unit = unit, .facts = xcalloc(group->nfiles, sizeof *view->facts)};
+    return view;
+}
+
+/* Walk `tu`, snap->files[view->unit]'s unit, for every file of the job
+ * from position `from` on that it is another program's context of. */
+static void walk_view(const snapshot *snap, other_unit_view *view, CXTranslationUnit tu,
+                      const shared_unit *group, size_t from, const snapshot_reach *reach)
+{
+    bool reached = false;
+    for (size_t k = from; k < group->nfiles; k++) {
+        const source_file *src = &snap->files[group->files[k]];
+        if (has_other_context(src, view->unit) &&
+            (view->facts[k] = facts_in_unit(tu, src, reach)))
+            reached = true;
+    }
+    if (reached && g.facts_dir)
+        clang_getInclusions(tu, note_inclusion, &view->included);
+}
+
+/* Parse snap->files[unit], another program's, and walk it for every file
+ * of the job from the current one on that it is a context of. */
+static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, shared_unit *group,
+                                        const gl_config *cfg, const snapshot_reach *reach)
+{
+    other_unit_view *view = add_view(group, unit);
     CXTranslationUnit tu = kept_take(unit);
     if (!tu && parse_unit(parse_index(), snap, unit, cfg, reach, &tu) != CXError_Success) {
         if (tu)
@@ -1528,16 +1553,29 @@ static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, share
     }
     if (!tu)
         return view;
-    bool reached = false;
-    for (size_t k = group->at; k < group->nfiles; k++) {
-        const source_file *src = &snap->files[group->files[k]];
-        if (has_other_context(src, unit) && (view->facts[k] = facts_in_unit(tu, src, reach)))
-            reached = true;
-    }
-    if (reached && g.facts_dir)
-        clang_getInclusions(tu, note_inclusion, &view->included);
+    walk_view(snap, view, tu, group, group->at, reach);
     kept_give(unit, tu);
     return view;
+}
+
+/* The group of the current unit is done: before its translation unit goes
+ * (kept or disposed of, kept_give), what it shows of the later groups'
+ * headers that it is another program's context of, which those groups
+ * would otherwise parse it again for (a unit over the keep limit: nccl's
+ * 25 repeated parses, docs/realcode.md, "Seventh round"). */
+static void end_group(const snapshot *snap, shared_unit *group, const snapshot_reach *reach)
+{
+    if (!group->tu)
+        return;
+    bool wanted = false;
+    for (size_t k = group->at; k < group->nfiles && !wanted; k++)
+        wanted = has_other_context(&snap->files[group->files[k]], group->index);
+    for (size_t v = 0; v < group->nothers && wanted; v++)
+        wanted = group->others[v].unit != group->index;
+    if (wanted)
+        walk_view(snap, add_view(group, group->index), group->tu, group, group->at, reach);
+    kept_give(group->index, group->tu);
+    group->tu = NULL;
 }
 
 /* The facts the current file of the group has in snap->files[unit],
@@ -1760,10 +1798,17 @@ void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap, cfg);
     const snapshot_reach *reach = g.reach ? g.reach : own_reach;
     shared_unit unit = {.index = facts_unit_of(snap, files[0]), .files = files, .nfiles = n};
-    for (unit.at = 0; unit.at < n; unit.at++)
+    for (unit.at = 0; unit.at < n; unit.at++) {
+        size_t of = facts_unit_of(snap, files[unit.at]);
+        if (of != unit.index) {
+            end_group(snap, &unit, reach);
+            unit.index = of;
+            unit.tried = false;
+            unit.rc = CXError_Success;
+        }
         done(files[unit.at], extract_one(snap, files[unit.at], cfg, reach, &unit), arg);
-    if (unit.tu)
-        kept_give(unit.index, unit.tu);
+    }
+    end_group(snap, &unit, reach);
     other_unit_views_free(&unit);
     reach_free(own_reach);
 }
