@@ -1400,7 +1400,8 @@ static bool unresolved_include_at(const snapshot_reach *reach, const source_file
     static const char *const keywords[] = {"include", "include_next", "import"};
     for (size_t k = 0; !operand && k < sizeof keywords / sizeof keywords[0]; k++)
         operand = operand_after(p, end, keywords[k]);
-    return operand && !include_operand_names(reach_macros(reach), operand, end, ignore_name, NULL);
+    return operand &&
+           !include_operand_names(reach_macros(reach), NULL, operand, end, ignore_name, NULL);
 }
 
 /* Whether snapshot file f is analysed in a unit of the program of `path`

@@ -23,6 +23,10 @@ typedef struct {
     def_kind kind;
     char *value;   /* DEF_FILE: the spelling; DEF_MACRO: the name; else NULL */
     bool quoted;
+    const char *flag;   /* a -D of a file's compile-database entry: its text
+                           after the -D (that file's string), which counts for
+                           the units with that -D only; NULL for a #define or
+                           the config's defines, which count for every unit */
 } macro_def;
 
 struct macro_names {
@@ -117,15 +121,16 @@ static bool add_source_def(const char *name, size_t len, const char *value,
     return true;
 }
 
-/* "-DNAME=VALUE", "-DNAME" (its value is 1), or the config's "NAME=VALUE". */
-static void add_flag_def(macro_names *mn, const char *def)
+/* "-DNAME=VALUE", "-DNAME" (its value is 1) of a file's entry (from_entry),
+ * or the config's "NAME=VALUE". */
+static void add_flag_def(macro_names *mn, const char *def, bool from_entry)
 {
     size_t n = 0;
     while (is_ident(def[n]))
         n++;
     if (n == 0)
         return;
-    macro_def d = {.name = xstrndup(def, n)};
+    macro_def d = {.name = xstrndup(def, n), .flag = from_entry ? def : NULL};
     if (def[n] == '=')
         classify(def + n + 1, def + strlen(def), NULL, &d);
     else
@@ -137,10 +142,22 @@ static void add_args(macro_names *mn, char *const *args, size_t nargs)
 {
     for (size_t a = 0; a < nargs; a++) {
         if (strcmp(args[a], "-D") == 0 && a + 1 < nargs)
-            add_flag_def(mn, args[++a]);
+            add_flag_def(mn, args[++a], true);
         else if (strncmp(args[a], "-D", 2) == 0)
-            add_flag_def(mn, args[a] + 2);
+            add_flag_def(mn, args[a] + 2, true);
     }
+}
+
+/* Whether f's arguments have the -D whose text after the -D is `def`. */
+static bool has_define_flag(const source_file *f, const char *def)
+{
+    for (size_t a = 0; a < f->nargs; a++) {
+        if (strcmp(f->args[a], "-D") == 0 && a + 1 < f->nargs && strcmp(f->args[++a], def) == 0)
+            return true;
+        if (strncmp(f->args[a], "-D", 2) == 0 && strcmp(f->args[a] + 2, def) == 0)
+            return true;
+    }
+    return false;
 }
 
 static int def_cmp(const void *a, const void *b)
@@ -158,7 +175,7 @@ macro_names *macro_names_build(const snapshot *snap, const gl_config *cfg)
         add_args(mn, f->args, f->nargs);
     }
     for (size_t i = 0; cfg && i < cfg->defines.n; i++)
-        add_flag_def(mn, cfg->defines.items[i]);
+        add_flag_def(mn, cfg->defines.items[i], false);
     if (mn->n)
         qsort(mn->defs, mn->n, sizeof *mn->defs, def_cmp);
     return mn;
@@ -184,10 +201,11 @@ static int key_cmp(const char *def_name, const char *name, size_t len)
     return c ? c : def_name[len] != '\0';
 }
 
-/* Each file name the macro `name` comes down to, to fn; false when one of
- * its definitions names none, or it has none. */
-static bool macro_files(const macro_names *mn, const char *name, size_t len, unsigned depth,
-                        include_name_fn fn, void *ctx)
+/* Each file name the macro `name` comes down to in a unit with the flags of
+ * flags_of (NULL: of any file), to fn; false when one of its definitions
+ * names none, or it has none. */
+static bool macro_files(const macro_names *mn, const source_file *flags_of, const char *name,
+                        size_t len, unsigned depth, include_name_fn fn, void *ctx)
 {
     if (depth > MAX_CHAIN)
         return false;
@@ -202,19 +220,21 @@ static bool macro_files(const macro_names *mn, const char *name, size_t len, uns
     bool any = false, all = true;
     for (size_t k = lo; k < mn->n && key_cmp(mn->defs[k].name, name, len) == 0; k++) {
         const macro_def *d = &mn->defs[k];
+        if (d->flag && flags_of && !has_define_flag(flags_of, d->flag))
+            continue;   /* another unit's -D */
         any = true;
         if (d->kind == DEF_FILE)
             fn(d->value, strlen(d->value), d->quoted, ctx);
         else if (d->kind == DEF_MACRO)
-            all = macro_files(mn, d->value, strlen(d->value), depth + 1, fn, ctx) && all;
+            all = macro_files(mn, flags_of, d->value, strlen(d->value), depth + 1, fn, ctx) && all;
         else
             all = false;
     }
     return any && all;
 }
 
-bool include_operand_names(const macro_names *mn, const char *p, const char *end,
-                           include_name_fn fn, void *ctx)
+bool include_operand_names(const macro_names *mn, const source_file *flags_of, const char *p,
+                           const char *end, include_name_fn fn, void *ctx)
 {
     p = skip_directive_blanks(p, end);
     if (p < end && (*p == '"' || *p == '<')) {
@@ -233,7 +253,7 @@ bool include_operand_names(const macro_names *mn, const char *p, const char *end
     bool alone = rest == end || (end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*'));
     if (n == 0 || isdigit((unsigned char)*p) || !alone || !mn)
         return false;
-    return macro_files(mn, p, n, 0, fn, ctx);
+    return macro_files(mn, flags_of, p, n, 0, fn, ctx);
 }
 
 typedef struct {

@@ -161,3 +161,28 @@ copies/src/include/lib/api.h:3 unchecked-status"
   assert_output --partial "the unit of copies/src/main.c opens $BATS_TEST_TMPDIR/copies/build/include/lib/api.h in place of this header"
   assert_output --partial "its content differs from this file's"
 }
+
+@test "one database entry's -D names the header of an #include of that macro in that entry's unit only" {
+  # lib/backend.h includes BACKEND_HEADER, which each file's entry defines:
+  # a.c's names cuda_backend.h, b.c's cpu_backend.h. Each backend relies
+  # on its includer's real_t. With every entry's -D counted for every
+  # unit, cpu_backend.h was given a.c's unit (the first that seemed to
+  # reach it), which does not include it: parsed on its own, a parse error
+  # and a not-checked that sent the user to a branch the build does not
+  # take.
+  mkdir -p perdef/lib perdef/app
+  printf '#include BACKEND_HEADER\n' >perdef/lib/backend.h
+  for b in cuda cpu; do
+    printf 'static inline real_t %s_sync(real_t x)\n{\n    cudaDeviceSynchronize();\n    return x;\n}\n' \
+      $b >perdef/lib/${b}_backend.h
+  done
+  printf '#include <cuda_runtime_api.h>\ntypedef float real_t;\n#include "backend.h"\n' >perdef/app/a.c
+  cp perdef/app/a.c perdef/app/b.c
+  cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/perdef/app", "arguments": ["cc", "-I../lib", "-DBACKEND_HEADER=\"cuda_backend.h\"", "-c", "a.c"], "file": "a.c"},
+ {"directory": "$BATS_TEST_TMPDIR/perdef/app", "arguments": ["cc", "-I../lib", "-DBACKEND_HEADER=\"cpu_backend.h\"", "-c", "b.c"], "file": "b.c"}]
+JSON
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . perdef
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
+    "$(printf 'perdef/lib/%s_backend.h:3 unchecked-status\n' cpu cuda)"
+}
