@@ -152,9 +152,12 @@ static void add_args(macro_names *mn, char *const *args, size_t nargs)
 static bool has_define_flag(const source_file *f, const char *def)
 {
     for (size_t a = 0; a < f->nargs; a++) {
-        if (strcmp(f->args[a], "-D") == 0 && a + 1 < f->nargs && strcmp(f->args[++a], def) == 0)
-            return true;
-        if (strncmp(f->args[a], "-D", 2) == 0 && strcmp(f->args[a] + 2, def) == 0)
+        const char *text = NULL;
+        if (strcmp(f->args[a], "-D") == 0 && a + 1 < f->nargs)
+            text = f->args[++a];
+        else if (strncmp(f->args[a], "-D", 2) == 0)
+            text = f->args[a] + 2;
+        if (text && strcmp(text, def) == 0)
             return true;
     }
     return false;
