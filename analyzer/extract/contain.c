@@ -600,8 +600,8 @@ static size_t *job_of(const snapshot *snap, const gl_config *cfg, const bool *wa
  * jobs are not out: the worker parses each such unit once, for its own
  * files and then for these headers (extract/extract.h). A unit over the
  * size a worker keeps between jobs (extract/extract.c, kept_give) was
- * parsed for this job and again for its own: 25 of a whole nccl run's 365
- * parses (docs/realcode.md, "Seventh round"). */
+ * parsed for this job and again for its own: 25 repeats in a whole nccl
+ * run (docs/realcode.md, "Seventh round"). */
 static size_t *with_needed_units(const snapshot *snap, const gl_config *cfg, const bool *wanted,
                                  size_t first, schedule *plan, progress *progress,
                                  file_facts **facts, size_t *job, size_t *n)
@@ -755,11 +755,11 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                     free(error);
                     continue;
                 }
-                size_t n = 1;
-                size_t *files = xcalloc(1, sizeof *files);
-                files[0] = first;
-                if (!retry) {
-                    free(files);
+                size_t n = 1, *files;
+                if (retry) {
+                    files = xcalloc(1, sizeof *files);
+                    files[0] = first;
+                } else {
                     files = job_of(snap, cfg, wanted, first, &plan, progress, facts, &n);
                     files = with_needed_units(snap, cfg, wanted, first, &plan, progress, facts,
                                               files, &n);
