@@ -35,8 +35,11 @@ typedef void (*include_name_fn)(const char *name, size_t len, bool quoted, void 
  * flags_of (NULL: of any unit, a superset): each file name it can open to
  * fn, the written one or those a macro's definitions come down to. false
  * when it may name a file gpulint cannot tell: a macro with a definition
- * that is no file name (function-like, pasted, an expression, a name that
- * is not defined anywhere gpulint sees), or no operand. */
+ * that is no file name (an expression, a name that is not defined anywhere
+ * gpulint sees), a call of a function-like macro whose expansion is none or
+ * whose argument is a macro (expanded first by the preprocessor, not by
+ * gpulint: input/macro_call.h), or no operand. A call of a function-like
+ * macro is expanded with each of its one-line definitions. */
 bool include_operand_names(const macro_names *m, const source_file *flags_of, const char *p,
                            const char *end, include_name_fn fn, void *ctx);
 
