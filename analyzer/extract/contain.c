@@ -595,6 +595,46 @@ static size_t *job_of(const snapshot *snap, const gl_config *cfg, const bool *wa
     return files;
 }
 
+/* The job of `first` (job_of, n files) with, before it, the files of the
+ * other programs' units its headers are analysed in (plan_needs) whose own
+ * jobs are not out: the worker parses each such unit once, for its own
+ * files and then for these headers (extract/extract.h). A unit over the
+ * size a worker keeps between jobs (extract/extract.c, kept_give) was
+ * parsed for this job and again for its own: 25 repeats in a whole nccl
+ * run (docs/realcode.md, "Seventh round"). */
+static size_t *with_needed_units(const snapshot *snap, const gl_config *cfg, const bool *wanted,
+                                 size_t first, schedule *plan, progress *progress,
+                                 file_facts **facts, size_t *job, size_t *n)
+{
+    size_t unit = facts_unit_of(snap, first);
+    size_t *files = NULL, count = 0, cap = 0;
+    for (size_t k = plan->need_start[unit]; k < plan->need_start[unit + 1]; k++) {
+        size_t need = plan->need_list[k];
+        if (need == unit || plan->unit_parked[need])
+            continue;
+        size_t candidate = need;
+        for (size_t m = plan->first_member[need];; m = plan->next_member[m]) {
+            if (!plan->taken[candidate] && wants(snap, wanted, candidate) &&
+                facts_unit_of(snap, candidate) == need &&
+                join_unless_cached(snap, cfg, candidate, plan, progress, facts)) {
+                if (count == cap)
+                    files = xrealloc(files, (cap = cap ? 2 * cap : 4) * sizeof *files);
+                files[count++] = candidate;
+            }
+            if (m == SIZE_MAX)
+                break;
+            candidate = m;
+        }
+    }
+    if (count == 0)
+        return job;
+    files = xrealloc(files, (count + *n) * sizeof *files);
+    memcpy(files + count, job, *n * sizeof *files);
+    free(job);
+    *n += count;
+    return files;
+}
+
 void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *wanted, int jobs,
                        progress *progress, file_facts **facts, bool *from_cache,
                        bool parse_expected)
@@ -715,11 +755,15 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                     free(error);
                     continue;
                 }
-                size_t n = 1;
-                size_t *files = retry ? xcalloc(1, sizeof *files)
-                                      : job_of(snap, cfg, wanted, first, &plan, progress, facts,
-                                               &n);
-                files[0] = first;
+                size_t n = 1, *files;
+                if (retry) {
+                    files = xcalloc(1, sizeof *files);
+                    files[0] = first;
+                } else {
+                    files = job_of(snap, cfg, wanted, first, &plan, progress, facts, &n);
+                    files = with_needed_units(snap, cfg, wanted, first, &plan, progress, facts,
+                                              files, &n);
+                }
                 plan.nagain -= retry;
                 uint64_t count = n;
                 bool sent = write_all(workers[k].to, &count, sizeof count);
@@ -735,7 +779,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                     free(files);
                     continue;
                 }
-                unsigned long long set = facts_unit_set(facts_unit_of(snap, first));
+                unsigned long long set = facts_unit_set(facts_unit_of(snap, files[0]));
                 if (set)
                     note_set(&plan, set, k);
                 hold_needs(&plan, facts_unit_of(snap, first), k);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "extract/extract.h"
+#include "extract/header_copy.h"
 #include "extract/includes.h"
 #include "extract/internal.h"
 #include "extract/preamble.h"
@@ -1365,35 +1366,6 @@ static void kept_clear(void)
     memset(&kept, 0, sizeof kept);
 }
 
-typedef struct {
-    CXFile want;
-    bool found;
-} inclusion_search;
-
-static void find_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
-                           CXClientData data)
-{
-    (void)stack;
-    inclusion_search *s = data;
-    if (depth > 0 && !s->found && clang_File_isEqual(included, s->want))
-        s->found = true;
-}
-
-/* The file abs_path as unit `tu` includes it, or NULL when the unit does
- * not include it. clang_getFile alone also knows the files a parse was
- * handed unsaved (every file its includes can name: extract/reach.h),
- * included or not, so a header behind an #if the build does not take
- * passed for one the unit reached and had no facts at all. */
-static CXFile unit_includes(CXTranslationUnit tu, const char *abs_path)
-{
-    CXFile file = clang_getFile(tu, abs_path);
-    if (!file)
-        return NULL;
-    inclusion_search s = {file, false};
-    clang_getInclusions(tu, find_inclusion, &s);
-    return s.found ? file : NULL;
-}
-
 /* What check_macro_inclusion needs besides each inclusion. */
 typedef struct {
     const snapshot *snap;
@@ -1426,7 +1398,8 @@ static bool unresolved_include_at(const snapshot_reach *reach, const source_file
     static const char *const keywords[] = {"include", "include_next", "import"};
     for (size_t k = 0; !operand && k < sizeof keywords / sizeof keywords[0]; k++)
         operand = operand_after(p, end, keywords[k]);
-    return operand && !include_operand_names(reach_macros(reach), operand, end, ignore_name, NULL);
+    return operand &&
+           !include_operand_names(reach_macros(reach), NULL, operand, end, ignore_name, NULL);
 }
 
 /* Whether snapshot file f is analysed in a unit of the program of `path`
@@ -1493,13 +1466,16 @@ typedef struct {
 
 /* The translation unit the files of a group share (facts_extract_group):
  * parsed on first need, once; and the other programs' units its headers
- * are analysed in as well, each parsed once for the whole group. */
+ * are analysed in as well, each parsed once for the whole job. A job may
+ * hold the groups of several units, one after another (extract/contain.c
+ * puts the groups of the other programs' units a group needs before it):
+ * `files` is the whole job, `index` the unit of the group at `at`. */
 typedef struct {
     size_t index;            /* the unit's file */
     bool tried;
     enum CXErrorCode rc;
     CXTranslationUnit tu;    /* NULL unless rc is CXError_Success */
-    const size_t *files;     /* the group's files */
+    const size_t *files;     /* the job's files */
     size_t nfiles;
     size_t at;               /* the position in files of the one being extracted */
     other_unit_view *others;
@@ -1519,7 +1495,7 @@ static bool has_other_context(const source_file *src, size_t unit)
 static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
                                  const snapshot_reach *reach)
 {
-    CXFile main_file = unit_includes(tu, src->abs_path);
+    CXFile main_file = header_opened_by_unit(tu, src, reach, NULL);
     if (!main_file)
         return NULL;
     file_facts *facts = xcalloc(1, sizeof *facts);
@@ -1538,13 +1514,35 @@ static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
     return facts;
 }
 
-/* Parse snap->files[unit], another program's, and walk it for every file
- * of the group from the current one on that it is a context of. */
-static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, shared_unit *group,
-                                        const gl_config *cfg, const snapshot_reach *reach)
+static other_unit_view *add_view(shared_unit *group, size_t unit)
 {
     other_unit_view *view = XPUSH(group->others, group->nothers);
     *view = (other_unit_view){.unit = unit, .facts = xcalloc(group->nfiles, sizeof *view->facts)};
+    return view;
+}
+
+/* Walk `tu`, snap->files[view->unit]'s unit, for every file of the job
+ * from position `from` on that it is another program's context of. */
+static void walk_view(const snapshot *snap, other_unit_view *view, CXTranslationUnit tu,
+                      const shared_unit *group, size_t from, const snapshot_reach *reach)
+{
+    bool reached = false;
+    for (size_t k = from; k < group->nfiles; k++) {
+        const source_file *src = &snap->files[group->files[k]];
+        if (has_other_context(src, view->unit) &&
+            (view->facts[k] = facts_in_unit(tu, src, reach)))
+            reached = true;
+    }
+    if (reached && g.facts_dir)
+        clang_getInclusions(tu, note_inclusion, &view->included);
+}
+
+/* Parse snap->files[unit], another program's, and walk it for every file
+ * of the job from the current one on that it is a context of. */
+static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, shared_unit *group,
+                                        const gl_config *cfg, const snapshot_reach *reach)
+{
+    other_unit_view *view = add_view(group, unit);
     CXTranslationUnit tu = kept_take(unit);
     if (!tu && parse_unit(parse_index(), snap, unit, cfg, reach, &tu) != CXError_Success) {
         if (tu)
@@ -1553,16 +1551,29 @@ static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, share
     }
     if (!tu)
         return view;
-    bool reached = false;
-    for (size_t k = group->at; k < group->nfiles; k++) {
-        const source_file *src = &snap->files[group->files[k]];
-        if (has_other_context(src, unit) && (view->facts[k] = facts_in_unit(tu, src, reach)))
-            reached = true;
-    }
-    if (reached && g.facts_dir)
-        clang_getInclusions(tu, note_inclusion, &view->included);
+    walk_view(snap, view, tu, group, group->at, reach);
     kept_give(unit, tu);
     return view;
+}
+
+/* The group of the current unit is done: before its translation unit goes
+ * (kept or disposed of, kept_give), what it shows of the later groups'
+ * headers that it is another program's context of, which those groups
+ * would otherwise parse it again for (a unit over the keep limit: nccl's
+ * 25 repeated parses, docs/realcode.md, "Seventh round"). */
+static void end_group(const snapshot *snap, shared_unit *group, const snapshot_reach *reach)
+{
+    if (!group->tu)
+        return;
+    bool wanted = false;
+    for (size_t k = group->at; k < group->nfiles && !wanted; k++)
+        wanted = has_other_context(&snap->files[group->files[k]], group->index);
+    for (size_t v = 0; v < group->nothers && wanted; v++)
+        wanted = group->others[v].unit != group->index;
+    if (wanted)
+        walk_view(snap, add_view(group, group->index), group->tu, group, group->at, reach);
+    kept_give(group->index, group->tu);
+    group->tu = NULL;
 }
 
 /* The facts the current file of the group has in snap->files[unit],
@@ -1649,6 +1660,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     }
     CXTranslationUnit tu = NULL, own_tu = NULL;
     CXFile main_file = NULL;
+    char *copy = NULL;   /* what its unit opened in its place, when not it */
     enum CXErrorCode rc = CXError_Success;
     /* A source file that another file includes (input/source.h: context)
      * may be a program of its own as well (llm.c's train_gpt2.cu, which
@@ -1686,7 +1698,8 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         rc = unit->rc;
         tu = unit->tu;
         main_file = tu ? clang_getFile(tu, src->abs_path) : NULL;
-    } else if (unit->tu && (main_file = unit_includes(unit->tu, src->abs_path)) != NULL) {
+    } else if (unit->tu &&
+               (main_file = header_opened_by_unit(unit->tu, src, reach, &copy)) != NULL) {
         tu = unit->tu;
     } else {
         rc = parse_unit(parse_index(), snap, index, cfg, reach, &own_tu);
@@ -1695,6 +1708,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     }
     if (rc != CXError_Success || !tu) {
         free(cache_key);
+        free(copy);
         if (own_tu)
             clang_disposeTranslationUnit(own_tu);
         return unbuilt_facts(rc == CXError_Success ? CXError_Failure : rc);
@@ -1735,9 +1749,13 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     }
     /* Parsed on its own although it has an includer, whose unit was built
      * but does not include it (rules/lost_header.c reports that once). */
-    if (tu == own_tu && !own_unit && unit->tu && src->context >= 0 && !in_other_unit)
-        XPUSH(facts->outside_unit, facts->n_outside_unit)->unit =
-            xstrdup(snap->files[unit->index].path);
+    if (tu == own_tu && !own_unit && unit->tu && src->context >= 0 && !in_other_unit) {
+        fact_outside_unit *outside = XPUSH(facts->outside_unit, facts->n_outside_unit);
+        outside->unit = xstrdup(snap->files[unit->index].path);
+        outside->copy = copy;
+        copy = NULL;
+    }
+    free(copy);
     /* where_missing knows the search path of one unit only: a header of
      * several programs with a header not found is parsed again each run. */
     bool store = cache_key && cacheable(facts) &&
@@ -1778,10 +1796,17 @@ void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
     snapshot_reach *own_reach = g.reach ? NULL : reach_build(snap, cfg);
     const snapshot_reach *reach = g.reach ? g.reach : own_reach;
     shared_unit unit = {.index = facts_unit_of(snap, files[0]), .files = files, .nfiles = n};
-    for (unit.at = 0; unit.at < n; unit.at++)
+    for (unit.at = 0; unit.at < n; unit.at++) {
+        size_t of = facts_unit_of(snap, files[unit.at]);
+        if (of != unit.index) {
+            end_group(snap, &unit, reach);
+            unit.index = of;
+            unit.tried = false;
+            unit.rc = CXError_Success;
+        }
         done(files[unit.at], extract_one(snap, files[unit.at], cfg, reach, &unit), arg);
-    if (unit.tu)
-        kept_give(unit.index, unit.tu);
+    }
+    end_group(snap, &unit, reach);
     other_unit_views_free(&unit);
     reach_free(own_reach);
 }

@@ -30,10 +30,13 @@ size_t facts_unit_of(const snapshot *snap, size_t index);
  * set builds its PCH and any other parse of it waits meanwhile. */
 unsigned long long facts_unit_set(size_t unit);
 
-/* What facts_extract gives for each of files[0..n), all of one unit
- * (facts_unit_of), with that unit parsed once for all of them rather than
- * once per header: done(file, facts, arg) as each file's facts are found
- * (they are the caller's), in order. */
+/* What facts_extract gives for each of files[0..n), the files of one unit
+ * (facts_unit_of) together, with that unit parsed once for all of them
+ * rather than once per header: done(file, facts, arg) as each file's facts
+ * are found (they are the caller's), in order. A job may hold several
+ * units' files, one unit after another: a unit whose files come first is
+ * walked, before it goes, for the later files it is another program's
+ * context of (source_file.other_contexts), and not parsed again for them. */
 typedef void (*facts_done)(size_t file, file_facts *facts, void *arg);
 void facts_extract_group(const snapshot *snap, const size_t *files, size_t n,
                          const gl_config *cfg, facts_done done, void *arg);

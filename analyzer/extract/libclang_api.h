@@ -70,6 +70,7 @@
     X(clang_getEnumDeclIntegerType) \
     X(clang_getExpansionLocation) \
     X(clang_getFile) \
+    X(clang_getFileContents) \
     X(clang_getFileLocation) \
     X(clang_getFileName) \
     X(clang_getInclusions) \
@@ -83,6 +84,7 @@
     X(clang_getRangeStart) \
     X(clang_getResultType) \
     X(clang_getSpecializedCursorTemplate) \
+    X(clang_getSpellingLocation) \
     X(clang_getTranslationUnitCursor) \
     X(clang_getTypeDeclaration) \
     X(clang_getTypeSpelling) \
@@ -172,6 +174,7 @@ const char *libclang_path(void);
 #define clang_getEnumDeclIntegerType (libclang.bound_clang_getEnumDeclIntegerType)
 #define clang_getExpansionLocation (libclang.bound_clang_getExpansionLocation)
 #define clang_getFile (libclang.bound_clang_getFile)
+#define clang_getFileContents (libclang.bound_clang_getFileContents)
 #define clang_getFileLocation (libclang.bound_clang_getFileLocation)
 #define clang_getFileName (libclang.bound_clang_getFileName)
 #define clang_getInclusions (libclang.bound_clang_getInclusions)
@@ -185,6 +188,7 @@ const char *libclang_path(void);
 #define clang_getRangeStart (libclang.bound_clang_getRangeStart)
 #define clang_getResultType (libclang.bound_clang_getResultType)
 #define clang_getSpecializedCursorTemplate (libclang.bound_clang_getSpecializedCursorTemplate)
+#define clang_getSpellingLocation (libclang.bound_clang_getSpellingLocation)
 #define clang_getTranslationUnitCursor (libclang.bound_clang_getTranslationUnitCursor)
 #define clang_getTypeDeclaration (libclang.bound_clang_getTypeDeclaration)
 #define clang_getTypeSpelling (libclang.bound_clang_getTypeSpelling)

@@ -155,7 +155,7 @@ static void add_named(snapshot_reach *r, size_t i, size_t at, size_t line_end)
 {
     const source_file *f = file_at(r->snap, i);
     edge_ctx e = {r, i};
-    if (!include_operand_names(r->macros, f->text + at, f->text + line_end,
+    if (!include_operand_names(r->macros, NULL, f->text + at, f->text + line_end,
                                add_named_candidates, &e))
         r->computed[i] = true;
 }

@@ -39,7 +39,7 @@ const source_file *reach_only_candidate(const snapshot_reach *reach, const char 
  * -include of its arguments) can name, whatever the search path, an
  * #include of a macro through the file names its definitions give; every
  * file of the snapshot when a reached file includes a macro that names no
- * file gpulint can tell (function-like, pasted, defined nowhere it sees). *out is
+ * file gpulint can tell (input/include_names.h). *out is
  * malloc'd; returns the count. */
 size_t reach_files(const snapshot_reach *reach, size_t index, size_t **out);
 

@@ -138,8 +138,8 @@ static void for_each_include(const snapshot *snap, const gl_config *cfg,
         const char *operand = line.directive ? operand_after(line.directive, line.end, "include") : NULL;
         /* The name is blanked in the masked text: read it from the text. */
         if (operand)
-            include_operand_names(macros, f->text + (operand - m), f->text + (line.end - m),
-                                  add_target, &t);
+            include_operand_names(macros, flags_of, f->text + (operand - m),
+                                  f->text + (line.end - m), add_target, &t);
     }
 }
 
@@ -221,12 +221,23 @@ static bool program_has_context(const snapshot *snap, const source_file *h, size
     return false;
 }
 
+/* Whether a unit whose flags are of group `group` (-1: none) takes an
+ * include found by the flags of `found_by` (-1: by the includer's own
+ * search, which every unit takes): an #include of a macro that one
+ * database entry's -D names (input/include_names.h), or a header that only
+ * one entry's -I finds, is that entry's units' only. */
+static bool unit_follows(int found_by, int group)
+{
+    return found_by < 0 || found_by == group;
+}
+
 /* A header that several programs include is analysed in one unit of each
  * (an #ifdef, a typedef or a macro of the includer may give it other code
  * in each): after its context, every source file that reaches it and is of
  * none of the programs already covered adds its own unit, in the order the
  * context was chosen in. `queue` has room for every file. */
-static void add_other_programs(snapshot *snap, long *const *includes, const size_t *nincludes,
+static void add_other_programs(snapshot *snap, long *const *includes, int *const *found_by,
+                               const size_t *nincludes, const int *group_of,
                                const bool *included, size_t *queue)
 {
     static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
@@ -244,7 +255,8 @@ static void add_other_programs(snapshot *snap, long *const *includes, const size
             for (size_t k = 0; k < nincludes[i]; k++) {
                 size_t h = (size_t)includes[i][k];
                 source_file *hf = &snap->files[h];
-                if (!part_of_unit(snap, included, h) || seen[h] == step + 1)
+                if (!part_of_unit(snap, included, h) || seen[h] == step + 1 ||
+                    !unit_follows(found_by[i][k], group_of[s]))
                     continue;
                 seen[h] = step + 1;
                 queue[tail++] = h;
@@ -258,16 +270,25 @@ static void add_other_programs(snapshot *snap, long *const *includes, const size
     free(seen);
 }
 
-/* The include directories of a file's compile-database flags, one a line:
- * all that searching for its headers' #includes depends on. */
+/* The include directories and the -D of a file's compile-database flags,
+ * one a line: all that searching for its headers' #includes depends on
+ * (a -D names the file of an #include of that macro in the units with
+ * that -D only, input/include_names.h). */
 static char *search_key(const source_file *f)
 {
     char *key = xstrdup("");
     for (size_t k = 0; k < f->nargs; k++) {
-        const char *dir = include_dir_flag(f->args, f->nargs, &k);
-        if (!dir)
+        const char *a = f->args[k], *kind = "I", *part = include_dir_flag(f->args, f->nargs, &k);
+        if (!part && strcmp(a, "-D") == 0 && k + 1 < f->nargs) {
+            kind = "D";
+            part = f->args[++k];
+        } else if (!part && strncmp(a, "-D", 2) == 0) {
+            kind = "D";
+            part = a + 2;
+        }
+        if (!part)
             continue;
-        char *longer = xasprintf("%s%s\n", key, dir);
+        char *longer = xasprintf("%s%s %s\n", key, kind, part);
         free(key);
         key = longer;
     }
@@ -287,10 +308,10 @@ static int by_key_then_file(const void *a, const void *b)
 }
 
 /* Add to header i's includes what they name when searched with the flags
- * of `flags`; whether any was new. */
+ * of `flags`, those of the units of `group`; whether any was new. */
 static bool add_found_with(const snapshot *snap, const gl_config *cfg, const macro_names *macros,
-                           size_t i, const source_file *flags, long **includes,
-                           size_t *nincludes, bool *included)
+                           size_t i, const source_file *flags, int group, long **includes,
+                           int **found_by, size_t *nincludes, bool *included)
 {
     long *found;
     size_t nfound;
@@ -299,10 +320,13 @@ static bool add_found_with(const snapshot *snap, const gl_config *cfg, const mac
     for (size_t k = 0; k < nfound; k++) {
         bool known = (size_t)found[k] == i;
         for (size_t j = 0; !known && j < nincludes[i]; j++)
-            known = includes[i][j] == found[k];
+            known = includes[i][j] == found[k] && unit_follows(found_by[i][j], group);
         if (known)
             continue;
-        *XPUSH(includes[i], nincludes[i]) = found[k];
+        includes[i] = xrealloc(includes[i], (nincludes[i] + 1) * sizeof **includes);
+        found_by[i] = xrealloc(found_by[i], (nincludes[i] + 1) * sizeof **found_by);
+        found_by[i][nincludes[i]] = group;
+        includes[i][nincludes[i]++] = found[k];
         included[found[k]] = true;
         added = true;
     }
@@ -319,7 +343,8 @@ static bool add_found_with(const snapshot *snap, const gl_config *cfg, const mac
  * added. */
 static void add_includes_found_with_unit_flags(const snapshot *snap, const gl_config *cfg,
                                                const macro_names *macros, long **includes,
-                                               size_t *nincludes, bool *included, size_t *queue)
+                                               int **found_by, size_t *nincludes,
+                                               int *group_of, bool *included, size_t *queue)
 {
     size_t n = snap->nfiles, nkeyed = 0;
     keyed_file *keyed = xcalloc(n ? n : 1, sizeof *keyed);
@@ -333,6 +358,11 @@ static void add_includes_found_with_unit_flags(const snapshot *snap, const gl_co
             free(key);
     }
     qsort(keyed, nkeyed, sizeof *keyed, by_key_then_file);
+    for (size_t k = 0, g = 0; k < nkeyed; k++) {
+        if (k > 0 && strcmp(keyed[k].key, keyed[k - 1].key) != 0)
+            g = k;
+        group_of[keyed[k].file] = (int)g;
+    }
     size_t *scanned = xcalloc(n ? n : 1, sizeof *scanned);   /* 1 + the group's first */
     for (bool more = nkeyed > 0; more;) {
         more = false;
@@ -350,11 +380,12 @@ static void add_includes_found_with_unit_flags(const snapshot *snap, const gl_co
             while (head < tail) {
                 size_t i = queue[head++];
                 if (snap->files[i].is_header &&
-                    add_found_with(snap, cfg, macros, i, flags, includes, nincludes, included))
+                    add_found_with(snap, cfg, macros, i, flags, (int)g, includes, found_by,
+                                   nincludes, included))
                     more = true;
                 for (size_t k = 0; k < nincludes[i]; k++) {
                     size_t h = (size_t)includes[i][k];
-                    if (scanned[h] != g + 1) {
+                    if (scanned[h] != g + 1 && unit_follows(found_by[i][k], (int)g)) {
                         scanned[h] = g + 1;
                         queue[tail++] = h;
                     }
@@ -374,17 +405,26 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
     size_t n = snap->nfiles;
     /* Who includes whom, for every file (one include per line at most). */
     long **includes = xcalloc(n, sizeof *includes);
+    int **found_by = xcalloc(n, sizeof *found_by);   /* per include: unit_follows */
     size_t *nincludes = xcalloc(n, sizeof *nincludes);
+    int *group_of = xcalloc(n, sizeof *group_of);
     bool *included = xcalloc(n, sizeof *included);
     macro_names *macros = macro_names_build(snap, cfg);
     for (size_t i = 0; i < n; i++) {
+        group_of[i] = -1;
         for_each_include(snap, cfg, macros, i, &snap->files[i], &includes[i], &nincludes[i]);
-        for (size_t k = 0; k < nincludes[i]; k++)
+        found_by[i] = xcalloc(nincludes[i] ? nincludes[i] : 1, sizeof **found_by);
+        for (size_t k = 0; k < nincludes[i]; k++) {
+            /* A source file's own flags: its unit's, which is all that
+             * reaches them (its context's, when it is included). */
+            found_by[i][k] = -1;
             if ((size_t)includes[i][k] != i)
                 included[includes[i][k]] = true;
+        }
     }
     size_t *queue = xcalloc(n, sizeof *queue);
-    add_includes_found_with_unit_flags(snap, cfg, macros, includes, nincludes, included, queue);
+    add_includes_found_with_unit_flags(snap, cfg, macros, includes, found_by, nincludes, group_of,
+                                       included, queue);
     macro_names_free(macros);
     /* A C header nothing includes (analysed on its own) whose syntax is
      * CUDA or C++, not C, or that reaches a header of either (an umbrella
@@ -421,30 +461,42 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
     }
     /* Each part's (part_of_unit) context: the first other source file (in snapshot order)
      * that reaches it through its includes, a CUDA one first, then C++,
-     * then C: the language the header was given above is its unit's. */
+     * then C: the language the header was given above is its unit's. A
+     * header with a context already is walked through too: what it
+     * includes in this unit may be another unit's only (unit_follows). */
     static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
+    size_t *seen = xcalloc(n ? n : 1, sizeof *seen);   /* step + 1 of the last visit */
     for (size_t step = 0; step < 3 * n; step++) {
         size_t s = step % n;
         if (part_of_unit(snap, included, s) || snap->files[s].lang != by_preference[step / n])
             continue;
         size_t head = 0, tail = 0;
         queue[tail++] = s;
+        seen[s] = step + 1;
         while (head < tail) {
             size_t i = queue[head++];
             for (size_t k = 0; k < nincludes[i]; k++) {
                 size_t h = (size_t)includes[i][k];
                 source_file *hf = &snap->files[h];
-                if (!part_of_unit(snap, included, h) || hf->context >= 0)
+                if (!part_of_unit(snap, included, h) || seen[h] == step + 1 ||
+                    !unit_follows(found_by[i][k], group_of[s]))
                     continue;
-                hf->context = (long)s;
+                seen[h] = step + 1;
+                if (hf->context < 0)
+                    hf->context = (long)s;
                 queue[tail++] = h;
             }
         }
     }
-    add_other_programs(snap, includes, nincludes, included, queue);
-    for (size_t i = 0; i < n; i++)
+    free(seen);
+    add_other_programs(snap, includes, found_by, nincludes, group_of, included, queue);
+    for (size_t i = 0; i < n; i++) {
         free(includes[i]);
+        free(found_by[i]);
+    }
     free(includes);
+    free(found_by);
+    free(group_of);
     free(nincludes);
     free(included);
     free(queue);

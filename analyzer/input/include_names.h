@@ -3,9 +3,10 @@
  * boost's config.hpp picks its compiler's header with BOOST_COMPILER_CONFIG)
  * whose definitions name files. Every object-like definition of the macro
  * in the snapshot (any file, any branch: a superset, as the #include scan
- * of input/header_lang.c counts an #include under #if 0 too), the -D flags
- * of the compilation database and the config's defines count; a definition
- * that is another macro's name is followed. Used wherever gpulint decides
+ * of input/header_lang.c counts an #include under #if 0 too) and the
+ * config's defines count, and the -D flags of the compilation database
+ * where the unit's entry has them; a definition that is another macro's
+ * name is followed. Used wherever gpulint decides
  * which files a unit includes: the header's unit (input/header_lang.c), the
  * files a parse is handed (extract/reach.c). */
 #ifndef GPULINT_INCLUDE_NAMES_H
@@ -30,13 +31,17 @@ void macro_names_free(macro_names *m);
 typedef void (*include_name_fn)(const char *name, size_t len, bool quoted, void *ctx);
 
 /* The operand of an #include at `p` (after the directive and its blanks;
- * `end` ends the line) in the text of a file: each file name it can open to
+ * `end` ends the line) in the text of a file of a unit with the flags of
+ * flags_of (NULL: of any unit, a superset): each file name it can open to
  * fn, the written one or those a macro's definitions come down to. false
  * when it may name a file gpulint cannot tell: a macro with a definition
- * that is no file name (function-like, pasted, an expression, a name that
- * is not defined anywhere gpulint sees), or no operand. */
-bool include_operand_names(const macro_names *m, const char *p, const char *end,
-                           include_name_fn fn, void *ctx);
+ * that is no file name (an expression, a name that is not defined anywhere
+ * gpulint sees), a call of a function-like macro whose expansion is none or
+ * whose argument is a macro (expanded first by the preprocessor, not by
+ * gpulint: input/macro_call.h), or no operand. A call of a function-like
+ * macro is expanded with each of its one-line definitions. */
+bool include_operand_names(const macro_names *m, const source_file *flags_of, const char *p,
+                           const char *end, include_name_fn fn, void *ctx);
 
 /* Whether f's text has a `#define NAME` (outside comments) for which
  * is(name, len, ctx) holds. */

@@ -136,6 +136,12 @@ bool lost_header_find(const analysis *a, size_t fi, lost_header *out)
     *out = (lost_header){0};
     if (!hf->n_parse_errors || hf->n_not_checked)
         return false;
+    if (hf->n_outside_unit && hf->outside_unit[0].copy) {
+        out->reason = LOST_DIFFERING_COPY;
+        out->unit = xstrdup(hf->outside_unit[0].unit);
+        out->copy = xstrdup(hf->outside_unit[0].copy);
+        return true;
+    }
     if (hf->n_outside_unit) {
         out->reason = LOST_UNTAKEN_BRANCH;
         out->unit = xstrdup(hf->outside_unit[0].unit);
@@ -186,5 +192,6 @@ void lost_header_free(lost_header *h)
     free(h->spelling);
     free(h->dir);
     free(h->unit);
+    free(h->copy);
     free(h->macro);
 }

@@ -16,8 +16,11 @@
  *    the units that do; a `#define` in a branch not taken is the second
  *    case).
  *  - a unit opens it through an #include of a macro that gpulint cannot
- *    follow (`#include HEADER_OF(x)`): the unit says so at its #include,
- *    and the header is reported once too.
+ *    follow (`#include HEADER_OF(X)`, X a macro too): the unit says so at its #include,
+ *    and the header is reported once too;
+ *  - its unit's #include opens a copy of it outside the snapshot whose
+ *    content differs (a build's output directory first on the include
+ *    path, holding an older copy: extract/header_copy.h).
  * The errors of that parse follow from the missing context, one cause:
  * rules/parse_error.c leaves them to rules/not_checked.c, which reports the
  * header once, naming the cause and its fix. */
@@ -38,6 +41,7 @@ typedef enum {
     LOST_MACRO,           /* named only by a macro an #include expands */
     LOST_UNFOLLOWED,      /* opened by an #include of a macro gpulint cannot
                              follow (UNCHECKED_MACRO_INCLUDE of its unit) */
+    LOST_DIFFERING_COPY,  /* its unit opens a copy of it that differs */
 } lost_reason;
 
 typedef struct {
@@ -47,8 +51,10 @@ typedef struct {
     char *spelling;    /* the header as that line writes it */
     char *dir;         /* LOST_NOT_FOUND: the directory that would have
                           found it; else NULL */
-    char *unit;        /* LOST_UNTAKEN_BRANCH: the unit that does not
-                          include it; else NULL */
+    char *unit;        /* LOST_UNTAKEN_BRANCH, LOST_DIFFERING_COPY: the
+                          unit that does not include it; else NULL */
+    char *copy;        /* LOST_DIFFERING_COPY: the file that unit opens in
+                          its place; else NULL */
     char *macro;       /* LOST_MACRO, and LOST_UNTAKEN_BRANCH when a
                           `#define` (includer) names it: the macro's name;
                           else NULL */

@@ -36,10 +36,15 @@ static char *parsed_alone(const analysis *a, size_t fi)
 {
     const source_file *f = &a->snap->files[fi];
     const file_facts *facts = a->facts[fi];
+    if (facts && facts->n_outside_unit > 0 && facts->outside_unit[0].copy)
+        return xasprintf(" (the unit of %s opens %s in place of this header, a copy whose "
+                         "content differs: it was parsed on its own, without that unit's "
+                         "flags)",
+                         facts->outside_unit[0].unit, facts->outside_unit[0].copy);
     if (facts && facts->n_outside_unit > 0)
         return xasprintf(" (the unit of %s does not include this header, in a preprocessor "
-                         "branch this build does not take or through another copy of it: it "
-                         "was parsed on its own, without that unit's flags)",
+                         "branch this build does not take: it was parsed on its own, without "
+                         "that unit's flags)",
                          facts->outside_unit[0].unit);
     if (f->is_header && f->context < 0)
         return xstrdup(" (no file analysed includes this header: it was parsed on its own, "
@@ -112,8 +117,8 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
     case UNCHECKED_MACRO_INCLUDE:
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "'%s' is included here%s through an #include of a macro that gpulint "
-                    "cannot follow (a function-like macro, token pasting, or a name defined "
-                    "nowhere it sees), so that header was not analysed in this unit: what "
+                    "cannot follow (a call of a function-like macro whose argument is a macro, "
+                    "a definition over several lines, or a name defined nowhere it sees), so that header was not analysed in this unit: what "
                     "this unit's types and macros make of it was not checked; name it with "
                     "a plain #include, or with a macro defined as its file name (#define "
                     "NAME \"x.h\", or -DNAME=\"x.h\" in the build's flags)",
@@ -190,6 +195,17 @@ static void report_lost(const analysis *a, size_t fi, const lost_header *lost, d
                     "with a plain #include, or with a macro defined as its file name",
                     lost->includer, n, n == 1 ? "" : "s", first->message);
         break;
+    case LOST_DIFFERING_COPY:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "the unit of %s opens %s in place of this header (an #include that "
+                    "names this header finds that file first on the unit's include path: a "
+                    "copy, as a build's output directory holds), and its content differs "
+                    "from this file's, so this file was parsed on its own, without the types "
+                    "and macros of its includer: %zu error%s (the first: %s): " NOT_CHECKED
+                    " in that unit; rebuild so that the copy is this file again, or put this "
+                    "file's directory first on the include path",
+                    lost->unit, lost->copy, n, n == 1 ? "" : "s", first->message);
+        break;
     case LOST_MACRO:
         diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
                     "this header is named by the macro %s at %s, which an #include expands, "
@@ -235,7 +251,7 @@ const rule_def rule_not_checked = {
         "no unit of this build includes it: its includer could not find it, its\n"
         "#include (or the #define of the macro an #include expands to name it)\n"
         "sits in a preprocessor branch this build does not take, or an #include of\n"
-        "a macro that gpulint cannot follow (HEADER_OF(x): a function-like macro)\n"
+        "a macro that gpulint cannot follow (HEADER_OF(X) where X is a macro too)\n"
         "opened it (once, not one parse error per use of the types and macros its\n"
         "includer gives it; that #include is reported too). The message names the\n"
         "cause and the fix.\n"

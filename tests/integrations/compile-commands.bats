@@ -158,3 +158,65 @@ JSON
     "xcu/main.cpp:11 mapped-pinned-only"
   assert_equal "$(jq -r '.files_checked' <<<"$output")" 2
 }
+
+# The build copies include/lib/ into its output directory, which the unit's
+# -I finds first (nccl's -I<build>/include holds its nccl_device/): the
+# compiler opens the copy, never the tree's header. api.h relies on main.c
+# for its real_t: parsed on its own it has a parse error.
+make_build_copy() {
+  mkdir -p copies/src/include/lib copies/build/include/lib
+  printf 'static inline real_t api_sync(real_t x)\n{\n    cudaDeviceSynchronize();\n    return x;\n}\n' \
+    >copies/src/include/lib/api.h
+  printf '#include <cuda_runtime_api.h>\ntypedef float real_t;\n#include "lib/api.h"\nreal_t run(void) { return api_sync(1.0f); }\n' \
+    >copies/src/main.c
+  cp copies/src/include/lib/api.h copies/build/include/lib/api.h
+  cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/copies/src", "command": "cc -I../build/include -Iinclude -c main.c", "file": "main.c"}]
+JSON
+}
+
+@test "a header the unit opens through the build's identical copy is analysed in that unit, at its own lines" {
+  make_build_copy
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . copies/src
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "copies/src/include/lib/api.h:3 unchecked-status"
+}
+
+@test "a header whose copy in the build differs: one not-checked that names the copy the unit opens" {
+  make_build_copy
+  # The build's copy is older: the header changed since the last build.
+  printf 'static inline float api_sync(float x)\n{\n    return x;\n}\n' >copies/build/include/lib/api.h
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . copies/src
+  # The call the parse on its own still sees is reported too.
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "copies/src/include/lib/api.h:1 not-checked
+copies/src/include/lib/api.h:3 unchecked-status"
+  run jq -r '.findings[] | select(.rule == "not-checked") | .message' <<<"$output"
+  assert_output --partial "the unit of copies/src/main.c opens $BATS_TEST_TMPDIR/copies/build/include/lib/api.h in place of this header"
+  assert_output --partial "its content differs from this file's"
+}
+
+@test "one database entry's -D names the header of an #include of that macro in that entry's unit only" {
+  # lib/backend.h includes BACKEND_HEADER, which each file's entry defines:
+  # a.c's names cuda_backend.h, b.c's cpu_backend.h. Each backend relies
+  # on its includer's real_t. With every entry's -D counted for every
+  # unit, cpu_backend.h was given a.c's unit (the first that seemed to
+  # reach it), which does not include it: parsed on its own, a parse error
+  # and a not-checked that sent the user to a branch the build does not
+  # take.
+  mkdir -p perdef/lib perdef/app
+  printf '#include BACKEND_HEADER\n' >perdef/lib/backend.h
+  for b in cuda cpu; do
+    printf 'static inline real_t %s_sync(real_t x)\n{\n    cudaDeviceSynchronize();\n    return x;\n}\n' \
+      $b >perdef/lib/${b}_backend.h
+  done
+  printf '#include <cuda_runtime_api.h>\ntypedef float real_t;\n#include "backend.h"\n' >perdef/app/a.c
+  cp perdef/app/a.c perdef/app/b.c
+  cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/perdef/app", "arguments": ["cc", "-I../lib", "-DBACKEND_HEADER=\"cuda_backend.h\"", "-c", "a.c"], "file": "a.c"},
+ {"directory": "$BATS_TEST_TMPDIR/perdef/app", "arguments": ["cc", "-I../lib", "-DBACKEND_HEADER=\"cpu_backend.h\"", "-c", "b.c"], "file": "b.c"}]
+JSON
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . perdef
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
+    "$(printf 'perdef/lib/%s_backend.h:3 unchecked-status\n' cpu cuda)"
+}

@@ -123,12 +123,28 @@ static void a_macro_include_reaches_what_its_definitions_name(void **state)
 
 /* One gpulint cannot follow (a function-like macro, a name defined
  * nowhere) may name any file: the parse is handed them all. */
+static void a_function_like_macro_include_reaches_what_its_expansion_names(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    add(&snap, "a.c", "#define STR(x) #x\n#define HDR(n) STR(n.h)\n#include HDR(c)\n");
+    add(&snap, "c.h", "\n");
+    add(&snap, "d.h", "\n");
+    snapshot_sort(&snap);
+    snapshot_reach *r = reach_build(&snap, NULL);
+    expect(&snap, r, "a.c", "a.c c.h");
+    assert_false(reach_unresolved(r, (size_t)snapshot_find(&snap, "a.c")));
+    reach_free(r);
+    snapshot_free(&snap);
+}
+
 static void an_unfollowable_macro_include_reaches_every_file(void **state)
 {
     (void)state;
     snapshot snap = {.root = "/repo"};
     add(&snap, "a.c", "#include \"b.h\"\n");
-    add(&snap, "b.h", "#define HDR(x) #x\n#include HDR(c.h)\n");
+    /* The preprocessor expands the argument first; gpulint does not. */
+    add(&snap, "b.h", "#define C c\n#define HDR(x) #x\n#include HDR(C.h)\n");
     add(&snap, "c.h", "\n");
     add(&snap, "d.h", "\n");
     add(&snap, "e.c", "#include NOWHERE\n");
@@ -200,6 +216,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parses_get_what_their_includes_reach),
         cmocka_unit_test(a_macro_include_reaches_what_its_definitions_name),
+        cmocka_unit_test(a_function_like_macro_include_reaches_what_its_expansion_names),
         cmocka_unit_test(an_unfollowable_macro_include_reaches_every_file),
         cmocka_unit_test(forced_includes_among_the_arguments_count),
         cmocka_unit_test(any_reached_file),

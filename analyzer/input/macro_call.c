@@ -1,0 +1,209 @@
+#include "input/macro_call.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+static bool is_ident_start(char c)
+{
+    return isalpha((unsigned char)c) || c == '_';
+}
+
+static bool is_ident(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+static char *trimmed(const char *p, const char *end)
+{
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    while (end > p && isspace((unsigned char)end[-1]))
+        end--;
+    return xstrndup(p, (size_t)(end - p));
+}
+
+void macro_call_strs_free(char **strs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(strs[i]);
+    free(strs);
+}
+
+static void push(char ***strs, size_t *n, char *s)
+{
+    *strs = xrealloc(*strs, (*n + 1) * sizeof **strs);
+    (*strs)[(*n)++] = s;
+}
+
+bool macro_call_params(const char *p, const char *end, char ***params, size_t *nparams,
+                       char **body)
+{
+    *params = NULL;
+    *nparams = 0;
+    if (p >= end || *p != '(')
+        return false;
+    const char *close = memchr(p, ')', (size_t)(end - p));
+    if (!close)
+        return false;
+    for (const char *q = p + 1; q < close;) {
+        const char *comma = memchr(q, ',', (size_t)(close - q));
+        const char *stop = comma ? comma : close;
+        char *name = trimmed(q, stop);
+        size_t len = strlen(name);
+        bool ident = len > 0 && is_ident_start(name[0]);
+        for (size_t i = 1; ident && i < len; i++)
+            ident = is_ident(name[i]);
+        if (!ident && !(len == 0 && !comma && *nparams == 0)) {
+            free(name);
+            macro_call_strs_free(*params, *nparams);
+            *params = NULL;
+            *nparams = 0;
+            return false;   /* `...`, or no name */
+        }
+        if (ident)
+            push(params, nparams, name);
+        else
+            free(name);   /* "()": no parameter */
+        q = comma ? comma + 1 : close;
+    }
+    const char *body_end = end;
+    for (const char *q = close + 1; q + 1 < end; q++)
+        if (q[0] == '/' && (q[1] == '/' || q[1] == '*')) {
+            body_end = q;
+            break;
+        }
+    *body = trimmed(close + 1, body_end);
+    return true;
+}
+
+char **macro_call_args(const char *p, const char *end, size_t *nargs, const char **after)
+{
+    char **args = NULL;
+    *nargs = 0;
+    int depth = 0;
+    const char *start = p + 1;
+    for (const char *q = p; q < end; q++) {
+        if (*q == '(') {
+            depth++;
+        } else if (*q == ')' || (*q == ',' && depth == 1)) {
+            if (*q == ')' && --depth > 0)
+                continue;
+            push(&args, nargs, trimmed(start, q));
+            start = q + 1;
+            if (*q == ')') {
+                *after = q + 1;
+                return args;
+            }
+        }
+    }
+    macro_call_strs_free(args, *nargs);
+    *nargs = 0;
+    return NULL;
+}
+
+typedef struct {
+    char *text;
+    size_t len, cap;
+} out_text;
+
+static void append(out_text *o, const char *s, size_t n)
+{
+    if (o->len + n + 1 > o->cap) {
+        o->cap = 2 * (o->len + n + 1);
+        o->text = xrealloc(o->text, o->cap);
+    }
+    memcpy(o->text + o->len, s, n);
+    o->len += n;
+    o->text[o->len] = '\0';
+}
+
+/* The argument as a string literal: "x.h" for x.h; NULL for one with a
+ * quote or a backslash, which a file name gpulint follows does not have. */
+static char *stringified(const char *arg)
+{
+    if (strpbrk(arg, "\"\\"))
+        return NULL;
+    out_text o = {0};
+    append(&o, "\"", 1);
+    for (const char *p = arg; *p;) {
+        if (isspace((unsigned char)*p)) {
+            while (isspace((unsigned char)*p))
+                p++;
+            append(&o, " ", 1);   /* a run of blanks is one space */
+        } else {
+            append(&o, p++, 1);
+        }
+    }
+    append(&o, "\"", 1);
+    return o.text;
+}
+
+static long param_index(char *const *params, size_t nparams, const char *name, size_t len)
+{
+    for (size_t i = 0; i < nparams; i++)
+        if (strlen(params[i]) == len && strncmp(params[i], name, len) == 0)
+            return (long)i;
+    return -1;
+}
+
+char *macro_call_expand(char *const *params, size_t nparams, const char *body,
+                        char *const *args, size_t nargs)
+{
+    bool no_args = nparams == 0 && nargs == 1 && !args[0][0];
+    if (nargs != nparams && !no_args)
+        return NULL;
+    out_text o = {0};
+    append(&o, "", 0);
+    bool space = false, paste = false;
+    for (const char *p = body; *p;) {
+        if (isspace((unsigned char)*p)) {
+            p++;
+            space = true;
+            continue;
+        }
+        if (p[0] == '#' && p[1] == '#') {
+            p += 2;
+            space = false;
+            paste = true;
+            continue;
+        }
+        char *piece = NULL;
+        const char *start = p;
+        if (*p == '#') {
+            p++;
+            while (isspace((unsigned char)*p))
+                p++;
+            const char *name = p;
+            while (is_ident(*p))
+                p++;
+            long k = param_index(params, nparams, name, (size_t)(p - name));
+            if (k < 0 || !(piece = stringified(args[k]))) {
+                free(o.text);
+                return NULL;
+            }
+        } else if (is_ident_start(*p)) {
+            while (is_ident(*p))
+                p++;
+            long k = param_index(params, nparams, start, (size_t)(p - start));
+            piece = k >= 0 ? xstrdup(args[k]) : xstrndup(start, (size_t)(p - start));
+        } else if (*p == '"' || *p == '\'') {
+            char quote = *p++;
+            while (*p && *p != quote)
+                p += p[0] == '\\' && p[1] ? 2 : 1;
+            if (*p)
+                p++;
+            piece = xstrndup(start, (size_t)(p - start));
+        } else {
+            piece = xstrndup(p++, 1);
+        }
+        if (space && !paste && o.len > 0)
+            append(&o, " ", 1);
+        append(&o, piece, strlen(piece));
+        free(piece);
+        space = paste = false;
+    }
+    return o.text;
+}

@@ -1,0 +1,34 @@
+/* A call of a function-like macro, read and expanded from text as the
+ * preprocessor does for an #include's operand (`#define STRINGIFY(x) #x`,
+ * `#define HEADER_OF(name) STRINGIFY(name.h)`, `#include HEADER_OF(table)`):
+ * input/include_names.c follows what the expansion names. */
+#ifndef GPULINT_MACRO_CALL_H
+#define GPULINT_MACRO_CALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The parameters of a definition whose text after the macro's name is
+ * [p, end): "(a, b) body". false for no parameter list, a variadic one, or
+ * a parameter that is not an identifier. *params (malloc'd strings) and
+ * *body (the body without the comments that end the line, trimmed,
+ * malloc'd) when true. */
+bool macro_call_params(const char *p, const char *end, char ***params, size_t *nparams,
+                       char **body);
+
+/* The arguments of a call whose '(' is at p, up to its ')' before end, each
+ * trimmed (malloc'd); *after is past the ')'. NULL when the parentheses do
+ * not close on the line. */
+char **macro_call_args(const char *p, const char *end, size_t *nargs, const char **after);
+
+/* body with each parameter replaced by its argument, `#param` by the
+ * argument as a string literal, and `a ## b` pasted (malloc'd). The
+ * arguments are used as written (not macro-expanded first: the caller
+ * follows only calls whose arguments name no macro). NULL when the argument
+ * count is not the parameter count, or `#` is not before a parameter. */
+char *macro_call_expand(char *const *params, size_t nparams, const char *body,
+                        char *const *args, size_t nargs);
+
+void macro_call_strs_free(char **strs, size_t n);
+
+#endif

@@ -1,0 +1,106 @@
+/* Calls of function-like macros read and expanded from text
+ * (analyzer/input/macro_call.c), as the preprocessor expands an #include's
+ * operand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/macro_call.h"
+
+/* The expansion of a call `args` (with its parentheses) of the macro whose
+ * definition after its name is `definition`; NULL when none. */
+static char *expand(const char *definition, const char *call)
+{
+    char **params, *body, **args;
+    size_t nparams, nargs;
+    const char *after;
+    if (!macro_call_params(definition, definition + strlen(definition), &params, &nparams, &body))
+        return NULL;
+    args = macro_call_args(call, call + strlen(call), &nargs, &after);
+    assert_non_null(args);
+    char *out = macro_call_expand(params, nparams, body, args, nargs);
+    macro_call_strs_free(params, nparams);
+    macro_call_strs_free(args, nargs);
+    free(body);
+    return out;
+}
+
+static void expect_expansion(const char *definition, const char *call, const char *want)
+{
+    char *got = expand(definition, call);
+    if (want) {
+        assert_non_null(got);
+        assert_string_equal(got, want);
+    } else {
+        assert_null(got);
+    }
+    free(got);
+}
+
+static void a_hash_makes_the_argument_a_string(void **state)
+{
+    (void)state;
+    expect_expansion("(x) #x", "(table_upload.h)", "\"table_upload.h\"");
+    expect_expansion("(x) # x", "(  a   b.h )", "\"a b.h\"");
+}
+
+static void a_parameter_is_replaced_where_it_is_a_whole_identifier(void **state)
+{
+    (void)state;
+    expect_expansion("(name) STRINGIFY(name.h)", "(table)", "STRINGIFY(table.h)");
+    expect_expansion("(n) <n/nname.h>", "(lib)", "<lib/nname.h>");
+}
+
+static void pasting_joins_the_neighbours(void **state)
+{
+    (void)state;
+    expect_expansion("(a, b) <a ## _ ## b.h>", "(gin, proxy)", "<gin_proxy.h>");
+}
+
+static void nested_parentheses_stay_in_one_argument(void **state)
+{
+    (void)state;
+    expect_expansion("(x, y) y", "(f(a, b), last.h)", "last.h");
+}
+
+static void a_comment_ends_the_body(void **state)
+{
+    (void)state;
+    expect_expansion("(x) #x /* why */", "(a.h)", "\"a.h\"");
+}
+
+static void what_cannot_be_expanded_gives_nothing(void **state)
+{
+    (void)state;
+    expect_expansion("(x) #x", "(a.h, b.h)", NULL);      /* one parameter, two arguments */
+    expect_expansion("(x) #y", "(a.h)", NULL);            /* # before no parameter */
+    expect_expansion("(x) #x", "(\"a.h\")", NULL);       /* a quote in the argument */
+    expect_expansion("(...) __VA_ARGS__", "(a.h)", NULL); /* variadic */
+}
+
+static void unbalanced_arguments_are_no_call(void **state)
+{
+    (void)state;
+    size_t n;
+    const char *after;
+    const char *call = "(a, (b)";
+    assert_null(macro_call_args(call, call + strlen(call), &n, &after));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_hash_makes_the_argument_a_string),
+        cmocka_unit_test(a_parameter_is_replaced_where_it_is_a_whole_identifier),
+        cmocka_unit_test(pasting_joins_the_neighbours),
+        cmocka_unit_test(nested_parentheses_stay_in_one_argument),
+        cmocka_unit_test(a_comment_ends_the_body),
+        cmocka_unit_test(what_cannot_be_expanded_gives_nothing),
+        cmocka_unit_test(unbalanced_arguments_are_no_call),
+    };
+    return cmocka_run_group_tests_name("macro_call", tests, NULL, NULL);
+}
