@@ -22,6 +22,7 @@
 #include "extract/preamble.h"
 #include "extract/stand_in.h"
 #include "input/directive.h"
+#include "input/gitcmd.h"
 #include "input/inputs.h"
 #include "util/hash.h"
 #include "util/paths.h"
@@ -83,6 +84,7 @@ static struct {
     char *cuda_include;   /* <cuda>/include */
     char *cuda_path_flag; /* --cuda-path=<cuda> */
     char *cccl_dir;       /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
+    char *gcc_include;    /* GCC's own include directory (host_compiler_include), or NULL */
     bool cuda_found;      /* <cuda>/include/cuda_runtime.h exists */
     char *cache_dir;
     char *shim_dir;
@@ -161,7 +163,7 @@ static char *choose_cache_dir(void)
     return NULL;
 }
 
-#define MAX_BASE_ARGS 16
+#define MAX_BASE_ARGS 20
 
 /* The flags every parse of a language starts with (docs/libclang.md: zero errors
  * on CUDA 13 with libclang 19). Its PCH is built with exactly these. */
@@ -196,6 +198,13 @@ static size_t base_args(source_lang lang, const char **argv)
         /* -isystem, not -I: CUDA's headers are not ours to diagnose. */
         argv[n++] = "-isystem";
         argv[n++] = g.cuda_include;
+    }
+    if (g.gcc_include) {
+        /* Last, after the system directories: only a header clang lacks
+         * (omp.h, quadmath.h, openacc.h) is found there, as nvcc's host
+         * compiler finds it; clang's own stddef.h and intrinsics stay. */
+        argv[n++] = "-idirafter";
+        argv[n++] = g.gcc_include;
     }
     argv[n++] = "-w";   /* only errors matter; warnings cost time */
     /* Every error is a finding and clang stops at 20 by default, after
@@ -471,6 +480,29 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg);
 static void build_needed_pchs(const snapshot *snap, const gl_config *cfg);
 static void kept_clear(void);
 
+/* The directory where GCC keeps the headers it ships itself (omp.h for
+ * -fopenmp, quadmath.h, openacc.h), as `gcc -print-file-name=include` names
+ * it; nvcc compiles host code with gcc by default, so a .cu that includes
+ * <omp.h> builds, while clang without its own OpenMP package finds no such
+ * header. NULL when gcc is not there or names no directory. */
+static char *host_compiler_include(void)
+{
+    static const char *const argv[] = {"gcc", "-print-file-name=include", NULL};
+    byte_buf out = {0};
+    char *error = NULL;
+    int rc = git_capture(argv, true, &out, &error);
+    free(error);
+    if (out.data)
+        out.data[strcspn(out.data, "\n")] = '\0';
+    struct stat st;
+    if (rc != 0 || !out.data || out.data[0] != '/' || stat(out.data, &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+        buf_free(&out);
+        return NULL;
+    }
+    return out.data;
+}
+
 int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
 {
     (void)cfg;
@@ -486,6 +518,7 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
         g.cccl_dir = cccl;
     else
         free(cccl);
+    g.gcc_include = host_compiler_include();
     g.cache_dir = choose_cache_dir();
     if (!g.cache_dir) {
         *error = xasprintf("cannot create a cache directory for the CUDA shim: %s",
@@ -556,6 +589,7 @@ void facts_global_cleanup(void)
     free(g.cuda_include);
     free(g.cuda_path_flag);
     free(g.cccl_dir);
+    free(g.gcc_include);
     free(g.cache_dir);
     free(g.shim_dir);
     free(g.host_math);
