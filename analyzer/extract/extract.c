@@ -40,16 +40,28 @@
  * crt/math_functions.h includes <math.h> and <stdlib.h>, whose C++ forms
  * bring std::isfinite/isnan/isinf to the global namespace, where clang's
  * CUDA headers have only their __device__ overloads (host isfinite(x) after
- * <cuda_runtime.h> alone: llm.c's dev/cuda/common.h). */
+ * <cuda_runtime.h> alone: llm.c's dev/cuda/common.h). nvcc also defines
+ * __CUDACC_VER_MAJOR__ and __CUDACC_VER_MINOR__ in every pass, which clang
+ * does not (CCCL's cuda/std/__cccl/compiler.h says so and uses CUDA_VERSION
+ * instead): host code that tests them in an expression (a CUTLASS example's
+ * `if (__CUDACC_VER_MAJOR__ < 11)`) fails clang's host pass. They are
+ * defined from CUDA_VERSION (cuda.h, which clang's CUDA wrapper includes
+ * first); __NVCC__ is not, since headers take it to mean nvcc's own
+ * builtins. */
 #define HOST_MATH_HEADER "gpulint_nvcc_host.h"
 static const char host_math_text[] =
-    "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp), and\n"
-    " * the C headers crt/common_functions.h and crt/math_functions.h include. */\n"
+    "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp), the\n"
+    " * C headers crt/common_functions.h and crt/math_functions.h include, and\n"
+    " * nvcc's version macros. */\n"
     "#pragma once\n"
     "#include <string.h>\n"
     "#include <time.h>\n"
     "#include <math.h>\n"
     "#include <stdlib.h>\n"
+    "#ifndef __CUDACC_VER_MAJOR__\n"
+    "#define __CUDACC_VER_MAJOR__ (CUDA_VERSION / 1000)\n"
+    "#define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)\n"
+    "#endif\n"
 #define MIN_MAX(r, a, b) \
     "__host__ " r " min(" a ", " b ");\n__host__ " r " max(" a ", " b ");\n"
     MIN_MAX("int", "int", "int")
