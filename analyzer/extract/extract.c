@@ -96,7 +96,7 @@ static struct {
     char *cuda_include;   /* <cuda>/include */
     char *cuda_path_flag; /* --cuda-path=<cuda> */
     char *cccl_dir;       /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
-    char *gcc_include;    /* GCC's own include directory (host_compiler_include), or NULL */
+    char *gcc_shim;       /* <shim_dir>/gcc: forwarders to GCC's own headers, or NULL */
     bool cuda_found;      /* <cuda>/include/cuda_runtime.h exists */
     char *cache_dir;
     char *shim_dir;
@@ -211,12 +211,11 @@ static size_t base_args(source_lang lang, const char **argv)
         argv[n++] = "-isystem";
         argv[n++] = g.cuda_include;
     }
-    if (g.gcc_include) {
-        /* Last, after the system directories: only a header clang lacks
-         * (omp.h, quadmath.h, openacc.h) is found there, as nvcc's host
-         * compiler finds it; clang's own stddef.h and intrinsics stay. */
+    if (g.gcc_shim) {
+        /* Last, after the system directories: GCC's own headers that
+         * neither clang nor the C library has (write_gcc_forwarders). */
         argv[n++] = "-idirafter";
-        argv[n++] = g.gcc_include;
+        argv[n++] = g.gcc_shim;
     }
     argv[n++] = "-w";   /* only errors matter; warnings cost time */
     /* Every error is a finding and clang stops at 20 by default, after
@@ -473,30 +472,9 @@ static char *facts_identity(void)
                      keys[LANG_CUDA], keys[LANG_CXX]);
 }
 
-/* The CUDA shim headers in <dir>/shim; sets g.shim_dir and g.host_math.
- * false (errno set) when they cannot be written. */
-static bool write_shim(const char *dir)
-{
-    free(g.shim_dir);
-    free(g.host_math);
-    g.shim_dir = xasprintf("%s/shim", dir);
-    g.host_math = xasprintf("%s/" HOST_MATH_HEADER, g.shim_dir);
-    char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
-    bool ok = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
-              ensure_file(g.host_math, host_math_text) == 0;
-    free(shim);
-    return ok;
-}
-
-static void count_include_sets(const snapshot *snap, const gl_config *cfg);
-static void build_needed_pchs(const snapshot *snap, const gl_config *cfg);
-static void kept_clear(void);
-
-/* The directory where GCC keeps the headers it ships itself (omp.h for
- * -fopenmp, quadmath.h, openacc.h), as `gcc -print-file-name=include` names
- * it; nvcc compiles host code with gcc by default, so a .cu that includes
- * <omp.h> builds, while clang without its own OpenMP package finds no such
- * header. NULL when gcc is not there or names no directory. */
+/* The directory where GCC keeps the headers it ships itself, as `gcc
+ * -print-file-name=include` names it, or NULL when gcc is not there or
+ * names no directory. */
 static char *host_compiler_include(void)
 {
     static const char *const argv[] = {"gcc", "-print-file-name=include", NULL};
@@ -515,6 +493,72 @@ static char *host_compiler_include(void)
     return out.data;
 }
 
+/* Headers GCC ships in its own include directory that neither clang nor the
+ * C library has. nvcc compiles host code with gcc, so a .cu that includes
+ * <omp.h> builds; clang without its own OpenMP package finds no such
+ * header, and the file was reported not checked (llm.c's dev/cuda/matmul_*.cu).
+ * Forwarders to these alone, not GCC's whole directory: that also holds a
+ * stdatomic.h of GCC's builtins, which clang's own stdatomic.h reaches by
+ * #include_next once the directory is on the path. */
+static const char *const gcc_own_headers[] = {"omp.h", "openacc.h", "acc_prof.h",
+                                              "quadmath.h", "quadmath_weak.h",
+                                              "ISO_Fortran_binding.h"};
+#define N_GCC_OWN (sizeof gcc_own_headers / sizeof gcc_own_headers[0])
+
+/* <shim_dir>/gcc with a forwarder for each of gcc_own_headers GCC has (one
+ * it lacks is removed, so that a stale one cannot name a missing file); sets
+ * g.gcc_shim, NULL when there is none. */
+static void write_gcc_forwarders(void)
+{
+    free(g.gcc_shim);
+    g.gcc_shim = NULL;
+    char *gcc = host_compiler_include();
+    char *dir = xasprintf("%s/gcc", g.shim_dir);
+    bool any = false;
+    if (mkdir_p(dir) == 0)
+        for (size_t i = 0; i < N_GCC_OWN; i++) {
+            char *fwd = xasprintf("%s/%s", dir, gcc_own_headers[i]);
+            char *target = gcc ? xasprintf("%s/%s", gcc, gcc_own_headers[i]) : NULL;
+            if (target && access(target, R_OK) == 0) {
+                char *text = xasprintf("/* Written by gpulint: GCC's own %s. */\n"
+                                       "#include \"%s\"\n",
+                                       gcc_own_headers[i], target);
+                any |= ensure_file(fwd, text) == 0;
+                free(text);
+            } else {
+                unlink(fwd);
+            }
+            free(target);
+            free(fwd);
+        }
+    free(gcc);
+    if (any)
+        g.gcc_shim = dir;
+    else
+        free(dir);
+}
+
+/* The CUDA shim headers in <dir>/shim; sets g.shim_dir and g.host_math.
+ * false (errno set) when they cannot be written. */
+static bool write_shim(const char *dir)
+{
+    free(g.shim_dir);
+    free(g.host_math);
+    g.shim_dir = xasprintf("%s/shim", dir);
+    g.host_math = xasprintf("%s/" HOST_MATH_HEADER, g.shim_dir);
+    char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
+    bool ok = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
+              ensure_file(g.host_math, host_math_text) == 0;
+    free(shim);
+    if (ok)
+        write_gcc_forwarders();
+    return ok;
+}
+
+static void count_include_sets(const snapshot *snap, const gl_config *cfg);
+static void build_needed_pchs(const snapshot *snap, const gl_config *cfg);
+static void kept_clear(void);
+
 int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
 {
     (void)cfg;
@@ -530,7 +574,6 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
         g.cccl_dir = cccl;
     else
         free(cccl);
-    g.gcc_include = host_compiler_include();
     g.cache_dir = choose_cache_dir();
     if (!g.cache_dir) {
         *error = xasprintf("cannot create a cache directory for the CUDA shim: %s",
@@ -593,6 +636,14 @@ void facts_global_cleanup(void)
         char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
         unlink(shim);
         unlink(g.host_math);
+        if (g.gcc_shim) {
+            for (size_t i = 0; i < N_GCC_OWN; i++) {
+                char *fwd = xasprintf("%s/%s", g.gcc_shim, gcc_own_headers[i]);
+                unlink(fwd);
+                free(fwd);
+            }
+            rmdir(g.gcc_shim);
+        }
         rmdir(g.shim_dir);
         rmdir(g.cache_dir);
         free(shim);
@@ -601,7 +652,7 @@ void facts_global_cleanup(void)
     free(g.cuda_include);
     free(g.cuda_path_flag);
     free(g.cccl_dir);
-    free(g.gcc_include);
+    free(g.gcc_shim);
     free(g.cache_dir);
     free(g.shim_dir);
     free(g.host_math);
