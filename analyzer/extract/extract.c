@@ -22,6 +22,7 @@
 #include "extract/preamble.h"
 #include "extract/stand_in.h"
 #include "input/directive.h"
+#include "input/gitcmd.h"
 #include "input/inputs.h"
 #include "util/hash.h"
 #include "util/paths.h"
@@ -39,16 +40,28 @@
  * crt/math_functions.h includes <math.h> and <stdlib.h>, whose C++ forms
  * bring std::isfinite/isnan/isinf to the global namespace, where clang's
  * CUDA headers have only their __device__ overloads (host isfinite(x) after
- * <cuda_runtime.h> alone: llm.c's dev/cuda/common.h). */
+ * <cuda_runtime.h> alone: llm.c's dev/cuda/common.h). nvcc also defines
+ * __CUDACC_VER_MAJOR__ and __CUDACC_VER_MINOR__ in every pass, which clang
+ * does not (CCCL's cuda/std/__cccl/compiler.h says so and uses CUDA_VERSION
+ * instead): host code that tests them in an expression (a CUTLASS example's
+ * `if (__CUDACC_VER_MAJOR__ < 11)`) fails clang's host pass. They are
+ * defined from CUDA_VERSION (cuda.h, which clang's CUDA wrapper includes
+ * first); __NVCC__ is not, since headers take it to mean nvcc's own
+ * builtins. */
 #define HOST_MATH_HEADER "gpulint_nvcc_host.h"
 static const char host_math_text[] =
-    "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp), and\n"
-    " * the C headers crt/common_functions.h and crt/math_functions.h include. */\n"
+    "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp), the\n"
+    " * C headers crt/common_functions.h and crt/math_functions.h include, and\n"
+    " * nvcc's version macros. */\n"
     "#pragma once\n"
     "#include <string.h>\n"
     "#include <time.h>\n"
     "#include <math.h>\n"
     "#include <stdlib.h>\n"
+    "#ifndef __CUDACC_VER_MAJOR__\n"
+    "#define __CUDACC_VER_MAJOR__ (CUDA_VERSION / 1000)\n"
+    "#define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)\n"
+    "#endif\n"
 #define MIN_MAX(r, a, b) \
     "__host__ " r " min(" a ", " b ");\n__host__ " r " max(" a ", " b ");\n"
     MIN_MAX("int", "int", "int")
@@ -83,6 +96,7 @@ static struct {
     char *cuda_include;   /* <cuda>/include */
     char *cuda_path_flag; /* --cuda-path=<cuda> */
     char *cccl_dir;       /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
+    char *gcc_shim;       /* <shim_dir>/gcc: forwarders to GCC's own headers, or NULL */
     bool cuda_found;      /* <cuda>/include/cuda_runtime.h exists */
     char *cache_dir;
     char *shim_dir;
@@ -161,7 +175,7 @@ static char *choose_cache_dir(void)
     return NULL;
 }
 
-#define MAX_BASE_ARGS 16
+#define MAX_BASE_ARGS 20
 
 /* The flags every parse of a language starts with (docs/libclang.md: zero errors
  * on CUDA 13 with libclang 19). Its PCH is built with exactly these. */
@@ -196,6 +210,12 @@ static size_t base_args(source_lang lang, const char **argv)
         /* -isystem, not -I: CUDA's headers are not ours to diagnose. */
         argv[n++] = "-isystem";
         argv[n++] = g.cuda_include;
+    }
+    if (g.gcc_shim) {
+        /* Last, after the system directories: GCC's own headers that
+         * neither clang nor the C library has (write_gcc_forwarders). */
+        argv[n++] = "-idirafter";
+        argv[n++] = g.gcc_shim;
     }
     argv[n++] = "-w";   /* only errors matter; warnings cost time */
     /* Every error is a finding and clang stops at 20 by default, after
@@ -452,6 +472,72 @@ static char *facts_identity(void)
                      keys[LANG_CUDA], keys[LANG_CXX]);
 }
 
+/* The directory where GCC keeps the headers it ships itself, as `gcc
+ * -print-file-name=include` names it, or NULL when gcc is not there or
+ * names no directory. */
+static char *host_compiler_include(void)
+{
+    static const char *const argv[] = {"gcc", "-print-file-name=include", NULL};
+    byte_buf out = {0};
+    char *error = NULL;
+    int rc = git_capture(argv, true, &out, &error);
+    free(error);
+    if (out.data)
+        out.data[strcspn(out.data, "\n")] = '\0';
+    struct stat st;
+    if (rc != 0 || !out.data || out.data[0] != '/' || stat(out.data, &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+        buf_free(&out);
+        return NULL;
+    }
+    return out.data;
+}
+
+/* Headers GCC ships in its own include directory that neither clang nor the
+ * C library has. nvcc compiles host code with gcc, so a .cu that includes
+ * <omp.h> builds; clang without its own OpenMP package finds no such
+ * header, and the file was reported not checked (llm.c's dev/cuda/matmul_*.cu).
+ * Forwarders to these alone, not GCC's whole directory: that also holds a
+ * stdatomic.h of GCC's builtins, which clang's own stdatomic.h reaches by
+ * #include_next once the directory is on the path. */
+static const char *const gcc_own_headers[] = {"omp.h", "openacc.h", "acc_prof.h",
+                                              "quadmath.h", "quadmath_weak.h",
+                                              "ISO_Fortran_binding.h"};
+#define N_GCC_OWN (sizeof gcc_own_headers / sizeof gcc_own_headers[0])
+
+/* <shim_dir>/gcc with a forwarder for each of gcc_own_headers GCC has (one
+ * it lacks is removed, so that a stale one cannot name a missing file); sets
+ * g.gcc_shim, NULL when there is none. */
+static void write_gcc_forwarders(void)
+{
+    free(g.gcc_shim);
+    g.gcc_shim = NULL;
+    char *gcc = host_compiler_include();
+    char *dir = xasprintf("%s/gcc", g.shim_dir);
+    bool any = false;
+    if (mkdir_p(dir) == 0)
+        for (size_t i = 0; i < N_GCC_OWN; i++) {
+            char *fwd = xasprintf("%s/%s", dir, gcc_own_headers[i]);
+            char *target = gcc ? xasprintf("%s/%s", gcc, gcc_own_headers[i]) : NULL;
+            if (target && access(target, R_OK) == 0) {
+                char *text = xasprintf("/* Written by gpulint: GCC's own %s. */\n"
+                                       "#include \"%s\"\n",
+                                       gcc_own_headers[i], target);
+                any |= ensure_file(fwd, text) == 0;
+                free(text);
+            } else {
+                unlink(fwd);
+            }
+            free(target);
+            free(fwd);
+        }
+    free(gcc);
+    if (any)
+        g.gcc_shim = dir;
+    else
+        free(dir);
+}
+
 /* The CUDA shim headers in <dir>/shim; sets g.shim_dir and g.host_math.
  * false (errno set) when they cannot be written. */
 static bool write_shim(const char *dir)
@@ -464,6 +550,8 @@ static bool write_shim(const char *dir)
     bool ok = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
               ensure_file(g.host_math, host_math_text) == 0;
     free(shim);
+    if (ok)
+        write_gcc_forwarders();
     return ok;
 }
 
@@ -548,6 +636,14 @@ void facts_global_cleanup(void)
         char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
         unlink(shim);
         unlink(g.host_math);
+        if (g.gcc_shim) {
+            for (size_t i = 0; i < N_GCC_OWN; i++) {
+                char *fwd = xasprintf("%s/%s", g.gcc_shim, gcc_own_headers[i]);
+                unlink(fwd);
+                free(fwd);
+            }
+            rmdir(g.gcc_shim);
+        }
         rmdir(g.shim_dir);
         rmdir(g.cache_dir);
         free(shim);
@@ -556,6 +652,7 @@ void facts_global_cleanup(void)
     free(g.cuda_include);
     free(g.cuda_path_flag);
     free(g.cccl_dir);
+    free(g.gcc_shim);
     free(g.cache_dir);
     free(g.shim_dir);
     free(g.host_math);

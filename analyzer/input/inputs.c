@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "input/gitcmd.h"
+#include "input/walk_skip.h"
 #include "util/exit_codes.h"
 #include "util/paths.h"
 #include "util/hash.h"
@@ -217,9 +218,11 @@ static int add_disk_file(snapshot *snap, const gl_config *cfg, const char *root,
 }
 
 /* Recursive walk; symlinks are not followed (no cycles, and a link's target
- * is analysed where it lives) and .git directories are skipped. */
+ * is analysed where it lives); .git directories and what `skip` names are
+ * left out. */
 static int walk_directory(snapshot *snap, const input_request *req, const gl_config *cfg,
-                          const char *abs_dir, const char *given_dir, char **error)
+                          walk_skip *skip, const char *abs_dir, const char *given_dir,
+                          char **error)
 {
     DIR *dir = opendir(abs_dir);
     if (!dir) {
@@ -245,10 +248,11 @@ static int walk_directory(snapshot *snap, const input_request *req, const gl_con
         if (!typed && lstat(abs_path, &st) != 0) {
             *error = xasprintf("cannot stat '%s': %s", given, strerror(errno));
             rc = EXIT_USAGE;
-        } else if (excluded(cfg, reported)) {
+        } else if (excluded(cfg, reported) ||
+                   walk_skip_entry(skip, abs_path, S_ISDIR(st.st_mode), reported)) {
             /* not analysed, and neither is anything below it */
         } else if (S_ISDIR(st.st_mode)) {
-            rc = walk_directory(snap, req, cfg, abs_path, given, error);
+            rc = walk_directory(snap, req, cfg, skip, abs_path, given, error);
         } else if (S_ISREG(st.st_mode) && strcmp(e->d_name, ".gpulint.yaml") == 0) {
             note_nested_config(cfg, reported, abs_path);
         } else if (S_ISREG(st.st_mode) && source_is_analysable(abs_path, cfg)) {
@@ -295,7 +299,12 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
             size_t n = strlen(dir);
             while (n > 1 && dir[n - 1] == '/')
                 dir[--n] = '\0';
-            rc = walk_directory(snap, req, cfg, abs_path, dir, error);
+            walk_skip skip;
+            walk_skip_load(&skip, abs_path);
+            rc = walk_directory(snap, req, cfg, &skip, abs_path, dir, error);
+            if (rc == 0)
+                walk_skip_report(&skip, dir);
+            walk_skip_free(&skip);
             free(dir);
         } else if (!S_ISREG(st.st_mode)) {
             /* A FIFO or a device would block or never end. */
