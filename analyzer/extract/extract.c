@@ -815,10 +815,15 @@ static char *beyond_base(const char *leading, source_lang lang)
     return out.data;
 }
 
-/* How much a header of an include set costs a parse, roughly: the CUDA
- * toolkit's headers most (cooperative_groups/reduce.h alone is 1.4 s of
- * CPU in each of llm.c's files that include it, a C library header a few
- * ms), then the C++ library's (no extension). */
+/* How much a header of an include set costs a parse, roughly: CCCL's
+ * (Thrust, CUB, libcu++) most, since each reaches the library's core
+ * (clang-19: <thrust/device_vector.h> alone 4.5 s of CPU, all seven of
+ * radixSortThrust.cu's Thrust headers 4.6 s, so that two files naming
+ * different Thrust headers still have most of their cost in common;
+ * docs/performance.md, "Branch s8-speed"); then the rest of the CUDA
+ * toolkit's (cooperative_groups/reduce.h alone is 1.4 s of CPU in each of
+ * llm.c's files that include it, a C library header a few ms), then the
+ * C++ library's (no extension). */
 static unsigned header_weight(const char *line)
 {
     const char *open = strchr(line, '<'), *close = open ? strchr(open, '>') : NULL;
@@ -827,9 +832,10 @@ static unsigned header_weight(const char *line)
     char *name = xstrndup(open + 1, (size_t)(close - open - 1));
     char *in_cuda = xasprintf("%s/%s", g.cuda_include, name);
     char *in_cccl = g.cccl_dir ? xasprintf("%s/%s", g.cccl_dir, name) : NULL;
-    unsigned w = access(in_cuda, F_OK) == 0 || (in_cccl && access(in_cccl, F_OK) == 0) ? 16
-                 : !strchr(name, '.')                                                  ? 4
-                                                                                       : 1;
+    unsigned w = in_cccl && access(in_cccl, F_OK) == 0 ? 64
+                 : access(in_cuda, F_OK) == 0           ? 16
+                 : !strchr(name, '.')                   ? 4
+                                                        : 1;
     free(name);
     free(in_cuda);
     free(in_cccl);
