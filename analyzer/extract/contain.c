@@ -359,14 +359,13 @@ static int by_needs_then_unit(const void *a, const void *b)
     return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-/* A job that needs several kept units goes out before the others (but
- * the CUDA files): the
+/* A job that needs several kept units goes out before the others: the
  * worker that takes it parses them and holds them, and the jobs that need
  * one of them follow it there. Handed out last (the snapshot's order),
  * such a job needed units both workers held (this repository's
  * analyzer/config/config.c: xalloc.h and diag.h are analysed in 17
  * programs' units) and parsed again those the other one had. */
-static void order_needy_first(schedule *plan, const snapshot *snap, size_t n)
+static void order_needy_first(schedule *plan, size_t n)
 {
     needy_unit *needy = xcalloc(n ? n : 1, sizeof *needy);
     size_t nneedy = 0;
@@ -377,20 +376,10 @@ static void order_needy_first(schedule *plan, const snapshot *snap, size_t n)
     }
     qsort(needy, nneedy, sizeof *needy, by_needs_then_unit);
     plan->order = xcalloc(nneedy + n + 1, sizeof *plan->order);
-    /* The CUDA files before all: the costliest parses, so that the run
-     * does not end with one worker on a .cu file while the other has
-     * nothing left (this repository's layer/forward_kernels.cu, 0.6 s of
-     * CPU, most of it <cooperative_groups.h>, came last after the 20 ms C
-     * files; docs/performance.md, "Branch s8-speed"). */
-    for (size_t i = 0; i < n; i++)
-        if (snap->files[i].lang == LANG_CUDA)
-            plan->order[plan->norder++] = i;
     for (size_t k = 0; k < nneedy; k++)
-        if (snap->files[needy[k].unit].lang != LANG_CUDA)
-            plan->order[plan->norder++] = needy[k].unit;
+        plan->order[plan->norder++] = needy[k].unit;
     for (size_t i = 0; i < n; i++)
-        if (snap->files[i].lang != LANG_CUDA)
-            plan->order[plan->norder++] = i;
+        plan->order[plan->norder++] = i;
     free(needy);
 }
 
@@ -436,7 +425,7 @@ static void plan_needs(schedule *plan, const snapshot *snap)
     plan->held = xcalloc(n ? n : 1, sizeof *plan->held);
     free(kept);
     free(seen);
-    order_needy_first(plan, snap, n);
+    order_needy_first(plan, n);
 }
 
 static uint64_t slot_bit(int slot)
