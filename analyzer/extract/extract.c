@@ -217,6 +217,15 @@ static size_t base_args(source_lang lang, const char **argv)
         argv[n++] = "-idirafter";
         argv[n++] = g.gcc_shim;
     }
+    /* A PCH (the language's, an include set's) instantiates the templates
+     * its headers use when it is built, not in every parse that loads it:
+     * without this each parse with the CUDA PCH redid the instantiations
+     * of cmath, complex and the runtime's templates (clang-19 on
+     * cuda-samples' clock.cu with its set's PCH: 0.17 s of CPU, 0.06 s
+     * with them in the PCH; docs/performance.md, "Branch s8-speed"). It
+     * only changes how a PCH is built; C has no templates. */
+    if (lang != LANG_C)
+        argv[n++] = "-fpch-instantiate-templates";
     argv[n++] = "-w";   /* only errors matter; warnings cost time */
     /* Every error is a finding and clang stops at 20 by default, after
      * which the rest of the file is not parsed either. */
@@ -903,10 +912,15 @@ static char *beyond_base(const char *leading, source_lang lang)
     return out.data;
 }
 
-/* How much a header of an include set costs a parse, roughly: the CUDA
- * toolkit's headers most (cooperative_groups/reduce.h alone is 1.4 s of
- * CPU in each of llm.c's files that include it, a C library header a few
- * ms), then the C++ library's (no extension). */
+/* How much a header of an include set costs a parse, roughly: CCCL's
+ * (Thrust, CUB, libcu++) most, since each reaches the library's core
+ * (clang-19: <thrust/device_vector.h> alone 4.5 s of CPU, all seven of
+ * radixSortThrust.cu's Thrust headers 4.6 s, so that two files naming
+ * different Thrust headers still have most of their cost in common;
+ * docs/performance.md, "Branch s8-speed"); then the rest of the CUDA
+ * toolkit's (cooperative_groups/reduce.h alone is 1.4 s of CPU in each of
+ * llm.c's files that include it, a C library header a few ms), then the
+ * C++ library's (no extension). */
 static unsigned header_weight(const char *line)
 {
     const char *open = strchr(line, '<'), *close = open ? strchr(open, '>') : NULL;
@@ -915,9 +929,10 @@ static unsigned header_weight(const char *line)
     char *name = xstrndup(open + 1, (size_t)(close - open - 1));
     char *in_cuda = xasprintf("%s/%s", g.cuda_include, name);
     char *in_cccl = g.cccl_dir ? xasprintf("%s/%s", g.cccl_dir, name) : NULL;
-    unsigned w = access(in_cuda, F_OK) == 0 || (in_cccl && access(in_cccl, F_OK) == 0) ? 16
-                 : !strchr(name, '.')                                                  ? 4
-                                                                                       : 1;
+    unsigned w = in_cccl && access(in_cccl, F_OK) == 0 ? 64
+                 : access(in_cuda, F_OK) == 0           ? 16
+                 : !strchr(name, '.')                   ? 4
+                                                        : 1;
     free(name);
     free(in_cuda);
     free(in_cccl);

@@ -288,24 +288,31 @@ char **preamble_choose(char *const *leading, const int *group, size_t n,
             continue;
         /* A set already shared first: joining it costs no PCH of its own
          * (llm.c's matmul_backward_bias.cu paired with another file alone
-         * gave two PCHs of cooperative_groups where one serves both). */
-        chosen_set *best = NULL;
-        unsigned best_w = 0;
-        for (int shared = 1; shared >= 0 && !best; shared--) {
-            for (size_t k = 0; k < nsets; k++) {
-                chosen_set *other = &sets[k];
-                if (other == one || other->merged_into != SIZE_MAX ||
-                    other->group != one->group || (other->users > 1) != shared)
-                    continue;
-                unsigned w = common_weight(one, other, &table, weight, NULL);
-                if (2 * w < other->weight || w == 0)
-                    continue;
-                if (w > best_w || (w == best_w && other->users > best->users)) {
-                    best = other;
-                    best_w = w;
-                }
+         * gave two PCHs of cooperative_groups where one serves both); a
+         * file alone, only when it has twice as much in common: the
+         * Thrust files of cuda-samples (radixSortThrust.cu, lineOfSight.cu)
+         * each joined a shared set of <helper_cuda.h> and the like, and
+         * parsed Thrust's core (4 s of CPU each) on their own
+         * (docs/performance.md, "Branch s8-speed"). */
+        chosen_set *best_of[2] = {NULL, NULL};   /* [shared] */
+        unsigned w_of[2] = {0, 0};
+        for (size_t k = 0; k < nsets; k++) {
+            chosen_set *other = &sets[k];
+            if (other == one || other->merged_into != SIZE_MAX || other->group != one->group)
+                continue;
+            int shared = other->users > 1;
+            unsigned w = common_weight(one, other, &table, weight, NULL);
+            if (2 * w < other->weight || w == 0)
+                continue;
+            if (w > w_of[shared] ||
+                (w == w_of[shared] && other->users > best_of[shared]->users)) {
+                best_of[shared] = other;
+                w_of[shared] = w;
             }
         }
+        int pick = best_of[1] && !(best_of[0] && w_of[0] >= 2 * w_of[1]);
+        chosen_set *best = best_of[pick];
+        unsigned best_w = w_of[pick];
         if (!best)
             continue;
         /* best keeps the headers both have. */

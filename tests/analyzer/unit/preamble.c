@@ -150,6 +150,41 @@ static void files_alone_share_a_common_subset(void **state)
     free_chosen(chosen, n);
 }
 
+#define DV "#include <thrust/device_vector.h>\n"
+#define COPY "#include <thrust/copy.h>\n"
+#define SORT "#include <thrust/sort.h>\n"
+#define HELPER "#include <helper_cuda.h>\n"
+
+/* CCCL's headers weigh 64 here, the rest 1 (extract.c, header_weight). */
+static unsigned cccl_weight(const char *line)
+{
+    return strstr(line, "thrust/") ? 64 : 1;
+}
+
+/* cuda-samples' Thrust files in small: a file alone joins a shared set,
+ * unless it has twice as much in common with another file alone: two
+ * files with Thrust in common share it, not <helper_cuda.h>. */
+static void files_alone_pair_on_more_weight(void **state)
+{
+    (void)state;
+    char *leading[] = {
+        HELPER STDIO,          /* 0, 1: shared as they are */
+        HELPER STDIO,
+        HELPER COPY DV SORT,   /* 2, 3: alone, Thrust in common */
+        HELPER DV SORT,
+        ASSERT HELPER,         /* 4: alone, joins 0's set */
+    };
+    int group[] = {0, 0, 0, 0, 0};
+    size_t n = sizeof group / sizeof group[0];
+    char **chosen = preamble_choose(leading, group, n, cccl_weight);
+    assert_string_equal(chosen[0], HELPER);
+    assert_string_equal(chosen[1], HELPER);
+    assert_string_equal(chosen[2], HELPER DV SORT);
+    assert_string_equal(chosen[3], HELPER DV SORT);
+    assert_string_equal(chosen[4], HELPER);
+    free_chosen(chosen, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +194,7 @@ int main(void)
         cmocka_unit_test(feature_macros_start_the_set),
         cmocka_unit_test(other_directives_end_the_defines),
         cmocka_unit_test(files_alone_share_a_common_subset),
+        cmocka_unit_test(files_alone_pair_on_more_weight),
     };
     return cmocka_run_group_tests_name("preamble", tests, NULL, NULL);
 }
