@@ -53,6 +53,29 @@ static char *parsed_alone(const analysis *a, size_t fi)
     return xstrdup("");
 }
 
+/* When the unit a file was parsed in is a source file that a compilation
+ * database was used for but does not list (a file this configuration of
+ * the build does not compile, or a stale database), that is why its flags
+ * were missing: " ...; the compilation database D does not list ..." with
+ * what to do. NULL otherwise: the generic fix (-p DIR) applies. */
+static char *unlisted(const analysis *a, size_t fi)
+{
+    const source_file *f = &a->snap->files[fi];
+    const source_file *unit = f->is_header && f->context >= 0 ? &a->snap->files[f->context] : f;
+    if (!unit->unlisted_in)
+        return NULL;
+    char *whose = unit == f ? xstrdup("this file")
+                            : xasprintf("%s, the unit this header was analysed in,", unit->path);
+    char *s = xasprintf("the compilation database %s does not list %s, so it was parsed with "
+                        "the config's flags alone, not the build's: configure the build so "
+                        "that it compiles the file and regenerate the database (or regenerate "
+                        "a stale one), give the flags with include-dirs: and defines: in "
+                        ".gpulint.yaml, or exclude the file",
+                        unit->unlisted_in, whose);
+    free(whose);
+    return s;
+}
+
 static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag_sink *sink)
 {
     const char *path = a->snap->files[fi].path;
@@ -63,7 +86,12 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
         char *dir = lost_header_dir(a->snap, u->detail,
                                     u->via ? u->via : a->snap->files[fi].abs_path);
         char *alone = parsed_alone(a, fi);
-        if (dir)
+        char *db = unlisted(a, fi);
+        if (db)
+            diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                        "'%s' not found%s: " NOT_CHECKED "; %s%s%s%s", u->detail, via, db,
+                        dir ? " (the header is below " : "", dir ? dir : "", dir ? ")" : "");
+        else if (dir)
             diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                         "'%s' not found%s: " NOT_CHECKED "; it is below %s: add that to "
                         "include-dirs: in .gpulint.yaml or pass the build's compile "
@@ -76,14 +104,19 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
                         "database with -p DIR; for a CUDA toolkit header set CUDA_PATH to the "
                         "toolkit (default /usr/local/cuda)%s",
                         u->detail, via, alone);
+        free(db);
         free(alone);
         free(dir);
         break;
     }
-    case UNCHECKED_FATAL:
+    case UNCHECKED_FATAL: {
+        char *db = unlisted(a, fi);
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
-                    "clang stopped: %s%s: " NOT_CHECKED "; " FLAGS_FIX, u->detail, via);
+                    "clang stopped: %s%s: " NOT_CHECKED "; %s", u->detail, via,
+                    db ? db : FLAGS_FIX);
+        free(db);
         break;
+    }
     case UNCHECKED_NO_CUDA:
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "no CUDA toolkit at %s (no include/cuda_runtime.h there): " NOT_CHECKED

@@ -220,3 +220,26 @@ JSON
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
     "$(printf 'perdef/lib/%s_backend.h:3 unchecked-status\n' cpu cuda)"
 }
+
+@test "a source file the database given with -p does not list: its not-checked names that database, not -p DIR" {
+  # ggml's template-instance .cu files, which the build compiles only in
+  # another configuration, were told to "pass the build's compile database
+  # with -p DIR" though -p was given.
+  cd proj
+  cp src/step.cu src/other_config.cu
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p build src
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
+    "$(printf 'src/other_config.cu:2 not-checked\nsrc/step.cu:9 no-via-pinned\n')"
+  message=$(jq -r '.findings[] | select(.rule == "not-checked") | .message' <<<"$output")
+  assert_regex "$message" "^'upload_api.h' not found: this file was not checked; the compilation database build/compile_commands.json does not list this file, so it was parsed with the config's flags alone"
+  refute_regex "$message" '-p DIR'
+}
+
+@test "a source file the database found without -p does not list: its not-checked names that database" {
+  cd proj
+  cp src/step.cu src/other_config.cu
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json src
+  message=$(jq -r '.findings[] | select(.file == "src/other_config.cu") | .message' <<<"$output")
+  assert_regex "$message" "the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list this file"
+  refute_regex "$message" '-p DIR'
+}
