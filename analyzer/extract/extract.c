@@ -1738,14 +1738,26 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         clang_getInclusions(tu, note_inclusion, &included);
     /* A header of several programs: what each other program's unit shows
      * of it too, each fact once. */
-    bool in_other_unit = false;
+    file_facts *others = NULL;
     for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
         file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k], unit,
                                                cfg, reach, cache_key ? &included : NULL);
-        if (more) {
-            facts_merge(facts, more);
-            in_other_unit = true;
-        }
+        if (more && others)
+            facts_merge(others, more);
+        else if (more)
+            others = more;
+    }
+    bool in_other_unit = others != NULL;
+    if (others && tu == own_tu && !own_unit) {
+        /* Its context's unit does not include it (a branch that build does
+         * not take) and another program's does: what that unit shows is the
+         * header as a build compiles it, and the parse on its own, without
+         * an includer's types and macros, adds only its errors (the round
+         * seven nccl_device headers, docs/realcode.md). */
+        facts_free(facts);
+        facts = others;
+    } else if (others) {
+        facts_merge(facts, others);
     }
     /* Parsed on its own although it has an includer, whose unit was built
      * but does not include it (rules/lost_header.c reports that once). */
