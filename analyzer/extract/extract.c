@@ -1591,6 +1591,11 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit, shared
         view = view_other_unit(snap, unit, group, cfg, reach);
     file_facts *facts = view->facts[group->at];
     view->facts[group->at] = NULL;
+    /* What kept that unit from being checked is said of that unit: the
+     * header may be checked in full in its own. */
+    for (size_t k = 0; facts && k < facts->n_not_checked; k++)
+        if (!facts->not_checked[k].unit)
+            facts->not_checked[k].unit = xstrdup(snap->files[unit].path);
     for (size_t i = 0; facts && included && i < view->included.n; i++)
         *XPUSH(included->items, included->n) = xstrdup(view->included.items[i]);
     return facts;

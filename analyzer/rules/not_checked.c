@@ -57,14 +57,20 @@ static char *parsed_alone(const analysis *a, size_t fi)
  * database was used for but does not list (a file this configuration of
  * the build does not compile, or a stale database), that is why its flags
  * were missing: " ...; the compilation database D does not list ..." with
- * what to do. NULL otherwise: the generic fix (-p DIR) applies. */
-static char *unlisted(const analysis *a, size_t fi)
+ * what to do. The unit is u's (another program's, fact_not_checked.unit),
+ * else the file's own. NULL otherwise: the generic fix (-p DIR) applies. */
+static char *unlisted(const analysis *a, size_t fi, const fact_not_checked *u)
 {
     const source_file *f = &a->snap->files[fi];
     const source_file *unit = f->is_header && f->context >= 0 ? &a->snap->files[f->context] : f;
-    if (!unit->unlisted_in)
+    if (u->unit) {
+        long k = snapshot_find(a->snap, u->unit);
+        unit = k >= 0 ? &a->snap->files[k] : NULL;
+    }
+    if (!unit || !unit->unlisted_in)
         return NULL;
     char *whose = unit == f ? xstrdup("this file")
+                  : u->unit ? xstrdup(unit->path)
                             : xasprintf("%s, the unit this header was analysed in,", unit->path);
     char *s = xasprintf("the compilation database %s does not list %s, so it was parsed with "
                         "the config's flags alone, not the build's: configure the build so "
@@ -79,14 +85,20 @@ static char *unlisted(const analysis *a, size_t fi)
 static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag_sink *sink)
 {
     const char *path = a->snap->files[fi].path;
-    char *via = shown_via(a->snap, u->via);
+    char *shown = shown_via(a->snap, u->via);
+    /* Seen through another program's unit: this header may be checked in
+     * full in its own; what failed is that unit's view of it. */
+    char *via = u->unit ? xasprintf("%s in the unit of %s, another program that includes "
+                                    "this header", shown, u->unit)
+                        : xstrdup(shown);
+    free(shown);
     switch (u->cause) {
     case UNCHECKED_MISSING_INCLUDE: {
         /* A header of the snapshot itself: its directory is the fix. */
         char *dir = lost_header_dir(a->snap, u->detail,
                                     u->via ? u->via : a->snap->files[fi].abs_path);
         char *alone = parsed_alone(a, fi);
-        char *db = unlisted(a, fi);
+        char *db = unlisted(a, fi, u);
         if (db)
             diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                         "'%s' not found%s: " NOT_CHECKED "; %s%s%s%s", u->detail, via, db,
@@ -110,7 +122,7 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
         break;
     }
     case UNCHECKED_FATAL: {
-        char *db = unlisted(a, fi);
+        char *db = unlisted(a, fi, u);
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "clang stopped: %s%s: " NOT_CHECKED "; %s", u->detail, via,
                     db ? db : FLAGS_FIX);
