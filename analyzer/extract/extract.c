@@ -1703,6 +1703,11 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit, shared
         view = view_other_unit(snap, unit, group, cfg, reach);
     file_facts *facts = view->facts[group->at];
     view->facts[group->at] = NULL;
+    /* What kept that unit from being checked is said of that unit: the
+     * header may be checked in full in its own. */
+    for (size_t k = 0; facts && k < facts->n_not_checked; k++)
+        if (!facts->not_checked[k].unit)
+            facts->not_checked[k].unit = xstrdup(snap->files[unit].path);
     for (size_t i = 0; facts && included && i < view->included.n; i++)
         *XPUSH(included->items, included->n) = xstrdup(view->included.items[i]);
     return facts;
@@ -1850,14 +1855,26 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         clang_getInclusions(tu, note_inclusion, &included);
     /* A header of several programs: what each other program's unit shows
      * of it too, each fact once. */
-    bool in_other_unit = false;
+    file_facts *others = NULL;
     for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
         file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k], unit,
                                                cfg, reach, cache_key ? &included : NULL);
-        if (more) {
-            facts_merge(facts, more);
-            in_other_unit = true;
-        }
+        if (more && others)
+            facts_merge(others, more);
+        else if (more)
+            others = more;
+    }
+    bool in_other_unit = others != NULL;
+    if (others && tu == own_tu && !own_unit) {
+        /* Its context's unit does not include it (a branch that build does
+         * not take) and another program's does: what that unit shows is the
+         * header as a build compiles it, and the parse on its own, without
+         * an includer's types and macros, adds only its errors (the round
+         * seven nccl_device headers, docs/realcode.md). */
+        facts_free(facts);
+        facts = others;
+    } else if (others) {
+        facts_merge(facts, others);
     }
     /* Parsed on its own although it has an includer, whose unit was built
      * but does not include it (rules/lost_header.c reports that once). */

@@ -26,6 +26,7 @@ typedef struct {
 struct compile_db {
     db_entry *entries;   /* sorted by file, then order */
     size_t n;
+    char *path;          /* as given or found: what a file it does not list is told */
 };
 
 int shell_split(const char *s, str_list *words)
@@ -404,6 +405,7 @@ compile_db *compile_db_load(const char *path, char **error)
         return NULL;
     }
     compile_db *db = xcalloc(1, sizeof *db);
+    db->path = xstrdup(path);
     db->entries = xcalloc(json_array_size(doc) + 1, sizeof *db->entries);
     size_t i;
     json_t *e;
@@ -476,6 +478,7 @@ void compile_db_free(compile_db *db)
         free(db->entries[i].args.items);
     }
     free(db->entries);
+    free(db->path);
     free(db);
 }
 
@@ -501,6 +504,8 @@ const str_list *compile_db_lookup(const compile_db *db, const char *abs_path)
 bool compile_db_give(const compile_db *db, source_file *f)
 {
     const db_entry *e = entry_of(db, f->abs_path);
+    if (!e && !f->is_header && !f->unlisted_in)
+        f->unlisted_in = xstrdup(db->path);
     if (!e)
         return false;
     f->args = xcalloc(e->args.n + 1, sizeof *f->args);

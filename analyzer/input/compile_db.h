@@ -29,7 +29,9 @@ const str_list *compile_db_lookup(const compile_db *db, const char *abs_path);
 /* Give f the database's flags for it (source_file.args) and, when its
  * command says `-x` (`nvcc -x cu` on a .cpp file, clang's -x cuda), that
  * language: the build compiles it so, whatever its extension or the
- * config's languages: say. False when the database does not list f. */
+ * config's languages: say. False when the database does not list f; a
+ * source file (not a header) then records the database's path in
+ * source_file.unlisted_in, which not-checked names. */
 bool compile_db_give(const compile_db *db, source_file *f);
 
 /* Give every snapshot file that has none yet the database's flags for it

@@ -25,6 +25,9 @@ typedef struct {
     def_kind kind;
     char *value;   /* DEF_FILE: the spelling; DEF_MACRO: the name;
                       DEF_FUNCTION: the body; else NULL */
+    char *text;    /* an object-like macro: its replacement text, as the
+                      expansion of an operand (below) takes it; NULL for a
+                      function-like one */
     bool quoted;
     char **params;   /* DEF_FUNCTION: its parameters */
     size_t nparams;
@@ -87,12 +90,74 @@ static void add_def(macro_names *mn, macro_def d)
     mn->defs[mn->n++] = d;
 }
 
+/* s without its comments, each one blank (string and character literals
+ * kept whole), trimmed; malloc'd. */
+static char *strip_comments(const char *s)
+{
+    byte_buf b = {0};
+    buf_append(&b, "", 0);
+    for (const char *p = s; *p;) {
+        if (*p == '"' || *p == '\'') {
+            const char *start = p;
+            char quote = *p++;
+            while (*p && *p != quote)
+                p += p[0] == '\\' && p[1] ? 2 : 1;
+            if (*p)
+                p++;
+            buf_append(&b, start, (size_t)(p - start));
+        } else if (p[0] == '/' && p[1] == '/') {
+            break;
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *close = strstr(p + 2, "*/");
+            if (!close)
+                break;
+            buf_append(&b, " ", 1);
+            p = close + 2;
+        } else {
+            buf_append(&b, p++, 1);
+        }
+    }
+    const char *start = b.data;
+    while (isspace((unsigned char)*start))
+        start++;
+    size_t n = strlen(start);
+    while (n > 0 && isspace((unsigned char)start[n - 1]))
+        n--;
+    char *out = xstrndup(start, n);
+    buf_free(&b);
+    return out;
+}
+
+/* The text of a definition from `at` (an offset in f's text) to the end
+ * of its logical line: lines joined where they end in a backslash, then
+ * comments left out (a comment is a blank), as the preprocessor's phases
+ * do; trimmed, malloc'd. */
+static char *logical_value(const source_file *f, size_t at)
+{
+    byte_buf out = {0};
+    const char *t = f->text, *end = f->text + f->len;
+    const char *p = t + at;
+    while (p < end && *p != '\n') {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        const char *stop = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
+        bool continued = stop > p && stop[-1] == '\\';
+        buf_append(&out, p, (size_t)(stop - p - (continued ? 1 : 0)));
+        p = continued && eol < end ? eol + 1 : eol;
+        if (!continued)
+            break;
+    }
+    char *value = strip_comments(out.data ? out.data : "");
+    buf_free(&out);
+    return value;
+}
+
 /* Each `#define NAME` line of f outside comments: fn(name, len, value,
- * masked value, end of line, function_like, ctx); value NULL for a
- * continued line; a function-like macro's starts at its '('. false from fn
+ * function_like, ctx), value its logical line after the name
+ * (logical_value), a function-like macro's from its '('. false from fn
  * stops the scan, and is returned. */
-typedef bool (*define_fn)(const char *name, size_t len, const char *value,
-                          const char *masked_value, const char *line_end, bool function_like,
+typedef bool (*define_fn)(const char *name, size_t len, const char *value, bool function_like,
                           void *ctx);
 
 static bool each_define(const source_file *f, define_fn fn, void *ctx)
@@ -105,27 +170,28 @@ static bool each_define(const source_file *f, define_fn fn, void *ctx)
         size_t n = name ? identifier_at(name, line.end) : 0;
         if (n == 0)
             continue;
-        const char *after = name + n, *line_end = line.end;
-        /* A continued line: its value goes on, and names no file. */
-        bool continued = line_end > after && f->text[line_end - m - 1] == '\\';
-        bool function_like = after < line_end && *after == '(';
-        const char *value = continued ? NULL : f->text + (after - m);
-        if (!fn(name, n, value, after, f->text + (line_end - m), function_like, ctx))
+        const char *after = name + n;
+        bool function_like = after < line.end && *after == '(';
+        char *value = logical_value(f, (size_t)(after - m));
+        bool go_on = fn(f->text + (name - m), n, value, function_like, ctx);
+        free(value);
+        if (!go_on)
             return false;
     }
     return true;
 }
 
-static bool add_source_def(const char *name, size_t len, const char *value,
-                           const char *masked_value, const char *line_end, bool function_like,
+static bool add_source_def(const char *name, size_t len, const char *value, bool function_like,
                            void *ctx)
 {
     macro_def d = {.name = xstrndup(name, len), .kind = DEF_OTHER};
-    if (value && function_like &&
-        macro_call_params(value, line_end, &d.params, &d.nparams, &d.value))
+    const char *end = value + strlen(value);
+    if (function_like && macro_call_params(value, end, &d.params, &d.nparams, &d.value)) {
         d.kind = DEF_FUNCTION;
-    else if (value && !function_like)
-        classify(value, line_end, masked_value, &d);
+    } else if (!function_like) {
+        classify(value, end, NULL, &d);
+        d.text = xstrdup(value);
+    }
     add_def(ctx, d);
     return true;
 }
@@ -140,10 +206,13 @@ static void add_flag_def(macro_names *mn, const char *def, bool from_entry)
     if (n == 0)
         return;
     macro_def d = {.name = xstrndup(def, n), .flag = from_entry ? def : NULL};
-    if (def[n] == '=')
+    if (def[n] == '=') {
         classify(def + n + 1, def + strlen(def), NULL, &d);
-    else
+        d.text = xstrdup(def + n + 1);
+    } else {
         d.kind = DEF_OTHER;
+        d.text = xstrdup("1");   /* -DNAME is NAME defined as 1 */
+    }
     add_def(mn, d);
 }
 
@@ -200,6 +269,7 @@ void macro_names_free(macro_names *mn)
     for (size_t i = 0; i < mn->n; i++) {
         free(mn->defs[i].name);
         free(mn->defs[i].value);
+        free(mn->defs[i].text);
         macro_call_strs_free(mn->defs[i].params, mn->defs[i].nparams);
     }
     free(mn->defs);
@@ -229,93 +299,194 @@ static size_t first_def(const macro_names *mn, const char *name, size_t len)
     return lo;
 }
 
-/* Each file name the macro `name` comes down to in a unit with the flags of
- * flags_of (NULL: of any file), to fn; false when one of its definitions
- * names none, or it has none. */
-static bool macro_files(const macro_names *mn, const source_file *flags_of, const char *name,
-                        size_t len, unsigned depth, include_name_fn fn, void *ctx)
+/* The expansion of an #include's operand: identifiers that name macros
+ * replaced as the preprocessor does (an object-like macro by its text, a
+ * call of a function-like one by its body with the arguments, each
+ * macro-expanded first where the body does not take it with # or ##), and
+ * the result rescanned with what follows it. A macro with several
+ * definitions (any file, any branch: a superset) gives one expansion per
+ * definition. Bounded: a macro that names itself (which the preprocessor
+ * leaves alone) or a tree of alternatives too large is one gpulint cannot
+ * follow. */
+#define MAX_EXPANSIONS 4096    /* macros replaced, for one operand */
+#define MAX_ALTERNATIVES 256   /* different expansions of one text */
+
+typedef struct {
+    const macro_names *mn;
+    const source_file *flags_of;
+    unsigned budget;   /* expansions left */
+} expander;
+
+static bool def_applies(const expander *x, const macro_def *d)
 {
-    if (depth > MAX_CHAIN)
-        return false;
-    size_t lo = first_def(mn, name, len);
-    bool any = false, all = true;
-    for (size_t k = lo; k < mn->n && key_cmp(mn->defs[k].name, name, len) == 0; k++) {
-        const macro_def *d = &mn->defs[k];
-        if (d->flag && flags_of && !has_define_flag(flags_of, d->flag))
-            continue;   /* another unit's -D */
-        any = true;
-        if (d->kind == DEF_FILE)
-            fn(d->value, strlen(d->value), d->quoted, ctx);
-        else if (d->kind == DEF_MACRO)
-            all = macro_files(mn, flags_of, d->value, strlen(d->value), depth + 1, fn, ctx) && all;
-        else
-            all = false;
-    }
-    return any && all;
+    return !(d->flag && x->flags_of && !has_define_flag(x->flags_of, d->flag));
 }
 
-static bool operand_names(const macro_names *mn, const source_file *flags_of, const char *p,
-                          const char *end, unsigned depth, include_name_fn fn, void *ctx);
-
-/* Whether an argument of a call has an identifier that is a macro: the
- * preprocessor expands it before the call's body takes it, which gpulint
- * does not. */
-static bool names_a_macro(const macro_names *mn, const char *arg)
+static bool push_alternative(str_list *out, const char *s)
 {
-    for (const char *p = arg; *p;) {
-        size_t n = 0;
-        if (isalpha((unsigned char)*p) || *p == '_')
-            while (is_ident(p[n]))
-                n++;
-        if (n == 0) {
-            p++;
+    for (size_t i = 0; i < out->n; i++)
+        if (strcmp(out->items[i], s) == 0)
+            return true;
+    if (out->n >= MAX_ALTERNATIVES)
+        return false;
+    str_list_push(out, s);
+    return true;
+}
+
+static void str_list_clear(str_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    *l = (str_list){0};
+}
+
+static bool expand_text(expander *x, const char *done, const char *rest, str_list *out);
+
+/* done followed by the expansion of `replacement` and then rest. */
+static bool expand_after(expander *x, const char *done, const char *replacement,
+                         const char *rest, str_list *out)
+{
+    if (x->budget == 0)
+        return false;
+    x->budget--;
+    char *joined = xasprintf("%s%s", replacement, rest);
+    bool ok = expand_text(x, done, joined, out);
+    free(joined);
+    return ok;
+}
+
+/* The call of d whose arguments are args (after them: rest), each
+ * combination of its arguments' expansions in turn (from argument `a` on:
+ * expanded[0..a) chosen). */
+static bool expand_call(expander *x, const char *done, const macro_def *d, char **args,
+                        str_list *arg_alts, char **expanded, size_t nargs, size_t a,
+                        const char *rest, str_list *out)
+{
+    if (a < nargs) {
+        for (size_t k = 0; k < arg_alts[a].n; k++) {
+            expanded[a] = arg_alts[a].items[k];
+            if (!expand_call(x, done, d, args, arg_alts, expanded, nargs, a + 1, rest, out))
+                return false;
+        }
+        return true;
+    }
+    char *body = macro_call_expand(d->params, d->nparams, d->value, args, expanded, nargs);
+    bool ok = body && expand_after(x, done, body, rest, out);
+    free(body);
+    return ok;
+}
+
+/* One definition d of the identifier that starts `at` (len bytes; done
+ * holds what came before it). */
+static bool expand_def(expander *x, const char *done, const macro_def *d, const char *at,
+                       size_t len, str_list *out)
+{
+    const char *after = at + len;
+    if (d->kind != DEF_FUNCTION)
+        return d->text && expand_after(x, done, d->text, after, out);
+    const char *paren = after;
+    while (isspace((unsigned char)*paren))
+        paren++;
+    if (*paren != '(') {
+        /* A function-like macro's name without a call stays itself. */
+        char *kept = xasprintf("%s%.*s", done, (int)len, at);
+        bool ok = expand_text(x, kept, after, out);
+        free(kept);
+        return ok;
+    }
+    size_t nargs = 0;
+    const char *past = NULL;
+    char **args = macro_call_args(paren, paren + strlen(paren), &nargs, &past);
+    if (!args)
+        return false;
+    str_list *arg_alts = xcalloc(nargs + 1, sizeof *arg_alts);
+    bool ok = true;
+    for (size_t a = 0; a < nargs && ok; a++)
+        ok = expand_text(x, "", args[a], &arg_alts[a]);
+    char **expanded = xcalloc(nargs + 1, sizeof *expanded);
+    ok = ok && expand_call(x, done, d, args, arg_alts, expanded, nargs, 0, past, out);
+    free(expanded);
+    for (size_t a = 0; a < nargs; a++)
+        str_list_clear(&arg_alts[a]);
+    free(arg_alts);
+    macro_call_strs_free(args, nargs);
+    return ok;
+}
+
+/* Each expansion of done (already expanded) followed by rest, to out;
+ * false when one cannot be told. */
+static bool expand_text(expander *x, const char *done, const char *rest, str_list *out)
+{
+    byte_buf b = {0};
+    buf_append(&b, done, strlen(done));
+    const char *p = rest;
+    while (*p) {
+        if (*p == '"' || *p == '\'') {
+            const char *start = p;
+            char quote = *p++;
+            while (*p && *p != quote)
+                p += p[0] == '\\' && p[1] ? 2 : 1;
+            if (*p)
+                p++;
+            buf_append(&b, start, (size_t)(p - start));
             continue;
         }
-        size_t k = first_def(mn, p, n);
-        if (k < mn->n && key_cmp(mn->defs[k].name, p, n) == 0)
-            return true;
+        if (!isalpha((unsigned char)*p) && *p != '_') {
+            /* A number's letters (1e5, 0x1f) are no identifier. */
+            size_t n = 1;
+            if (isdigit((unsigned char)*p))
+                while (is_ident(p[n]) || p[n] == '.')
+                    n++;
+            buf_append(&b, p, n);
+            p += n;
+            continue;
+        }
+        size_t n = 0;
+        while (is_ident(p[n]))
+            n++;
+        size_t lo = first_def(x->mn, p, n);
+        bool any = false, ok = true;
+        for (size_t k = lo; k < x->mn->n && key_cmp(x->mn->defs[k].name, p, n) == 0 && ok; k++) {
+            const macro_def *d = &x->mn->defs[k];
+            if (!def_applies(x, d))
+                continue;   /* another unit's -D */
+            any = true;
+            ok = expand_def(x, b.data ? b.data : "", d, p, n, out);
+        }
+        if (any) {
+            buf_free(&b);
+            return ok;
+        }
+        buf_append(&b, p, n);
         p += n;
     }
-    return false;
+    bool ok = push_alternative(out, b.data ? b.data : "");
+    buf_free(&b);
+    return ok;
 }
 
-/* The file names a call of the function-like macro `name` with `args`
- * comes down to, to fn, through each of its definitions; false when one
- * names none, is not function-like, or an argument names a macro. */
-static bool call_files(const macro_names *mn, const source_file *flags_of, const char *name,
-                       size_t len, char *const *args, size_t nargs, unsigned depth,
-                       include_name_fn fn, void *ctx)
+/* The file name an expansion is ("x.h" or <x.h>, between blanks), to fn;
+ * false for anything else. */
+static bool expansion_names(const char *s, include_name_fn fn, void *ctx)
 {
-    if (depth > MAX_CHAIN)
+    const char *end = s + strlen(s);
+    while (s < end && isspace((unsigned char)*s))
+        s++;
+    while (end > s && isspace((unsigned char)end[-1]))
+        end--;
+    if (end - s < 3)
         return false;
-    for (size_t a = 0; a < nargs; a++)
-        if (names_a_macro(mn, args[a]))
-            return false;
-    bool any = false, all = true;
-    for (size_t k = first_def(mn, name, len);
-         k < mn->n && key_cmp(mn->defs[k].name, name, len) == 0; k++) {
-        const macro_def *d = &mn->defs[k];
-        any = true;
-        char *expanded = d->kind == DEF_FUNCTION
-                             ? macro_call_expand(d->params, d->nparams, d->value, args, nargs)
-                             : NULL;
-        all = expanded &&
-              operand_names(mn, flags_of, expanded, expanded + strlen(expanded), depth + 1, fn,
-                            ctx) &&
-              all;
-        free(expanded);
-    }
-    return any && all;
+    if (!((s[0] == '"' && end[-1] == '"') || (s[0] == '<' && end[-1] == '>')))
+        return false;
+    if (memchr(s + 1, s[0] == '"' ? '"' : '>', (size_t)(end - s - 2)))
+        return false;
+    fn(s + 1, (size_t)(end - s - 2), s[0] == '"', ctx);
+    return true;
 }
 
 bool include_operand_names(const macro_names *mn, const source_file *flags_of, const char *p,
                            const char *end, include_name_fn fn, void *ctx)
-{
-    return operand_names(mn, flags_of, p, end, 0, fn, ctx);
-}
-
-static bool operand_names(const macro_names *mn, const source_file *flags_of, const char *p,
-                          const char *end, unsigned depth, include_name_fn fn, void *ctx)
 {
     p = skip_directive_blanks(p, end);
     if (p < end && (*p == '"' || *p == '<')) {
@@ -325,39 +496,30 @@ static bool operand_names(const macro_names *mn, const source_file *flags_of, co
         fn(p + 1, (size_t)(q - p - 1), *p == '"', ctx);
         return true;
     }
-    size_t n = 0;
-    while (p + n < end && is_ident(p[n]))
-        n++;
-    /* After the name, only blanks or a comment; or a call's arguments
-     * (`NAME(x)`), then the same. */
-    const char *rest = skip_directive_blanks(p + n, end);
-    char **args = NULL;
-    size_t nargs = 0;
-    if (n > 0 && rest < end && *rest == '(' &&
-        (args = macro_call_args(rest, end, &nargs, &rest)) != NULL)
-        rest = skip_directive_blanks(rest, end);
-    bool alone = rest == end || (end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*'));
-    bool named = false;
-    if (n > 0 && !isdigit((unsigned char)*p) && alone && mn)
-        named = args ? call_files(mn, flags_of, p, n, args, nargs, depth, fn, ctx)
-                     : macro_files(mn, flags_of, p, n, depth, fn, ctx);
-    macro_call_strs_free(args, nargs);
-    return named;
+    if (!mn || p == end || isdigit((unsigned char)*p))
+        return false;
+    char *raw = xstrndup(p, (size_t)(end - p));
+    char *operand = strip_comments(raw);
+    free(raw);
+    expander x = {.mn = mn, .flags_of = flags_of, .budget = MAX_EXPANSIONS};
+    str_list alts = {0};
+    bool ok = *operand && expand_text(&x, "", operand, &alts) && alts.n > 0;
+    for (size_t i = 0; i < alts.n; i++)
+        ok = expansion_names(alts.items[i], fn, ctx) && ok;
+    str_list_clear(&alts);
+    free(operand);
+    return ok;
 }
-
 typedef struct {
     bool (*is)(const char *name, size_t len, void *ctx);
     void *ctx;
     bool found;
 } defines_any;
 
-static bool test_define(const char *name, size_t len, const char *value,
-                        const char *masked_value, const char *line_end, bool function_like,
+static bool test_define(const char *name, size_t len, const char *value, bool function_like,
                         void *ctx)
 {
     (void)value;
-    (void)masked_value;
-    (void)line_end;
     (void)function_like;
     defines_any *d = ctx;
     d->found = d->is(name, len, d->ctx);

@@ -34,12 +34,15 @@ typedef void (*include_name_fn)(const char *name, size_t len, bool quoted, void 
  * `end` ends the line) in the text of a file of a unit with the flags of
  * flags_of (NULL: of any unit, a superset): each file name it can open to
  * fn, the written one or those a macro's definitions come down to. false
- * when it may name a file gpulint cannot tell: a macro with a definition
- * that is no file name (an expression, a name that is not defined anywhere
- * gpulint sees), a call of a function-like macro whose expansion is none or
- * whose argument is a macro (expanded first by the preprocessor, not by
- * gpulint: input/macro_call.h), or no operand. A call of a function-like
- * macro is expanded with each of its one-line definitions. */
+ * when it may name a file gpulint cannot tell: an expansion that is no file
+ * name (an expression, a name that is not defined anywhere gpulint sees),
+ * a variadic macro, a macro that names itself, more expansions than the
+ * bounds of include_names.c, or no operand. The operand is expanded as the
+ * preprocessor does, with each definition of each macro (a definition's
+ * lines joined at backslashes): object-like macros replaced, calls of
+ * function-like ones expanded (input/macro_call.h) with their arguments
+ * macro-expanded first where # and ## do not take them, and the result
+ * rescanned. */
 bool include_operand_names(const macro_names *m, const source_file *flags_of, const char *p,
                            const char *end, include_name_fn fn, void *ctx);
 

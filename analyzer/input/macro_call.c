@@ -149,8 +149,16 @@ static long param_index(char *const *params, size_t nparams, const char *name, s
     return -1;
 }
 
+/* Whether `##` comes next after p, past blanks. */
+static bool paste_follows(const char *p)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    return p[0] == '#' && p[1] == '#';
+}
+
 char *macro_call_expand(char *const *params, size_t nparams, const char *body,
-                        char *const *args, size_t nargs)
+                        char *const *args, char *const *expanded, size_t nargs)
 {
     bool no_args = nparams == 0 && nargs == 1 && !args[0][0];
     if (nargs != nparams && !no_args)
@@ -188,7 +196,12 @@ char *macro_call_expand(char *const *params, size_t nparams, const char *body,
             while (is_ident(*p))
                 p++;
             long k = param_index(params, nparams, start, (size_t)(p - start));
-            piece = k >= 0 ? xstrdup(args[k]) : xstrndup(start, (size_t)(p - start));
+            /* An operand of ## takes the argument as written; elsewhere
+             * the preprocessor has expanded it first. */
+            bool raw = !expanded || paste || paste_follows(p);
+            piece = k < 0    ? xstrndup(start, (size_t)(p - start))
+                    : raw    ? xstrdup(args[k])
+                             : xstrdup(expanded[k]);
         } else if (*p == '"' || *p == '\'') {
             char quote = *p++;
             while (*p && *p != quote)

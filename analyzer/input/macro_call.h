@@ -22,12 +22,14 @@ bool macro_call_params(const char *p, const char *end, char ***params, size_t *n
 char **macro_call_args(const char *p, const char *end, size_t *nargs, const char **after);
 
 /* body with each parameter replaced by its argument, `#param` by the
- * argument as a string literal, and `a ## b` pasted (malloc'd). The
- * arguments are used as written (not macro-expanded first: the caller
- * follows only calls whose arguments name no macro). NULL when the argument
- * count is not the parameter count, or `#` is not before a parameter. */
+ * argument as a string literal, and `a ## b` pasted (malloc'd). An operand
+ * of `#` or `##` is the argument as written (args); any other use of a
+ * parameter is its argument macro-expanded (expanded, as the caller
+ * expanded it: input/include_names.c; NULL: as written). NULL when the
+ * argument count is not the parameter count, or `#` is not before a
+ * parameter. */
 char *macro_call_expand(char *const *params, size_t nparams, const char *body,
-                        char *const *args, size_t nargs);
+                        char *const *args, char *const *expanded, size_t nargs);
 
 void macro_call_strs_free(char **strs, size_t n);
 

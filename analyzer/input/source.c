@@ -130,6 +130,7 @@ static void source_file_free(source_file *f)
     free(f->line_starts);
     free(f->not_checked);
     free(f->other_contexts);
+    free(f->unlisted_in);
     for (size_t i = 0; i < f->nargs; i++)
         free(f->args[i]);
     free(f->args);

@@ -46,6 +46,11 @@ typedef struct {
                           include-dirs and defines apply to every file and are
                           added by extraction itself */
     size_t nargs;
+    char *unlisted_in;    /* a source file (not a header): the compilation database
+                             (-p, or the one compile_db_discover found) that does not
+                             list it, so it was parsed with the config's flags alone
+                             (a file this build configuration does not compile, or a
+                             stale database); NULL when listed or none was used */
     size_t *line_starts;  /* offset of each line's first byte: line l (1-based)
                              starts at line_starts[l - 1] */
     size_t nlines;

@@ -53,17 +53,57 @@ static char *parsed_alone(const analysis *a, size_t fi)
     return xstrdup("");
 }
 
+/* When the unit a file was parsed in is a source file that a compilation
+ * database was used for but does not list (a file this configuration of
+ * the build does not compile, or a stale database), that is why its flags
+ * were missing: " ...; the compilation database D does not list ..." with
+ * what to do. The unit is u's (another program's, fact_not_checked.unit),
+ * else the file's own. NULL otherwise: the generic fix (-p DIR) applies. */
+static char *unlisted(const analysis *a, size_t fi, const fact_not_checked *u)
+{
+    const source_file *f = &a->snap->files[fi];
+    const source_file *unit = f->is_header && f->context >= 0 ? &a->snap->files[f->context] : f;
+    if (u->unit) {
+        long k = snapshot_find(a->snap, u->unit);
+        unit = k >= 0 ? &a->snap->files[k] : NULL;
+    }
+    if (!unit || !unit->unlisted_in)
+        return NULL;
+    char *whose = unit == f ? xstrdup("this file")
+                  : u->unit ? xstrdup(unit->path)
+                            : xasprintf("%s, the unit this header was analysed in,", unit->path);
+    char *s = xasprintf("the compilation database %s does not list %s, so it was parsed with "
+                        "the config's flags alone, not the build's: configure the build so "
+                        "that it compiles the file and regenerate the database (or regenerate "
+                        "a stale one), give the flags with include-dirs: and defines: in "
+                        ".gpulint.yaml, or exclude the file",
+                        unit->unlisted_in, whose);
+    free(whose);
+    return s;
+}
+
 static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag_sink *sink)
 {
     const char *path = a->snap->files[fi].path;
-    char *via = shown_via(a->snap, u->via);
+    char *shown = shown_via(a->snap, u->via);
+    /* Seen through another program's unit: this header may be checked in
+     * full in its own; what failed is that unit's view of it. */
+    char *via = u->unit ? xasprintf("%s in the unit of %s, another program that includes "
+                                    "this header", shown, u->unit)
+                        : xstrdup(shown);
+    free(shown);
     switch (u->cause) {
     case UNCHECKED_MISSING_INCLUDE: {
         /* A header of the snapshot itself: its directory is the fix. */
         char *dir = lost_header_dir(a->snap, u->detail,
                                     u->via ? u->via : a->snap->files[fi].abs_path);
         char *alone = parsed_alone(a, fi);
-        if (dir)
+        char *db = unlisted(a, fi, u);
+        if (db)
+            diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
+                        "'%s' not found%s: " NOT_CHECKED "; %s%s%s%s", u->detail, via, db,
+                        dir ? " (the header is below " : "", dir ? dir : "", dir ? ")" : "");
+        else if (dir)
             diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                         "'%s' not found%s: " NOT_CHECKED "; it is below %s: add that to "
                         "include-dirs: in .gpulint.yaml or pass the build's compile "
@@ -76,14 +116,19 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
                         "database with -p DIR; for a CUDA toolkit header set CUDA_PATH to the "
                         "toolkit (default /usr/local/cuda)%s",
                         u->detail, via, alone);
+        free(db);
         free(alone);
         free(dir);
         break;
     }
-    case UNCHECKED_FATAL:
+    case UNCHECKED_FATAL: {
+        char *db = unlisted(a, fi, u);
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
-                    "clang stopped: %s%s: " NOT_CHECKED "; " FLAGS_FIX, u->detail, via);
+                    "clang stopped: %s%s: " NOT_CHECKED "; %s", u->detail, via,
+                    db ? db : FLAGS_FIX);
+        free(db);
         break;
+    }
     case UNCHECKED_NO_CUDA:
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "no CUDA toolkit at %s (no include/cuda_runtime.h there): " NOT_CHECKED
@@ -117,8 +162,9 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
     case UNCHECKED_MACRO_INCLUDE:
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "'%s' is included here%s through an #include of a macro that gpulint "
-                    "cannot follow (a call of a function-like macro whose argument is a macro, "
-                    "a definition over several lines, or a name defined nowhere it sees), so that header was not analysed in this unit: what "
+                    "cannot follow (a variadic macro, a macro that names itself, an expansion "
+                    "that is no file name, or a name defined nowhere it sees), so that header "
+                    "was not analysed in this unit: what "
                     "this unit's types and macros make of it was not checked; name it with "
                     "a plain #include, or with a macro defined as its file name (#define "
                     "NAME \"x.h\", or -DNAME=\"x.h\" in the build's flags)",
@@ -251,7 +297,7 @@ const rule_def rule_not_checked = {
         "no unit of this build includes it: its includer could not find it, its\n"
         "#include (or the #define of the macro an #include expands to name it)\n"
         "sits in a preprocessor branch this build does not take, or an #include of\n"
-        "a macro that gpulint cannot follow (HEADER_OF(X) where X is a macro too)\n"
+        "a macro that gpulint cannot follow (HEADER_OF(...), a variadic macro)\n"
         "opened it (once, not one parse error per use of the types and macros its\n"
         "includer gives it; that #include is reported too). The message names the\n"
         "cause and the fix.\n"

@@ -220,3 +220,48 @@ JSON
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
     "$(printf 'perdef/lib/%s_backend.h:3 unchecked-status\n' cpu cuda)"
 }
+
+@test "a source file the database given with -p does not list: its not-checked names that database, not -p DIR" {
+  # ggml's template-instance .cu files, which the build compiles only in
+  # another configuration, were told to "pass the build's compile database
+  # with -p DIR" though -p was given.
+  cd proj
+  cp src/step.cu src/other_config.cu
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p build src
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
+    "$(printf 'src/other_config.cu:2 not-checked\nsrc/step.cu:9 no-via-pinned\n')"
+  message=$(jq -r '.findings[] | select(.rule == "not-checked") | .message' <<<"$output")
+  assert_regex "$message" "^'upload_api.h' not found: this file was not checked; the compilation database build/compile_commands.json does not list this file, so it was parsed with the config's flags alone"
+  refute_regex "$message" '-p DIR'
+}
+
+@test "a source file the database found without -p does not list: its not-checked names that database" {
+  cd proj
+  cp src/step.cu src/other_config.cu
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json src
+  message=$(jq -r '.findings[] | select(.file == "src/other_config.cu") | .message' <<<"$output")
+  assert_regex "$message" "the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list this file"
+  refute_regex "$message" '-p DIR'
+}
+
+@test "a shared header's not-checked seen through another program's unit names that unit, and the database that does not list it" {
+  # ggml's src/ggml-common.h, checked in full in the CUDA backend's units,
+  # was reported not checked for every missing SDK header of other
+  # backends' units (CANN's aclnnop/*.h), with no word of which unit.
+  mkdir -p shared/common shared/gpu shared/vendor
+  printf '#include <cuda_runtime_api.h>\nstatic inline int shared_sync(void)\n{\n    cudaDeviceSynchronize();\n    return 0;\n}\n' \
+    >shared/common/sync.h
+  printf '#include "../common/sync.h"\nint gpu_step(void) { return shared_sync(); }\n' >shared/gpu/gpu.c
+  printf '#include "../common/sync.h"\n#include <vendor_sdk_absent.h>\nint vendor_step(void) { return shared_sync(); }\n' \
+    >shared/vendor/vendor.c
+  cat >compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/shared/gpu", "arguments": ["cc", "-c", "gpu.c"], "file": "gpu.c"}]
+JSON
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . shared
+  header=$(jq -r '.findings[] | select(.file == "shared/common/sync.h" and .rule == "not-checked") | .message' <<<"$output")
+  assert_regex "$header" "^'vendor_sdk_absent.h' not found \(in [^)]*shared/vendor/vendor.c:2\) in the unit of shared/vendor/vendor.c, another program that includes this header: this file was not checked; the compilation database ./compile_commands.json does not list shared/vendor/vendor.c, so it was parsed with the config's flags alone"
+  own=$(jq -r '.findings[] | select(.file == "shared/vendor/vendor.c") | .rule + " " + .message' <<<"$output")
+  assert_regex "$own" "^not-checked 'vendor_sdk_absent.h' not found: this file was not checked; the compilation database ./compile_commands.json does not list this file"
+  assert_equal "$(jq -r '.findings[] | select(.rule == "unchecked-status") | .file + ":" + (.line | tostring)' <<<"$output")" \
+    "shared/common/sync.h:4"
+}

@@ -22,7 +22,7 @@ static char *expand(const char *definition, const char *call)
         return NULL;
     args = macro_call_args(call, call + strlen(call), &nargs, &after);
     assert_non_null(args);
-    char *out = macro_call_expand(params, nparams, body, args, nargs);
+    char *out = macro_call_expand(params, nparams, body, args, NULL, nargs);
     macro_call_strs_free(params, nparams);
     macro_call_strs_free(args, nargs);
     free(body);
@@ -82,6 +82,29 @@ static void what_cannot_be_expanded_gives_nothing(void **state)
     expect_expansion("(...) __VA_ARGS__", "(a.h)", NULL); /* variadic */
 }
 
+/* With expanded arguments: `TABLE` the argument as written, `table` as
+ * the caller expanded it. */
+static void an_operand_of_hash_or_paste_takes_the_argument_as_written(void **state)
+{
+    (void)state;
+    char *params[] = {"n"}, *args[] = {"TABLE"}, *expanded[] = {"table"};
+    const struct {
+        const char *body, *want;
+    } cases[] = {
+        {"STRINGIFY(n.h)", "STRINGIFY(table.h)"},
+        {"#n", "\"TABLE\""},
+        {"<n ## _upload.h>", "<TABLE_upload.h>"},
+        {"<dir_ ## n>", "<dir_TABLE>"},
+        {"<n/n ## _x.h>", "<table/TABLE_x.h>"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = macro_call_expand(params, 1, cases[i].body, args, expanded, 1);
+        assert_non_null(got);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+    }
+}
+
 static void unbalanced_arguments_are_no_call(void **state)
 {
     (void)state;
@@ -100,6 +123,7 @@ int main(void)
         cmocka_unit_test(nested_parentheses_stay_in_one_argument),
         cmocka_unit_test(a_comment_ends_the_body),
         cmocka_unit_test(what_cannot_be_expanded_gives_nothing),
+        cmocka_unit_test(an_operand_of_hash_or_paste_takes_the_argument_as_written),
         cmocka_unit_test(unbalanced_arguments_are_no_call),
     };
     return cmocka_run_group_tests_name("macro_call", tests, NULL, NULL);

@@ -138,13 +138,41 @@ static void a_function_like_macro_include_reaches_what_its_expansion_names(void 
     snapshot_free(&snap);
 }
 
+/* As the preprocessor: an argument is macro-expanded before it replaces
+ * its parameter, unless # or ## takes it (b.c: "C.h", which is no file
+ * here); a definition goes on where its line ends in a backslash; an
+ * object-like macro's expansion is rescanned with what follows it (d.c:
+ * CALL becomes HDR, then called). */
+static void an_argument_is_expanded_first_and_continued_definitions_count(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    const char *defs = "#define STR(x) #x\n#define HDR(n) \\\n  STR(n.h)\n#define C c\n"
+                       "#define CALL HDR\n";
+    add(&snap, "a.c", defs);
+    add(&snap, "b.c", "#include STR(C.h)\n");
+    add(&snap, "c.c", "#include HDR(C)\n");
+    add(&snap, "d.c", "#include CALL(C)\n");
+    add(&snap, "c.h", "\n");
+    add(&snap, "C.h", "\n");
+    snapshot_sort(&snap);
+    snapshot_reach *r = reach_build(&snap, NULL);
+    expect(&snap, r, "b.c", "C.h b.c");
+    expect(&snap, r, "c.c", "c.c c.h");
+    expect(&snap, r, "d.c", "c.h d.c");
+    for (const char *const *f = (const char *const[]){"b.c", "c.c", "d.c", NULL}; *f; f++)
+        assert_false(reach_unresolved(r, (size_t)snapshot_find(&snap, *f)));
+    reach_free(r);
+    snapshot_free(&snap);
+}
+
 static void an_unfollowable_macro_include_reaches_every_file(void **state)
 {
     (void)state;
     snapshot snap = {.root = "/repo"};
     add(&snap, "a.c", "#include \"b.h\"\n");
-    /* The preprocessor expands the argument first; gpulint does not. */
-    add(&snap, "b.h", "#define C c\n#define HDR(x) #x\n#include HDR(C.h)\n");
+    /* A variadic macro, which gpulint does not expand. */
+    add(&snap, "b.h", "#define HDR(...) #__VA_ARGS__\n#include HDR(c.h)\n");
     add(&snap, "c.h", "\n");
     add(&snap, "d.h", "\n");
     add(&snap, "e.c", "#include NOWHERE\n");
@@ -217,6 +245,7 @@ int main(void)
         cmocka_unit_test(parses_get_what_their_includes_reach),
         cmocka_unit_test(a_macro_include_reaches_what_its_definitions_name),
         cmocka_unit_test(a_function_like_macro_include_reaches_what_its_expansion_names),
+        cmocka_unit_test(an_argument_is_expanded_first_and_continued_definitions_count),
         cmocka_unit_test(an_unfollowable_macro_include_reaches_every_file),
         cmocka_unit_test(forced_includes_among_the_arguments_count),
         cmocka_unit_test(any_reached_file),
