@@ -989,22 +989,32 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
         arg_add(a, "-include-pch");
         arg_add(a, pch);
     }
-    const char *slash = strrchr(src->abs_path, '/');
-    if (slash)
-        arg_add_owned(a, xasprintf("-I%.*s", (int)(slash - src->abs_path),
-                                   src->abs_path));
     /* The compilation database's flags for the file come before the
      * config's, so that its own -I find same-named headers first, as its
      * build does. */
     for (size_t i = 0; i < src->nargs; i++)
         arg_add(a, src->args[i]);
-    if (snap->root)
-        arg_add_owned(a, xasprintf("-I%s", snap->root));
     if (cfg) {
         for (size_t i = 0; i < cfg->include_dirs.n; i++)
             arg_add_owned(a, xasprintf("-I%s", cfg->include_dirs.items[i]));
         for (size_t i = 0; i < cfg->defines.n; i++)
             arg_add_owned(a, xasprintf("-D%s", cfg->defines.items[i]));
+    }
+    /* The file's directory and the repository root, for the builds that
+     * have them on the include path, searched after every other directory:
+     * as -I they came first, and a project header named like a system or
+     * toolkit one (a cuda.h beside the file) was found in its place, also
+     * by clang's own CUDA wrapper's #include "cuda.h", where the compiler
+     * finds the toolkit's. A quoted #include still finds the header beside
+     * its includer first, as the language says. */
+    const char *slash = strrchr(src->abs_path, '/');
+    if (slash) {
+        arg_add(a, "-idirafter");
+        arg_add_owned(a, xstrndup(src->abs_path, (size_t)(slash - src->abs_path)));
+    }
+    if (snap->root) {
+        arg_add(a, "-idirafter");
+        arg_add(a, snap->root);
     }
 }
 
