@@ -1073,6 +1073,7 @@ static bool is_fatal_text(const char *message)
 
 typedef struct {
     CXFile target;           /* the file whose #include failed */
+    CXFile main_file;
     unsigned line, col;      /* the main file's #include that leads to it */
     bool found;
 } include_site;
@@ -1083,10 +1084,18 @@ static void find_include_site(CXFile included, CXSourceLocation *stack, unsigned
     include_site *site = data;
     if (site->found || depth == 0 || !clang_File_isEqual(included, site->target))
         return;
-    /* stack[depth - 1] is the outermost #include: the one in the main file. */
+    /* stack[depth - 1] is the outermost #include: the one in the main file,
+     * unless the chain starts in what the command line includes (clang's
+     * CUDA wrapper, -include): then no line of the main file leads to it,
+     * and the finding stays at the file's first line, not at the line of
+     * the predefines buffer (line 897 of a 25-line header, once). */
     CXFile file;
-    unsigned offset;
-    clang_getExpansionLocation(stack[depth - 1], &file, &site->line, &site->col, &offset);
+    unsigned line, col, offset;
+    clang_getExpansionLocation(stack[depth - 1], &file, &line, &col, &offset);
+    if (!file || !clang_File_isEqual(file, site->main_file))
+        return;
+    site->line = line;
+    site->col = col;
     site->found = true;
 }
 
@@ -1100,7 +1109,7 @@ static void record_fatal(walk_ctx *ctx, char *message, CXFile file, unsigned lin
     char *header = missing_header(message);
     char *via = NULL;
     if (!file || !clang_File_isEqual(file, ctx->main_file)) {
-        include_site site = {.target = file};
+        include_site site = {.target = file, .main_file = ctx->main_file};
         if (file) {
             clang_getInclusions(ctx->tu, find_include_site, &site);
             char *name = cx_take(clang_getFileName(file));
