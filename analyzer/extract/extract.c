@@ -989,32 +989,22 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
         arg_add(a, "-include-pch");
         arg_add(a, pch);
     }
+    const char *slash = strrchr(src->abs_path, '/');
+    if (slash)
+        arg_add_owned(a, xasprintf("-I%.*s", (int)(slash - src->abs_path),
+                                   src->abs_path));
     /* The compilation database's flags for the file come before the
      * config's, so that its own -I find same-named headers first, as its
      * build does. */
     for (size_t i = 0; i < src->nargs; i++)
         arg_add(a, src->args[i]);
+    if (snap->root)
+        arg_add_owned(a, xasprintf("-I%s", snap->root));
     if (cfg) {
         for (size_t i = 0; i < cfg->include_dirs.n; i++)
             arg_add_owned(a, xasprintf("-I%s", cfg->include_dirs.items[i]));
         for (size_t i = 0; i < cfg->defines.n; i++)
             arg_add_owned(a, xasprintf("-D%s", cfg->defines.items[i]));
-    }
-    /* The file's directory and the repository root, for the builds that
-     * have them on the include path, searched after every other directory:
-     * as -I they came first, and a project header named like a system or
-     * toolkit one (a cuda.h beside the file) was found in its place, also
-     * by clang's own CUDA wrapper's #include "cuda.h", where the compiler
-     * finds the toolkit's. A quoted #include still finds the header beside
-     * its includer first, as the language says. */
-    const char *slash = strrchr(src->abs_path, '/');
-    if (slash) {
-        arg_add(a, "-idirafter");
-        arg_add_owned(a, xstrndup(src->abs_path, (size_t)(slash - src->abs_path)));
-    }
-    if (snap->root) {
-        arg_add(a, "-idirafter");
-        arg_add(a, snap->root);
     }
 }
 
@@ -1084,19 +1074,24 @@ static void find_include_site(CXFile included, CXSourceLocation *stack, unsigned
     include_site *site = data;
     if (site->found || depth == 0 || !clang_File_isEqual(included, site->target))
         return;
-    /* stack[depth - 1] is the outermost #include: the one in the main file,
-     * unless the chain starts in what the command line includes (clang's
-     * CUDA wrapper, -include): then no line of the main file leads to it,
-     * and the finding stays at the file's first line, not at the line of
-     * the predefines buffer (line 897 of a 25-line header, once). */
-    CXFile file;
-    unsigned line, col, offset;
-    clang_getExpansionLocation(stack[depth - 1], &file, &line, &col, &offset);
-    if (!file || !clang_File_isEqual(file, site->main_file))
-        return;
-    site->line = line;
-    site->col = col;
-    site->found = true;
+    /* stack[depth - 1] is the outermost #include. The analysed file's own
+     * #include on the way is the line that leads to it: outermost when the
+     * file is the unit's main file; further in when it is a header analysed
+     * in its includer's unit. A chain that starts in what the command line
+     * includes (clang's CUDA wrapper, -include) and never passes through
+     * the file leaves the finding at its first line, not at a line of
+     * another file (line 897 of a 25-line header, once). */
+    for (unsigned k = depth; k-- > 0;) {
+        CXFile file;
+        unsigned line, col, offset;
+        clang_getExpansionLocation(stack[k], &file, &line, &col, &offset);
+        if (file && clang_File_isEqual(file, site->main_file)) {
+            site->line = line;
+            site->col = col;
+            site->found = true;
+            return;
+        }
+    }
 }
 
 /* A fatal error (an #include that cannot be found, mostly) anywhere in the

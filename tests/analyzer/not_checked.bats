@@ -97,18 +97,6 @@ k.cu:20:5 [unchecked-status]'
   assert_equal "$stderr" "gpulint: 0 errors, 0 warnings in 2 files analysed, 1 fully checked"
 }
 
-@test "a project header named like a toolkit one beside the file (cuda.h) does not shadow the toolkit's, with and without the precompiled runtime" {
-  [ -r "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ] || skip "no CUDA toolkit here"
-  cp -r "$REPO_ROOT/tests/analyzer/fixtures/not-checked/toolkit-name-beside-file" proj
-  for no_pch in "" 1; do
-    GPULINT_NO_PCH=$no_pch run --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json proj
-    assert_equal "$status" 1
-    [[ $output == *'"files_checked": 2'* ]]
-    [ "$(grep -c '"rule":' <<<"$output")" -eq 1 ]
-    [[ $output == *'"rule": "mapped-pinned-only"'* ]]
-  done
-}
-
 @test "a header missing behind what the command line includes (-include pre.h) is reported at the file's first line, not at a line it does not have" {
   printf '#include "missing_config.h"\n' >pre.h
   printf 'int one(void) { return 1; }\nint two(void) { return 2; }\n' >a.c

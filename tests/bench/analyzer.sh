@@ -57,7 +57,7 @@ clang_time() {
         *) lang="-x c++ -isystem $cuda/include" ;;
       esac
       # grep -c reads all of it: clang is not cut short by a closed pipe.
-      n=$("$clang" -fsyntax-only $lang -w -ferror-limit=0 $flags -idirafter "$(dirname "$f")" "$f" \
+      n=$("$clang" -fsyntax-only $lang -w -ferror-limit=0 -I"$(dirname "$f")" $flags "$f" \
             2>&1 >/dev/null | grep -c "fatal error:")
       [ "$n" = 0 ] || echo "$f" >>"$fatal"' sh "$clang" "$cuda" "$shim" "$flags" "$fatal" \
     >/dev/null 2>&1 || true)
@@ -119,7 +119,7 @@ if want repo; then
 tree=$work/this-repo
 rm -rf "$tree" && mkdir -p "$tree" && git -C "$repo" archive HEAD | tar -x -C "$tree"
 git -C "$tree" init -q && git -C "$tree" add -A && git -C "$tree" -c user.name=b -c user.email=b@b commit -qm bench
-row "this repository" "$tree" layer/tlob.c "$(config_flags "$tree/.gpulint.yaml") -idirafter $tree"
+row "this repository" "$tree" layer/tlob.c "-I$tree $(config_flags "$tree/.gpulint.yaml")"
 fi
 if want small; then
   gen=$work/small-$small_files
