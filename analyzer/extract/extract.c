@@ -1078,6 +1078,7 @@ static bool is_fatal_text(const char *message)
 
 typedef struct {
     CXFile target;           /* the file whose #include failed */
+    CXFile main_file;
     unsigned line, col;      /* the main file's #include that leads to it */
     bool found;
 } include_site;
@@ -1088,11 +1089,24 @@ static void find_include_site(CXFile included, CXSourceLocation *stack, unsigned
     include_site *site = data;
     if (site->found || depth == 0 || !clang_File_isEqual(included, site->target))
         return;
-    /* stack[depth - 1] is the outermost #include: the one in the main file. */
-    CXFile file;
-    unsigned offset;
-    clang_getExpansionLocation(stack[depth - 1], &file, &site->line, &site->col, &offset);
-    site->found = true;
+    /* stack[depth - 1] is the outermost #include. The analysed file's own
+     * #include on the way is the line that leads to it: outermost when the
+     * file is the unit's main file; further in when it is a header analysed
+     * in its includer's unit. A chain that starts in what the command line
+     * includes (clang's CUDA wrapper, -include) and never passes through
+     * the file leaves the finding at its first line, not at a line of
+     * another file (line 897 of a 25-line header, once). */
+    for (unsigned k = depth; k-- > 0;) {
+        CXFile file;
+        unsigned line, col, offset;
+        clang_getExpansionLocation(stack[k], &file, &line, &col, &offset);
+        if (file && clang_File_isEqual(file, site->main_file)) {
+            site->line = line;
+            site->col = col;
+            site->found = true;
+            return;
+        }
+    }
 }
 
 /* A fatal error (an #include that cannot be found, mostly) anywhere in the
@@ -1105,7 +1119,7 @@ static void record_fatal(walk_ctx *ctx, char *message, CXFile file, unsigned lin
     char *header = missing_header(message);
     char *via = NULL;
     if (!file || !clang_File_isEqual(file, ctx->main_file)) {
-        include_site site = {.target = file};
+        include_site site = {.target = file, .main_file = ctx->main_file};
         if (file) {
             clang_getInclusions(ctx->tu, find_include_site, &site);
             char *name = cx_take(clang_getFileName(file));

@@ -1,6 +1,7 @@
 /* Functions: their signature, CUDA execution space, hot annotation and
  * template type parameters, recorded as facts; and the call edges between
  * them. Their names and attributes are read in walk_symbols.c. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +38,43 @@ static char *abi_spelling(CXType t)
     return s;
 }
 
-static void fill_params(fact_function *f, CXCursor c, const function_parts *parts)
+/* Whether a parameter declares a default argument: in its text, after its
+ * name (and any array bounds), a lone `=` (`int passes = 8`). Read from the
+ * file's text because libclang has no call for it; a parameter spelled by
+ * a macro is taken to have none. */
+static bool param_has_default(CXTranslationUnit tu, CXCursor parm)
 {
+    CXFile file, end_file;
+    unsigned name_at, end_at;
+    clang_getExpansionLocation(clang_getCursorLocation(parm), &file, NULL, NULL, &name_at);
+    clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(parm)), &end_file, NULL,
+                               NULL, &end_at);
+    size_t size = 0;
+    const char *text = file && end_file && clang_File_isEqual(file, end_file)
+                           ? clang_getFileContents(tu, file, &size)
+                           : NULL;
+    if (!text || end_at <= name_at || end_at > size)
+        return false;
+    const char *p = text + name_at, *end = text + end_at;
+    while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+        p++;
+    for (int depth = 0; p < end; p++) {
+        if (*p == '[' || *p == '(')
+            depth++;
+        else if (*p == ']' || *p == ')')
+            depth--;
+        else if (*p == '=' && depth == 0)
+            return p + 1 >= end || p[1] != '=';
+    }
+    return false;
+}
+
+static void fill_params(walk_ctx *ctx, fact_function *f, CXCursor c, const function_parts *parts)
+{
+    /* Kernels only: what a launch may leave out (rules/kernel_signature.c). */
+    if (f->exec == EXEC_KERNEL)
+        for (size_t i = 0; i < parts->parms.n; i++)
+            f->defaulted_params += param_has_default(ctx->tu, parts->parms.items[i]);
     CXType type = clang_getCursorType(c);
     int n = clang_getNumArgTypes(type);
     if (n >= 0 && !f->is_template) {
@@ -118,7 +154,7 @@ fact_function *record_function(walk_ctx *ctx, CXCursor c, fact_loc loc)
     f->is_hot_annotated = parts.hot;
     f->name = function_name(c, &f->is_c_linkage);
     f->result = type_spelling(clang_getCursorResultType(c));
-    fill_params(f, c, &parts);
+    fill_params(ctx, f, c, &parts);
     f->unresolved_types = signature_has_error(ctx, c, &parts);
     if (f->is_template)
         clang_visitChildren(c, collect_type_parameter, f);

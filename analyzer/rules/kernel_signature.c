@@ -270,14 +270,20 @@ static bool slot_fits(const char *arg_type, const char *param_type)
 static bool launch_matches(const fact_launch *l, const fact_function *def)
 {
     const fact_strs *params = l->params_resolved ? &l->resolved_params : &def->params;
-    if (l->arg_types.n != params->n)
+    /* A launch clang did not resolve (in a template's body) lists only the
+     * arguments written; those left out must have defaults. An args array
+     * has a slot for every parameter. */
+    bool converted = l->kind == LAUNCH_CHEVRON || l->kind == LAUNCH_EX_VARIADIC;
+    size_t omitted = params->n > l->arg_types.n ? params->n - l->arg_types.n : 0;
+    if (l->arg_types.n > params->n || (omitted > 0 && (!converted || l->params_resolved ||
+                                                       omitted > def->defaulted_params)))
         return false;
     /* A kernel template launched where no specialisation is resolved (in a
      * template launcher's body): a class template argument may spell a
      * non-type parameter (Stage<N>, std::bool_constant<B>), which no
      * spelling marks as dependent. */
     bool unresolved_template = def->is_template && !l->params_resolved;
-    for (size_t i = 0; i < params->n; i++) {
+    for (size_t i = 0; i < l->arg_types.n; i++) {
         const char *param = params->items[i], *arg = l->arg_types.items[i];
         /* A template's parameter, or an argument in a template's body: its
          * type is known per instantiation only. */
@@ -285,7 +291,6 @@ static bool launch_matches(const fact_launch *l, const fact_function *def)
             (unresolved_template && (strchr(param, '<') || strchr(arg, '<'))))
             continue;
         bool constant = i < 64 && (l->constant_args >> i) & 1;
-        bool converted = l->kind == LAUNCH_CHEVRON || l->kind == LAUNCH_EX_VARIADIC;
         if (converted ? !argument_fits(l->arg_types.items[i], param, constant)
                       : !slot_fits(l->arg_types.items[i], param))
             return false;

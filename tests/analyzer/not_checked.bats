@@ -96,3 +96,13 @@ k.cu:20:5 [unchecked-status]'
   assert_equal "$output" ""
   assert_equal "$stderr" "gpulint: 0 errors, 0 warnings in 2 files analysed, 1 fully checked"
 }
+
+@test "a header missing behind what the command line includes (-include pre.h) is reported at the file's first line, not at a line it does not have" {
+  printf '#include "missing_config.h"\n' >pre.h
+  printf 'int one(void) { return 1; }\nint two(void) { return 2; }\n' >a.c
+  printf '[{"directory": "%s", "file": "a.c", "arguments": ["cc", "-include", "pre.h", "-c", "a.c"]}]\n' \
+    "$PWD" >compile_commands.json
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" -p . a.c
+  assert_equal "$status" 1
+  assert_line --index 0 --regexp "^a\.c:1:1: error: 'missing_config\.h' not found \(in .*/pre\.h:1\): this file was not checked"
+}
