@@ -26,13 +26,23 @@ extern "C" {
 
 /* Which path a call takes: AUTO picks as above; the others force one (the
  * fusion-equivalence test and the benchmark compare them; FUSED on a shape
- * that does not fit, or in FP32 mode, is TLOB_ERR_INVALID_ARGUMENT). */
-typedef enum { ATTENTION_AUTO = 0, ATTENTION_GENERAL, ATTENTION_FUSED } attention_path;
+ * that does not fit, or in FP32 mode, is TLOB_ERR_INVALID_ARGUMENT). FUSED
+ * takes the backward kernel AUTO would; FUSED_ONE and FUSED_SPLIT force
+ * the one-block backward or the cluster-split one (the forward is the fused
+ * forward under all three). */
+typedef enum {
+    ATTENTION_AUTO = 0,
+    ATTENTION_GENERAL,
+    ATTENTION_FUSED,
+    ATTENTION_FUSED_ONE,
+    ATTENTION_FUSED_SPLIT
+} attention_path;
 
 /* What the fused path needs to know of the device (attention_device_query). */
 typedef struct {
     int smem_limit;      /* bytes of shared memory one block may opt in to */
     int multiprocessors;
+    int clusters;        /* 1: the device launches thread-block clusters */
 } attention_device;
 
 typedef struct {
@@ -46,8 +56,13 @@ typedef struct {
  * limit; once per layer, before the first forward. */
 tlob_status attention_device_query(attention_device *device);
 
-/* 1 when forward (backward) of this shape in `math` takes the fused path. */
+/* 1 when the forward of this shape in `math` takes the fused path. */
 int attention_forward_fused(const attention_shape *s, tlob_math math);
+
+/* Which backward this shape in `math` takes: 0 the general path, else the
+ * fused one with ATTENTION_BWD_ONE (one block per head) or
+ * ATTENTION_BWD_SPLIT (a cluster of blocks per head) kernel. */
+enum { ATTENTION_BWD_ONE = 1, ATTENTION_BWD_SPLIT = 2 };
 int attention_backward_fused(const attention_shape *s, tlob_math math);
 
 /* P = softmax(scale * q_h k_h^T) per head (also copied into P_out when it is

@@ -222,7 +222,8 @@ static int bench_qkv(tlob_layer *uploader, const compute_ctx *h, int iters,
 
 typedef struct {
     const bench_case *c;
-    double fwd_us[2], bwd_us[2]; /* [general, fused]; bwd_us[1] < 0: does not fit */
+    double fwd_us[2]; /* [general, fused] */
+    double bwd_us[3]; /* [general, fused one block, fused split]; < 0: does not fit */
     double fwd_bytes, bwd_bytes, fwd_flop, bwd_flop;
 } attention_result;
 
@@ -275,10 +276,11 @@ static int bench_attention(tlob_layer *uploader, const compute_ctx *h,
     r->bwd_bytes = 4.0 * (3 * NE + NP + NE + 3 * NE);
     r->fwd_flop = 2.0 * 2 * NP * D;
     r->bwd_flop = 2.0 * 4 * NP * D;
-    for (int f = 0; f < 2; f++) {
-        const attention_shape s = {B, T, D, 1, (float)(1.0 / sqrt((double)D)), dev,
-                                   f ? ATTENTION_FUSED : ATTENTION_GENERAL};
-        if (time_attention(h, &s, 0, qkv, P, o, dout, dP, dqkv, iters, &r->fwd_us[f])) return 1;
+    const attention_path paths[3] = {ATTENTION_GENERAL, ATTENTION_FUSED_ONE, ATTENTION_FUSED_SPLIT};
+    for (int f = 0; f < 3; f++) {
+        const attention_shape s = {B, T, D, 1, (float)(1.0 / sqrt((double)D)), dev, paths[f]};
+        if (f < 2 && time_attention(h, &s, 0, qkv, P, o, dout, dP, dqkv, iters, &r->fwd_us[f]))
+            return 1;
         r->bwd_us[f] = -1.0;
         if ((!f || attention_backward_fused(&s, TLOB_MATH_TF32)) &&
             time_attention(h, &s, 1, qkv, P, o, dout, dP, dqkv, iters, &r->bwd_us[f]))
@@ -600,7 +602,8 @@ int tlob_bench_main(int argc, char **argv) {
                q[i].three_us / q[i].fused_us, q[i].three_sync_us, q[i].fused_sync_us,
                q[i].three_sync_us / q[i].fused_sync_us, q[i].max_abs_diff);
     printf("\nAttention alone, nh = 1, TF32, us: general path (cuBLAS + softmax kernels) vs "
-           "the fused kernel; the fewest bytes and FLOPs the pass needs, and the fused "
+           "the fused kernel (bwd: one block per head, bwdC: a cluster of T/16 blocks per "
+           "head); the fewest bytes and FLOPs the pass needs, and the fused "
            "kernel's rate against 4.3 TB/s and 495 TF32 TFLOP/s\n");
     printf("%-18s %-4s | %8s %8s %7s | %10s %8s | %14s | %16s\n", "case", "pass", "general",
            "fused", "speedup", "bytes", "FLOPs", "bandwidth", "TF32 rate");
@@ -608,6 +611,8 @@ int tlob_bench_main(int argc, char **argv) {
         print_attention_row(stdout, cases[i].name, "fwd", ar[i].fwd_us[0], ar[i].fwd_us[1],
                             ar[i].fwd_bytes, ar[i].fwd_flop);
         print_attention_row(stdout, cases[i].name, "bwd", ar[i].bwd_us[0], ar[i].bwd_us[1],
+                            ar[i].bwd_bytes, ar[i].bwd_flop);
+        print_attention_row(stdout, cases[i].name, "bwdC", ar[i].bwd_us[0], ar[i].bwd_us[2],
                             ar[i].bwd_bytes, ar[i].bwd_flop);
     }
     printf("\nTransformerLayer, nh = 1 (us; validated at B=%d against the CPU reference, "
@@ -667,9 +672,10 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
     for (int i = 0; i < NCASES; i++)
         fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"fwd_general_us\":%.2f,"
                    "\"fwd_fused_us\":%.2f,\"bwd_general_us\":%.2f,\"bwd_fused_us\":%.2f,"
+                   "\"bwd_split_us\":%.2f,"
                    "\"fwd_bytes\":%.0f,\"bwd_bytes\":%.0f,\"fwd_flop\":%.0f,\"bwd_flop\":%.0f}",
                 i ? "," : "", ar[i].c->name, ar[i].c->B, ar[i].c->T, ar[i].c->D, ar[i].fwd_us[0],
-                ar[i].fwd_us[1], ar[i].bwd_us[0], ar[i].bwd_us[1], ar[i].fwd_bytes,
+                ar[i].fwd_us[1], ar[i].bwd_us[0], ar[i].bwd_us[1], ar[i].bwd_us[2], ar[i].fwd_bytes,
                 ar[i].bwd_bytes, ar[i].fwd_flop, ar[i].bwd_flop);
     fprintf(f, "],\"layer\":[");
     for (int i = 0; i < 2 * NCASES; i++)

@@ -284,8 +284,10 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 
 /* The fused attention kernels against the general path and the double
  * reference, TF32, on fresh inputs; every output poisoned with NaN before
- * each path runs. expect_bwd_fused: whether this shape's backward fits. */
-static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fused) {
+ * each path runs. The fused forward runs with each fused backward kernel:
+ * expect_one / expect_split, whether this shape's one-block backward and
+ * its cluster-split backward fit. */
+static void check_attention_paths(int B, int T, int D, int nh, int expect_one, int expect_split) {
     const int E = D * nh;
     const size_t NE = (size_t)B * T * E, NP = (size_t)B * nh * T * T;
     const tlob_config cfg = {D, nh, D, T, B, TLOB_MATH_TF32};
@@ -304,18 +306,20 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fu
     float *qkv = dev_alloc(3 * NE), *dout = dev_alloc(NE), *scratch = dev_alloc(NP);
     TLOB_OK_OR_DIE(tlob_upload(L, qkv, hqkv, 3 * NE));
     TLOB_OK_OR_DIE(tlob_upload(L, dout, hdo, NE));
-    float *hP[2], *hPc[2], *ho[2], *hd[2];
-    const char *pname[2] = {"general", "fused"};
+    float *hP[3], *hPc[3], *ho[3], *hd[3];
+    const char *pname[3] = {"general", "fused one", "fused split"};
+    const attention_path paths[3] = {ATTENTION_GENERAL, ATTENTION_FUSED_ONE, ATTENTION_FUSED_SPLIT};
+    const int expect[3] = {0, expect_one ? ATTENTION_BWD_ONE : 0,
+                           expect_split ? ATTENTION_BWD_SPLIT : 0};
     char tag[96];
     snprintf(tag, sizeof tag, "attention B=%d T=%d D=%d nh=%d tf32", B, T, D, nh);
-    for (int f = 0; f < 2; f++) {
-        attention_shape s = {B, T, D, nh, (float)(1.0 / sqrt((double)D)), &dev,
-                             f ? ATTENTION_FUSED : ATTENTION_GENERAL};
+    for (int f = 0; f < 3; f++) {
+        attention_shape s = {B, T, D, nh, (float)(1.0 / sqrt((double)D)), &dev, paths[f]};
         float *P = dev_alloc(NP), *Pc = dev_alloc(NP), *o = dev_alloc(NE), *dq = dev_alloc(3 * NE);
         TLOB_OK_OR_DIE(attention_forward(&c, TLOB_MATH_TF32, &s, qkv, P, Pc, o));
         const int bwd_fused = attention_backward_fused(&s, TLOB_MATH_TF32);
-        CHECK(!f || bwd_fused == expect_bwd_fused, "%s: backward fused %d, expected %d", tag,
-              bwd_fused, expect_bwd_fused);
+        CHECK(bwd_fused == expect[f], "%s %s: backward kernel %d, expected %d", tag, pname[f],
+              bwd_fused, expect[f]);
         if (!f || bwd_fused) {
             TLOB_OK_OR_DIE(attention_backward(&c, TLOB_MATH_TF32, &s, qkv, P, dout, scratch, dq));
         } else {
@@ -352,14 +356,22 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fu
     }
     printf("     %s max |fused - general|: P %.2e o %.2e", tag, max_abs_diff(hP[1], hP[0], NP),
            max_abs_diff(ho[1], ho[0], NE));
-    if (expect_bwd_fused) printf(" dqkv %.2e", max_abs_diff(hd[1], hd[0], 3 * NE));
+    if (expect_one) printf(" dqkv one %.2e", max_abs_diff(hd[1], hd[0], 3 * NE));
+    if (expect_split) printf(" dqkv split %.2e", max_abs_diff(hd[2], hd[0], 3 * NE));
+    if (expect_one && expect_split) {
+        /* the split kernel computes each element with the same operands,
+         * k-steps and row sums as the one-block kernel: bitwise equal */
+        const double d = max_abs_diff(hd[2], hd[1], 3 * NE);
+        printf(" split vs one %.2e", d);
+        CHECK(d == 0.0, "%s: split backward equals the one-block backward (max diff %.3g)", tag, d);
+    }
     printf("\n");
     /* FP32 mode never takes the fused path: forcing it is refused */
     attention_shape s32 = {B, T, D, nh, 1.0f, &dev, ATTENTION_FUSED};
     CHECK(attention_forward(&c, TLOB_MATH_FP32, &s32, qkv, scratch, NULL, dout) ==
               TLOB_ERR_INVALID_ARGUMENT,
           "%s: fused forward in FP32 mode is refused", tag);
-    for (int f = 0; f < 2; f++) free(hP[f]), free(hPc[f]), free(ho[f]), free(hd[f]);
+    for (int f = 0; f < 3; f++) free(hP[f]), free(hPc[f]), free(ho[f]), free(hd[f]);
     free(hqkv), free(hdo), free(rP), free(ro), free(rd);
     GPU_CHECK(cudaFree(qkv));
     GPU_CHECK(cudaFree(dout));
@@ -544,7 +556,7 @@ int main(void) {
     const tlob_status st = tlob_create(&probe, &L);
     if (st == TLOB_ERR_NO_DEVICE) {
         printf("SKIP GPU layer tests: no CUDA device (%s)\n", tlob_last_error());
-        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 7 + 8 + 6);
+        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 8 + 8 + 6);
         return 0;
     }
     TLOB_OK_OR_DIE(st);
@@ -566,13 +578,14 @@ int main(void) {
     }
     /* fused attention against the general path: odd T and D, nh > 1, the
      * reference sizes (FI-2010's backward does not fit: general) */
-    check_attention_paths(3, 7, 6, 2, 1);
-    check_attention_paths(4, 33, 17, 1, 1);
-    check_attention_paths(2, 16, 48, 3, 1);
-    check_attention_paths(8, 128, 40, 1, 1);
-    check_attention_paths(4, 40, 128, 1, 1);
-    check_attention_paths(2, 128, 144, 1, 0);
-    check_attention_paths(1, 5, 16, 1, 1);
+    check_attention_paths(3, 7, 6, 2, 1, 1);
+    check_attention_paths(4, 33, 17, 1, 1, 1);
+    check_attention_paths(2, 16, 48, 3, 1, 1);
+    check_attention_paths(8, 128, 40, 1, 1, 1);
+    check_attention_paths(4, 40, 128, 1, 1, 1);
+    check_attention_paths(2, 128, 144, 1, 0, 1);
+    check_attention_paths(1, 5, 16, 1, 1, 1);
+    check_attention_paths(2, 130, 8, 2, 1, 0); /* T > 128: more than a cluster's 8 blocks */
     /* the fused forward against the general one: temporal BTC sizes, odd T
      * and D with Dout != D, nh > 1; feature BTC sizes do not fit */
     const shape fwd_shapes[] = {
