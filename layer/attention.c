@@ -48,23 +48,37 @@ int attention_forward_fused(const attention_shape *s, tlob_math math) {
                (size_t)s->device->smem_limit;
 }
 
-static int split_fits(const attention_shape *s) {
-    return s->device->clusters && (s->T + 15) / 16 <= TLOB_ATTN_SPLIT_MAX_BLOCKS &&
-           tlob_attention_split_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
+static int split_fits(const attention_shape *s, int rows) {
+    return s->device->clusters && (s->T + rows - 1) / rows <= TLOB_ATTN_SPLIT_MAX_BLOCKS &&
+           tlob_attention_split_bwd_smem(s->T, s->D, rows) <= (size_t)s->device->smem_limit;
+}
+
+/* AUTO: 16-row blocks (the most blocks per head), doubled while a head
+ * would need more than a cluster's blocks or the grid more than two
+ * blocks per multiprocessor. */
+int attention_split_rows(const attention_shape *s) {
+    if (s->split_rows) return split_fits(s, s->split_rows) ? s->split_rows : 0;
+    int rows = 16;
+    while (rows < 64 && ((s->T + rows - 1) / rows > TLOB_ATTN_SPLIT_MAX_BLOCKS ||
+                         (long long)(s->T + rows - 1) / rows * s->batch * s->nh >
+                             2LL * s->device->multiprocessors))
+        rows *= 2;
+    while (rows <= 64 && !split_fits(s, rows)) rows *= 2;
+    return rows <= 64 ? rows : 0;
 }
 
 static int one_fits(const attention_shape *s) {
     return tlob_attention_fused_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
 }
 
-/* The split backward where it fits (T <= 128): it spreads a head's work
- * over T / 16 blocks (docs/layer-results.md, eleventh pass); the one-block
- * kernel for longer sequences. */
+/* The split backward where it fits (T <= 512): it spreads a head's work
+ * over up to 8 blocks (docs/layer-results.md, eleventh pass); else the
+ * one-block kernel. */
 int attention_backward_fused(const attention_shape *s, tlob_math math) {
     if (!fused_allowed(s, math) || !fused_pays(s)) return 0;
     if (s->path == ATTENTION_FUSED_ONE) return one_fits(s) ? ATTENTION_BWD_ONE : 0;
-    if (s->path == ATTENTION_FUSED_SPLIT) return split_fits(s) ? ATTENTION_BWD_SPLIT : 0;
-    return split_fits(s) ? ATTENTION_BWD_SPLIT : one_fits(s) ? ATTENTION_BWD_ONE : 0;
+    if (s->path == ATTENTION_FUSED_SPLIT) return attention_split_rows(s) ? ATTENTION_BWD_SPLIT : 0;
+    return attention_split_rows(s) ? ATTENTION_BWD_SPLIT : one_fits(s) ? ATTENTION_BWD_ONE : 0;
 }
 
 #define N_ CUBLAS_OP_N
@@ -103,7 +117,7 @@ tlob_status attention_backward(const compute_ctx *ctx, tlob_math math, const att
     const int fused = attention_backward_fused(s, math);
     if (fused == ATTENTION_BWD_SPLIT) {
         CUDA_CHECK(tlob_launch_attention_split_bwd(qkv, P, dout, dqkv, B, T, D, nh, s->scale,
-                                                   ctx->stream));
+                                                   attention_split_rows(s), ctx->stream));
         return TLOB_OK;
     }
     if (fused == ATTENTION_BWD_ONE) {

@@ -50,6 +50,7 @@ typedef struct {
     float scale; /* of the scores: 1/sqrt(D) */
     const attention_device *device;
     attention_path path;
+    int split_rows; /* rows of a split-backward block (16, 32, 64); 0: AUTO's */
 } attention_shape;
 
 /* Reads the device's limits and raises the fused kernels' shared-memory
@@ -64,6 +65,10 @@ int attention_forward_fused(const attention_shape *s, tlob_math math);
  * ATTENTION_BWD_SPLIT (a cluster of blocks per head) kernel. */
 enum { ATTENTION_BWD_ONE = 1, ATTENTION_BWD_SPLIT = 2 };
 int attention_backward_fused(const attention_shape *s, tlob_math math);
+
+/* The rows of a split-backward block for this shape: s->split_rows when
+ * set, else AUTO's choice; 0 when no choice fits. */
+int attention_split_rows(const attention_shape *s);
 
 /* P = softmax(scale * q_h k_h^T) per head (also copied into P_out when it is
  * not NULL: the caller's attention map); o_h = P v_h, heads concatenated. */

@@ -263,25 +263,26 @@ tlob_attention_fused_bwd_kernel(const float *qkv, const float *P, const float *d
 }
 
 /* The backward split over a thread-block cluster (attention_kernels.h):
- * block c of a (sample, head) owns query rows and key rows R = [16c, 16c +
- * 16). dP_R = dO_R V^T and dS_R need only its own rows of P; dV_R = P[:,
- * R]^T dO and dQ_R = dS_R K read whole [T, D] operands; dK_R = dS[:, R]^T Q
- * needs a column block of dS from every block of the cluster, read out of
- * their shared memory (distributed shared memory) after the cluster's
- * barrier. The one-block kernel's 88 + 48 tiles on 8 warps become 11 + 6
- * a block (T = 128, D = 40). Shared memory: Prow [16][Tp+PAD] | dSrow (dP,
- * then dS) [16][Tp+PAD] | Pcol, then dScol [Tp][16+PAD] | A (dO, then Q)
- * [Tp][Dp+PAD] | Bm (V, then K) [Tp][Dp+PAD] | staging. */
+ * block c of a (sample, head) owns query rows and key rows R = [rb c, rb c
+ * + rb), rb = 16, 32 or 64 (mt = its 16-row tiles that hold rows < T).
+ * dP_R = dO_R V^T and dS_R need only its own rows of P; dV_R = P[:, R]^T dO
+ * and dQ_R = dS_R K read whole [T, D] operands; dK_R = dS[:, R]^T Q needs a
+ * column block of dS from every block of the cluster, read out of their
+ * shared memory (distributed shared memory) after the cluster's barrier.
+ * At T = 128, D = 40 with rb = 16 the one-block kernel's 88 + 48 tiles on 8
+ * warps become 11 + 6 a block. Shared memory: Prow [rb][Tp+PAD] | dSrow
+ * (dP, then dS) [rb][Tp+PAD] | Pcol, then dScol [Tp][rb+PAD] | A (dO, then
+ * Q) [Tp][Dp+PAD] | Bm (V, then K) [Tp][Dp+PAD] | staging. */
 __global__ void __launch_bounds__(ATT_THREADS)
 tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *dout, float *dqkv,
-                                int B, int T, int D, int nh, float scale) {
+                                int B, int T, int D, int nh, float scale, int rb) {
     extern __shared__ __align__(128) float sm[];
     const int Dp = round16(D), Tp = round16(T), ldd = Dp + ATT_PAD, ldt = Tp + ATT_PAD,
-              ldc = ATT_STAGE_LD;
-    float *Prow = sm, *dSrow = Prow + 16 * ldt, *Pcol = dSrow + 16 * ldt, *As = Pcol + Tp * ldc,
+              ldc = rb + ATT_PAD;
+    float *Prow = sm, *dSrow = Prow + rb * ldt, *Pcol = dSrow + rb * ldt, *As = Pcol + Tp * ldc,
           *Bs = As + Tp * ldd, *stage_all = Bs + Tp * ldd;
-    const int c = blockIdx.x, h = blockIdx.y, b = blockIdx.z, r0 = 16 * c;
-    const int rows = T - r0 < 16 ? T - r0 : 16, clusters = Tp / 16;
+    const int c = blockIdx.x, h = blockIdx.y, b = blockIdx.z, r0 = rb * c;
+    const int rows = T - r0 < rb ? T - r0 : rb, mt = (rows + 15) / 16, blocks = gridDim.x;
     const int E = D * nh, warp = threadIdx.x / 32;
     const size_t NE = (size_t)B * T * E, head = (size_t)b * T * E + h * D;
     const float *q = qkv + head, *k = q + NE, *v = q + 2 * NE, *dob = dout + head;
@@ -289,8 +290,8 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     float *dq = dqkv + head + (size_t)r0 * E, *dk = dq + NE, *dv = dq + 2 * NE;
     float *stage = stage_all + warp * 16 * ATT_STAGE_LD;
 
-    load_padded_async(Prow, ldt, Pbh + (size_t)r0 * T, T, rows, T, 16, Tp);
-    load_padded_async(Pcol, ldc, Pbh + r0, T, T, rows, Tp, 16);
+    load_padded_async(Prow, ldt, Pbh + (size_t)r0 * T, T, rows, T, 16 * mt, Tp);
+    load_padded_async(Pcol, ldc, Pbh + r0, T, T, rows, Tp, 16 * mt);
     load_padded_async(As, ldd, dob, E, T, D, Tp, Dp);
     load_padded_async(Bs, ldd, v, E, T, D, Tp, Dp);
     copies_wait();
@@ -298,17 +299,19 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     const int nt = Tp / 16, dt = Dp / 16;
     /* dV_R = P[:, R]^T dO (A = Pcol read column-major); dP_R = dO_R V^T
      * (split TF32, as the one-block kernel) */
-    for (int t = warp; t < dt + nt; t += ATT_WARPS) {
+    for (int t = warp; t < mt * (dt + nt); t += ATT_WARPS) {
         frag_acc acc;
-        if (t < dt) {
-            mma_tile<frag_a_col, frag_b_row, false>(acc, Pcol, ldc, 8 * ldc, As + t * 16, ldd,
-                                                    8 * ldd, Tp / 8);
-            store_tile_guarded(acc, stage, dv + t * 16, E, rows, D - t * 16);
+        if (t < mt * dt) {
+            const int i = t / dt, j = t % dt;
+            mma_tile<frag_a_col, frag_b_row, false>(acc, Pcol + i * 16, ldc, 8 * ldc,
+                                                    As + j * 16, ldd, 8 * ldd, Tp / 8);
+            store_tile_guarded(acc, stage, dv + (size_t)i * 16 * E + j * 16, E, rows - i * 16,
+                               D - j * 16);
         } else {
-            const int j = t - dt;
-            mma_tile<frag_a_row, frag_b_col, true>(acc, As + r0 * ldd, ldd, 8, Bs + j * 16 * ldd,
-                                                   ldd, 8, Dp / 8);
-            wmma::store_matrix_sync(dSrow + j * 16, acc, ldt, wmma::mem_row_major);
+            const int i = (t - mt * dt) / nt, j = (t - mt * dt) % nt;
+            mma_tile<frag_a_row, frag_b_col, true>(acc, As + (r0 + i * 16) * ldd, ldd, 8,
+                                                   Bs + j * 16 * ldd, ldd, 8, Dp / 8);
+            wmma::store_matrix_sync(dSrow + i * 16 * ldt + j * 16, acc, ldt, wmma::mem_row_major);
         }
     }
     __syncthreads();
@@ -318,7 +321,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     load_padded_async(As, ldd, q, E, T, D, Tp, Dp);
     load_padded_async(Bs, ldd, k, E, T, D, Tp, Dp);
     const int lane = threadIdx.x % 32;
-    for (int r = warp; r < 16; r += ATT_WARPS) {
+    for (int r = warp; r < 16 * mt; r += ATT_WARPS) {
         const float *pr = Prow + r * ldt;
         float *dr = dSrow + r * ldt;
         float s = 0.0f;
@@ -331,11 +334,14 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
      * visible to the whole cluster after it */
     cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     cluster.sync();
-    /* dScol [Tp][16] = dS[:, R]: rows [16 i, 16 i + 16) from block i */
-    for (int e = threadIdx.x; e < clusters * 64; e += ATT_THREADS) {
-        const int i = e / 64, r = (e % 64) / 4, c4 = 4 * (e % 4);
+    /* dScol [Tp][16 mt] = dS[:, R]: rows [rb i, rb i + rb) from block i
+     * (those below Tp: a block's rows past its last tile are not written) */
+    const int groups = 4 * mt;
+    for (int e = threadIdx.x; e < blocks * rb * groups; e += ATT_THREADS) {
+        const int i = e / (rb * groups), r = (e / groups) % rb, c4 = 4 * (e % groups);
+        if (rb * i + r >= Tp) continue;
         const float *remote = cluster.map_shared_rank(dSrow, i);
-        *reinterpret_cast<float4 *>(Pcol + (16 * i + r) * ldc + c4) =
+        *reinterpret_cast<float4 *>(Pcol + (rb * i + r) * ldc + c4) =
             *reinterpret_cast<const float4 *>(remote + r * ldt + r0 + c4);
     }
     /* no block may leave while others read its dS rows: this arrival is
@@ -344,16 +350,17 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     __syncthreads();
     /* dQ_R = dS_R K (B = K row-major); dK_R = dS[:, R]^T Q (A = dScol read
      * column-major) */
-    for (int t = warp; t < 2 * dt; t += ATT_WARPS) {
-        const int which = t / dt, j = t % dt;
+    for (int t = warp; t < 2 * mt * dt; t += ATT_WARPS) {
+        const int which = t / (mt * dt), i = (t % (mt * dt)) / dt, j = t % dt;
         frag_acc acc;
         if (which == 0)
-            mma_tile<frag_a_row, frag_b_row, false>(acc, dSrow, ldt, 8, Bs + j * 16, ldd, 8 * ldd,
-                                                    Tp / 8);
+            mma_tile<frag_a_row, frag_b_row, false>(acc, dSrow + i * 16 * ldt, ldt, 8,
+                                                    Bs + j * 16, ldd, 8 * ldd, Tp / 8);
         else
-            mma_tile<frag_a_col, frag_b_row, false>(acc, Pcol, ldc, 8 * ldc, As + j * 16, ldd,
-                                                    8 * ldd, Tp / 8);
-        store_tile_guarded(acc, stage, (which ? dk : dq) + j * 16, E, rows, D - j * 16);
+            mma_tile<frag_a_col, frag_b_row, false>(acc, Pcol + i * 16, ldc, 8 * ldc,
+                                                    As + j * 16, ldd, 8 * ldd, Tp / 8);
+        store_tile_guarded(acc, stage, (which ? dk : dq) + (size_t)i * 16 * E + j * 16, E,
+                           rows - i * 16, D - j * 16);
     }
     cluster.barrier_wait();
 }
@@ -372,10 +379,10 @@ extern "C" size_t tlob_attention_fused_bwd_smem(int T, int D) {
            sizeof(float);
 }
 
-extern "C" size_t tlob_attention_split_bwd_smem(int T, int D) {
+extern "C" size_t tlob_attention_split_bwd_smem(int T, int D, int rows) {
     const size_t ldd = (size_t)round16(D) + ATT_PAD, ldt = (size_t)round16(T) + ATT_PAD,
-                 Tp = (size_t)round16(T);
-    return (32 * ldt + Tp * ATT_STAGE_LD + 2 * Tp * ldd + ATT_STAGE_FLOATS) * sizeof(float);
+                 Tp = (size_t)round16(T), rb = (size_t)rows;
+    return (2 * rb * ldt + Tp * (rb + ATT_PAD) + 2 * Tp * ldd + ATT_STAGE_FLOATS) * sizeof(float);
 }
 
 extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors,
@@ -423,13 +430,14 @@ extern "C" cudaError_t tlob_launch_attention_fused_bwd(const float *qkv, const f
 extern "C" cudaError_t tlob_launch_attention_split_bwd(const float *qkv, const float *P,
                                                        const float *dout, float *dqkv, int B,
                                                        int T, int D, int nh, float scale,
-                                                       cudaStream_t stream) {
-    const unsigned blocks = (unsigned)(round16(T) / 16);
-    if (blocks > TLOB_ATTN_SPLIT_MAX_BLOCKS) return cudaErrorInvalidValue;
+                                                       int rows, cudaStream_t stream) {
+    const unsigned blocks = (unsigned)((T + rows - 1) / rows);
+    if ((rows != 16 && rows != 32 && rows != 64) || blocks > TLOB_ATTN_SPLIT_MAX_BLOCKS)
+        return cudaErrorInvalidValue;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks, (unsigned)nh, (unsigned)B);
     cfg.blockDim = dim3(ATT_THREADS);
-    cfg.dynamicSmemBytes = tlob_attention_split_bwd_smem(T, D);
+    cfg.dynamicSmemBytes = tlob_attention_split_bwd_smem(T, D, rows);
     cfg.stream = stream;
     cudaLaunchAttribute attr;
     attr.id = cudaLaunchAttributeClusterDimension;
@@ -439,5 +447,5 @@ extern "C" cudaError_t tlob_launch_attention_split_bwd(const float *qkv, const f
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, tlob_attention_split_bwd_kernel, qkv, P, dout, dqkv, B, T, D,
-                              nh, scale);
+                              nh, scale, rows);
 }
