@@ -53,32 +53,37 @@ static int split_fits(const attention_shape *s, int rows) {
            tlob_attention_split_bwd_smem(s->T, s->D, rows) <= (size_t)s->device->smem_limit;
 }
 
-/* AUTO: 16-row blocks (the most blocks per head), doubled while a head
- * would need more than a cluster's blocks or the grid more than two
- * blocks per multiprocessor. */
+/* The rows of a split-backward block: 16 (the most blocks per head),
+ * doubled while a head would need more than a cluster's blocks. */
 int attention_split_rows(const attention_shape *s) {
     if (s->split_rows) return split_fits(s, s->split_rows) ? s->split_rows : 0;
-    int rows = 16;
-    while (rows < 64 && ((s->T + rows - 1) / rows > TLOB_ATTN_SPLIT_MAX_BLOCKS ||
-                         (long long)(s->T + rows - 1) / rows * s->batch * s->nh >
-                             2LL * s->device->multiprocessors))
-        rows *= 2;
-    while (rows <= 64 && !split_fits(s, rows)) rows *= 2;
-    return rows <= 64 ? rows : 0;
+    for (int rows = 16; rows <= 64; rows *= 2)
+        if (split_fits(s, rows)) return rows;
+    return 0;
+}
+
+/* AUTO takes the split backward only while its blocks fit one wave (B = 1
+ * inference: 8 blocks, 3.0x the one-block kernel); over more (BTC temporal,
+ * FI-2010's 32 samples: 256 blocks) it was 0.4-0.6x the general path
+ * (docs/layer-results.md, eleventh pass). */
+static int split_pays(const attention_shape *s) {
+    const int rows = attention_split_rows(s);
+    return rows && s->path != ATTENTION_FUSED_ONE &&
+           (s->path == ATTENTION_FUSED_SPLIT ||
+            (long long)(s->T + rows - 1) / rows * s->batch * s->nh <= s->device->multiprocessors);
 }
 
 static int one_fits(const attention_shape *s) {
     return tlob_attention_fused_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
 }
 
-/* The split backward where it fits (T <= 512): it spreads a head's work
- * over up to 8 blocks (docs/layer-results.md, eleventh pass); else the
- * one-block kernel. */
+/* The split backward where it pays (split_pays), else the one-block
+ * kernel where it fits. */
 int attention_backward_fused(const attention_shape *s, tlob_math math) {
     if (!fused_allowed(s, math) || !fused_pays(s)) return 0;
     if (s->path == ATTENTION_FUSED_ONE) return one_fits(s) ? ATTENTION_BWD_ONE : 0;
-    if (s->path == ATTENTION_FUSED_SPLIT) return attention_split_rows(s) ? ATTENTION_BWD_SPLIT : 0;
-    return attention_split_rows(s) ? ATTENTION_BWD_SPLIT : one_fits(s) ? ATTENTION_BWD_ONE : 0;
+    if (s->path == ATTENTION_FUSED_SPLIT) return split_pays(s) ? ATTENTION_BWD_SPLIT : 0;
+    return split_pays(s) ? ATTENTION_BWD_SPLIT : one_fits(s) ? ATTENTION_BWD_ONE : 0;
 }
 
 #define N_ CUBLAS_OP_N

@@ -25,6 +25,12 @@ using namespace nvcuda;
 #define ATT_PAD 4
 #define ATT_STAGE_LD (16 + ATT_PAD) /* one warp's 16 x 16 output staging tile */
 #define ATT_STAGE_FLOATS (ATT_WARPS * 16 * ATT_STAGE_LD)
+/* The split backward's blocks have twice the warps: at B = 1 its 8 blocks
+ * are all the work there is, and 16 warps take a block's 11 + 6 tiles
+ * (T = 128, D = 40) in one round each. */
+#define SPLIT_WARPS 16
+#define SPLIT_THREADS (SPLIT_WARPS * 32)
+#define SPLIT_STAGE_FLOATS (SPLIT_WARPS * 16 * ATT_STAGE_LD)
 
 typedef wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> frag_a_row;
 typedef wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::col_major> frag_a_col;
@@ -58,32 +64,50 @@ template <typename Frag> __device__ __forceinline__ void split_tf32(const Frag &
     }
 }
 
+/* acc += A_k B_k for one k-step (split: three products of the split
+ * operands, lo*hi + hi*lo + hi*hi, small terms first). */
+template <typename FA, typename FB, bool split>
+__device__ __forceinline__ void mma_step(frag_acc &acc, const float *a, int lda, const float *b,
+                                         int ldb) {
+    FA fa;
+    FB fb;
+    wmma::load_matrix_sync(fa, a, lda);
+    wmma::load_matrix_sync(fb, b, ldb);
+    if (split) {
+        FA ahi, alo;
+        FB bhi, blo;
+        split_tf32(fa, ahi, alo);
+        split_tf32(fb, bhi, blo);
+        wmma::mma_sync(acc, alo, bhi, acc);
+        wmma::mma_sync(acc, ahi, blo, acc);
+        wmma::mma_sync(acc, ahi, bhi, acc);
+    } else {
+        round_tf32(fa);
+        round_tf32(fb);
+        wmma::mma_sync(acc, fa, fb, acc);
+    }
+}
+
 /* acc = sum over `steps` k-steps of 8 of A_k B_k; A's tile moves a_step
- * floats and B's b_step floats per k-step. split: three products of the
- * split operands (lo*hi + hi*lo + hi*hi, small terms first). */
+ * floats and B's b_step floats per k-step. Even and odd k-steps go to two
+ * accumulators, summed at the end: two independent chains of mma in
+ * flight instead of one. */
 template <typename FA, typename FB, bool split>
 __device__ __forceinline__ void mma_tile(frag_acc &acc, const float *a, int lda, int a_step,
                                          const float *b, int ldb, int b_step, int steps) {
+    frag_acc odd;
     wmma::fill_fragment(acc, 0.0f);
-    for (int k = 0; k < steps; k++) {
-        FA fa;
-        FB fb;
-        wmma::load_matrix_sync(fa, a + (size_t)k * a_step, lda);
-        wmma::load_matrix_sync(fb, b + (size_t)k * b_step, ldb);
-        if (split) {
-            FA ahi, alo;
-            FB bhi, blo;
-            split_tf32(fa, ahi, alo);
-            split_tf32(fb, bhi, blo);
-            wmma::mma_sync(acc, alo, bhi, acc);
-            wmma::mma_sync(acc, ahi, blo, acc);
-            wmma::mma_sync(acc, ahi, bhi, acc);
-        } else {
-            round_tf32(fa);
-            round_tf32(fb);
-            wmma::mma_sync(acc, fa, fb, acc);
-        }
+    wmma::fill_fragment(odd, 0.0f);
+    int k = 0;
+    for (; k + 1 < steps; k += 2) {
+        mma_step<FA, FB, split>(acc, a + (size_t)k * a_step, lda, b + (size_t)k * b_step, ldb);
+        mma_step<FA, FB, split>(odd, a + (size_t)(k + 1) * a_step, lda,
+                                b + (size_t)(k + 1) * b_step, ldb);
     }
+    if (k < steps)
+        mma_step<FA, FB, split>(acc, a + (size_t)k * a_step, lda, b + (size_t)k * b_step, ldb);
+#pragma unroll
+    for (int i = 0; i < acc.num_elements; i++) acc.x[i] += odd.x[i];
 }
 
 /* dst [rows_p][ld] = src [rows][cols] (row stride lds), zeros elsewhere,
@@ -270,10 +294,10 @@ tlob_attention_fused_bwd_kernel(const float *qkv, const float *P, const float *d
  * column block of dS from every block of the cluster, read out of their
  * shared memory (distributed shared memory) after the cluster's barrier.
  * At T = 128, D = 40 with rb = 16 the one-block kernel's 88 + 48 tiles on 8
- * warps become 11 + 6 a block. Shared memory: Prow [rb][Tp+PAD] | dSrow
+ * warps become 11 + 6 a block on 16 warps. Shared memory: Prow [rb][Tp+PAD] | dSrow
  * (dP, then dS) [rb][Tp+PAD] | Pcol, then dScol [Tp][rb+PAD] | A (dO, then
  * Q) [Tp][Dp+PAD] | Bm (V, then K) [Tp][Dp+PAD] | staging. */
-__global__ void __launch_bounds__(ATT_THREADS)
+__global__ void __launch_bounds__(SPLIT_THREADS)
 tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *dout, float *dqkv,
                                 int B, int T, int D, int nh, float scale, int rb) {
     extern __shared__ __align__(128) float sm[];
@@ -299,7 +323,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     const int nt = Tp / 16, dt = Dp / 16;
     /* dV_R = P[:, R]^T dO (A = Pcol read column-major); dP_R = dO_R V^T
      * (split TF32, as the one-block kernel) */
-    for (int t = warp; t < mt * (dt + nt); t += ATT_WARPS) {
+    for (int t = warp; t < mt * (dt + nt); t += SPLIT_WARPS) {
         frag_acc acc;
         if (t < mt * dt) {
             const int i = t / dt, j = t % dt;
@@ -321,7 +345,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     load_padded_async(As, ldd, q, E, T, D, Tp, Dp);
     load_padded_async(Bs, ldd, k, E, T, D, Tp, Dp);
     const int lane = threadIdx.x % 32;
-    for (int r = warp; r < 16 * mt; r += ATT_WARPS) {
+    for (int r = warp; r < 16 * mt; r += SPLIT_WARPS) {
         const float *pr = Prow + r * ldt;
         float *dr = dSrow + r * ldt;
         float s = 0.0f;
@@ -337,7 +361,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     /* dScol [Tp][16 mt] = dS[:, R]: rows [rb i, rb i + rb) from block i
      * (those below Tp: a block's rows past its last tile are not written) */
     const int groups = 4 * mt;
-    for (int e = threadIdx.x; e < blocks * rb * groups; e += ATT_THREADS) {
+    for (int e = threadIdx.x; e < blocks * rb * groups; e += SPLIT_THREADS) {
         const int i = e / (rb * groups), r = (e / groups) % rb, c4 = 4 * (e % groups);
         if (rb * i + r >= Tp) continue;
         const float *remote = cluster.map_shared_rank(dSrow, i);
@@ -350,7 +374,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     __syncthreads();
     /* dQ_R = dS_R K (B = K row-major); dK_R = dS[:, R]^T Q (A = dScol read
      * column-major) */
-    for (int t = warp; t < 2 * mt * dt; t += ATT_WARPS) {
+    for (int t = warp; t < 2 * mt * dt; t += SPLIT_WARPS) {
         const int which = t / (mt * dt), i = (t % (mt * dt)) / dt, j = t % dt;
         frag_acc acc;
         if (which == 0)
@@ -382,7 +406,7 @@ extern "C" size_t tlob_attention_fused_bwd_smem(int T, int D) {
 extern "C" size_t tlob_attention_split_bwd_smem(int T, int D, int rows) {
     const size_t ldd = (size_t)round16(D) + ATT_PAD, ldt = (size_t)round16(T) + ATT_PAD,
                  Tp = (size_t)round16(T), rb = (size_t)rows;
-    return (2 * rb * ldt + Tp * (rb + ATT_PAD) + 2 * Tp * ldd + ATT_STAGE_FLOATS) * sizeof(float);
+    return (2 * rb * ldt + Tp * (rb + ATT_PAD) + 2 * Tp * ldd + SPLIT_STAGE_FLOATS) * sizeof(float);
 }
 
 extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors,
@@ -436,7 +460,7 @@ extern "C" cudaError_t tlob_launch_attention_split_bwd(const float *qkv, const f
         return cudaErrorInvalidValue;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks, (unsigned)nh, (unsigned)B);
-    cfg.blockDim = dim3(ATT_THREADS);
+    cfg.blockDim = dim3(SPLIT_THREADS);
     cfg.dynamicSmemBytes = tlob_attention_split_bwd_smem(T, D, rows);
     cfg.stream = stream;
     cudaLaunchAttribute attr;
