@@ -7,7 +7,10 @@
  *    operands; each padded to multiples of 16): at the reference sizes the
  *    forward fits everywhere and the backward up to T = 128 with D <= 80, or
  *    D = 128 with T <= 112 (227 KiB a block on an H200; FI-2010's D = 144
- *    at T = 128 does not fit: its backward takes the general path).
+ *    at T = 128 does not fit: its backward takes the general path). The
+ *    backward is one block per (sample, head), or, while the grid fits one
+ *    wave (B = 1 inference), split over a thread-block cluster of up to 8
+ *    blocks per (sample, head) (docs/layer.md, "Which attention path runs").
  *  - general: per head, strided-batched cuBLAS products over samples with our
  *    softmax kernels between them. Any T and D; FP32 mode always takes it
  *    (strict FP32: the tensor cores' TF32 would not be; a CUDA-core fused
