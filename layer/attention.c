@@ -8,7 +8,8 @@
 #include "status.h"
 
 tlob_status attention_device_query(attention_device *device) {
-    CUDA_CHECK(tlob_attention_fused_prepare(&device->smem_limit, &device->multiprocessors));
+    CUDA_CHECK(tlob_attention_fused_prepare(&device->smem_limit, &device->multiprocessors,
+                                            &device->clusters));
     return TLOB_OK;
 }
 
@@ -37,7 +38,7 @@ static int fused_allowed(const attention_shape *s, tlob_math math) {
  * half a block per multiprocessor (the fifth pass's bound of one let 128
  * samples through on the H200's 132 multiprocessors: sixth pass). */
 static int fused_pays(const attention_shape *s) {
-    return s->path == ATTENTION_FUSED || s->T <= 64 ||
+    return s->path >= ATTENTION_FUSED || s->T <= 64 ||
            2LL * s->batch * s->nh <= s->device->multiprocessors;
 }
 
@@ -47,9 +48,42 @@ int attention_forward_fused(const attention_shape *s, tlob_math math) {
                (size_t)s->device->smem_limit;
 }
 
+static int split_fits(const attention_shape *s, int rows) {
+    return s->device->clusters && (s->T + rows - 1) / rows <= TLOB_ATTN_SPLIT_MAX_BLOCKS &&
+           tlob_attention_split_bwd_smem(s->T, s->D, rows) <= (size_t)s->device->smem_limit;
+}
+
+/* The rows of a split-backward block: 16 (the most blocks per head),
+ * doubled while a head would need more than a cluster's blocks. */
+int attention_split_rows(const attention_shape *s) {
+    if (s->split_rows) return split_fits(s, s->split_rows) ? s->split_rows : 0;
+    for (int rows = 16; rows <= 64; rows *= 2)
+        if (split_fits(s, rows)) return rows;
+    return 0;
+}
+
+/* AUTO takes the split backward only while its blocks fit one wave (B = 1
+ * inference: 8 blocks, 12.4 us against the one-block kernel's 55.6); over
+ * more (BTC temporal: 1024 blocks, FI-2010's 32 samples: 256) it was
+ * 0.4-0.6x the general path (docs/layer-results.md, eleventh pass). */
+static int split_pays(const attention_shape *s) {
+    const int rows = attention_split_rows(s);
+    return rows && s->path != ATTENTION_FUSED_ONE &&
+           (s->path == ATTENTION_FUSED_SPLIT ||
+            (long long)(s->T + rows - 1) / rows * s->batch * s->nh <= s->device->multiprocessors);
+}
+
+static int one_fits(const attention_shape *s) {
+    return tlob_attention_fused_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
+}
+
+/* The split backward where it pays (split_pays), else the one-block
+ * kernel where it fits. */
 int attention_backward_fused(const attention_shape *s, tlob_math math) {
-    return fused_allowed(s, math) && fused_pays(s) &&
-           tlob_attention_fused_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
+    if (!fused_allowed(s, math) || !fused_pays(s)) return 0;
+    if (s->path == ATTENTION_FUSED_ONE) return one_fits(s) ? ATTENTION_BWD_ONE : 0;
+    if (s->path == ATTENTION_FUSED_SPLIT) return split_pays(s) ? ATTENTION_BWD_SPLIT : 0;
+    return split_pays(s) ? ATTENTION_BWD_SPLIT : one_fits(s) ? ATTENTION_BWD_ONE : 0;
 }
 
 #define N_ CUBLAS_OP_N
@@ -65,7 +99,7 @@ tlob_status attention_forward(const compute_ctx *ctx, tlob_math math, const atte
                                                    forward_qrows(s), ctx->stream));
         return TLOB_OK;
     }
-    if (s->path == ATTENTION_FUSED)
+    if (s->path >= ATTENTION_FUSED)
         return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT,
                          "fused attention forward: T=%d D=%d does not fit or math is not TF32", T, D);
     for (int h = 0; h < nh; h++) /* S = Q_h K_h^T */
@@ -85,12 +119,18 @@ tlob_status attention_backward(const compute_ctx *ctx, tlob_math math, const att
     const long long NE = (long long)B * T * E, TE = (long long)T * E, TT = (long long)T * T;
     const float *q = qkv, *k = qkv + NE, *v = qkv + 2 * NE;
     float *dq = dqkv, *dk = dqkv + NE, *dv = dqkv + 2 * NE;
-    if (attention_backward_fused(s, math)) {
+    const int fused = attention_backward_fused(s, math);
+    if (fused == ATTENTION_BWD_SPLIT) {
+        CUDA_CHECK(tlob_launch_attention_split_bwd(qkv, P, dout, dqkv, B, T, D, nh, s->scale,
+                                                   attention_split_rows(s), ctx->stream));
+        return TLOB_OK;
+    }
+    if (fused == ATTENTION_BWD_ONE) {
         CUDA_CHECK(tlob_launch_attention_fused_bwd(qkv, P, dout, dqkv, B, T, D, nh, s->scale,
                                                    ctx->stream));
         return TLOB_OK;
     }
-    if (s->path == ATTENTION_FUSED)
+    if (s->path >= ATTENTION_FUSED)
         return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT,
                          "fused attention backward: T=%d D=%d does not fit or math is not TF32", T, D);
     for (int h = 0; h < nh; h++) /* dP = dO_h V_h^T, FP32 (attention.h) */

@@ -7,7 +7,10 @@
  *    operands; each padded to multiples of 16): at the reference sizes the
  *    forward fits everywhere and the backward up to T = 128 with D <= 80, or
  *    D = 128 with T <= 112 (227 KiB a block on an H200; FI-2010's D = 144
- *    at T = 128 does not fit: its backward takes the general path).
+ *    at T = 128 does not fit: its backward takes the general path). The
+ *    backward is one block per (sample, head), or, while the grid fits one
+ *    wave (B = 1 inference), split over a thread-block cluster of up to 8
+ *    blocks per (sample, head) (docs/layer.md, "Which attention path runs").
  *  - general: per head, strided-batched cuBLAS products over samples with our
  *    softmax kernels between them. Any T and D; FP32 mode always takes it
  *    (strict FP32: the tensor cores' TF32 would not be; a CUDA-core fused
@@ -26,13 +29,23 @@ extern "C" {
 
 /* Which path a call takes: AUTO picks as above; the others force one (the
  * fusion-equivalence test and the benchmark compare them; FUSED on a shape
- * that does not fit, or in FP32 mode, is TLOB_ERR_INVALID_ARGUMENT). */
-typedef enum { ATTENTION_AUTO = 0, ATTENTION_GENERAL, ATTENTION_FUSED } attention_path;
+ * that does not fit, or in FP32 mode, is TLOB_ERR_INVALID_ARGUMENT). FUSED
+ * takes the backward kernel AUTO would; FUSED_ONE and FUSED_SPLIT force
+ * the one-block backward or the cluster-split one (the forward is the fused
+ * forward under all three). */
+typedef enum {
+    ATTENTION_AUTO = 0,
+    ATTENTION_GENERAL,
+    ATTENTION_FUSED,
+    ATTENTION_FUSED_ONE,
+    ATTENTION_FUSED_SPLIT
+} attention_path;
 
 /* What the fused path needs to know of the device (attention_device_query). */
 typedef struct {
     int smem_limit;      /* bytes of shared memory one block may opt in to */
     int multiprocessors;
+    int clusters;        /* 1: the device launches thread-block clusters */
 } attention_device;
 
 typedef struct {
@@ -40,15 +53,25 @@ typedef struct {
     float scale; /* of the scores: 1/sqrt(D) */
     const attention_device *device;
     attention_path path;
+    int split_rows; /* rows of a split-backward block (16, 32, 64); 0: AUTO's */
 } attention_shape;
 
 /* Reads the device's limits and raises the fused kernels' shared-memory
  * limit; once per layer, before the first forward. */
 tlob_status attention_device_query(attention_device *device);
 
-/* 1 when forward (backward) of this shape in `math` takes the fused path. */
+/* 1 when the forward of this shape in `math` takes the fused path. */
 int attention_forward_fused(const attention_shape *s, tlob_math math);
+
+/* Which backward this shape in `math` takes: 0 the general path, else the
+ * fused one with ATTENTION_BWD_ONE (one block per head) or
+ * ATTENTION_BWD_SPLIT (a cluster of blocks per head) kernel. */
+enum { ATTENTION_BWD_ONE = 1, ATTENTION_BWD_SPLIT = 2 };
 int attention_backward_fused(const attention_shape *s, tlob_math math);
+
+/* The rows of a split-backward block for this shape: s->split_rows when
+ * set, else AUTO's choice; 0 when no choice fits. */
+int attention_split_rows(const attention_shape *s);
 
 /* P = softmax(scale * q_h k_h^T) per head (also copied into P_out when it is
  * not NULL: the caller's attention map); o_h = P v_h, heads concatenated. */

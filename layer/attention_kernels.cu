@@ -11,6 +11,7 @@
  * The second pass (docs/layer-results.md) fused attention on the CUDA cores
  * in FP32 and it was slower than cuBLAS's tensor-core products; these kernels
  * use mma.sync through wmma (TF32 inputs, FP32 accumulation). */
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <cuda_pipeline.h>
 #include <mma.h>
@@ -24,6 +25,12 @@ using namespace nvcuda;
 #define ATT_PAD 4
 #define ATT_STAGE_LD (16 + ATT_PAD) /* one warp's 16 x 16 output staging tile */
 #define ATT_STAGE_FLOATS (ATT_WARPS * 16 * ATT_STAGE_LD)
+/* The split backward's blocks have twice the warps: at B = 1 its 8 blocks
+ * are all the work there is, and 16 warps take a block's 11 + 6 tiles
+ * (T = 128, D = 40) in one round each. */
+#define SPLIT_WARPS 16
+#define SPLIT_THREADS (SPLIT_WARPS * 32)
+#define SPLIT_STAGE_FLOATS (SPLIT_WARPS * 16 * ATT_STAGE_LD)
 
 typedef wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> frag_a_row;
 typedef wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::col_major> frag_a_col;
@@ -57,32 +64,50 @@ template <typename Frag> __device__ __forceinline__ void split_tf32(const Frag &
     }
 }
 
+/* acc += A_k B_k for one k-step (split: three products of the split
+ * operands, lo*hi + hi*lo + hi*hi, small terms first). */
+template <typename FA, typename FB, bool split>
+__device__ __forceinline__ void mma_step(frag_acc &acc, const float *a, int lda, const float *b,
+                                         int ldb) {
+    FA fa;
+    FB fb;
+    wmma::load_matrix_sync(fa, a, lda);
+    wmma::load_matrix_sync(fb, b, ldb);
+    if (split) {
+        FA ahi, alo;
+        FB bhi, blo;
+        split_tf32(fa, ahi, alo);
+        split_tf32(fb, bhi, blo);
+        wmma::mma_sync(acc, alo, bhi, acc);
+        wmma::mma_sync(acc, ahi, blo, acc);
+        wmma::mma_sync(acc, ahi, bhi, acc);
+    } else {
+        round_tf32(fa);
+        round_tf32(fb);
+        wmma::mma_sync(acc, fa, fb, acc);
+    }
+}
+
 /* acc = sum over `steps` k-steps of 8 of A_k B_k; A's tile moves a_step
- * floats and B's b_step floats per k-step. split: three products of the
- * split operands (lo*hi + hi*lo + hi*hi, small terms first). */
+ * floats and B's b_step floats per k-step. Even and odd k-steps go to two
+ * accumulators, summed at the end: two independent chains of mma in
+ * flight instead of one. */
 template <typename FA, typename FB, bool split>
 __device__ __forceinline__ void mma_tile(frag_acc &acc, const float *a, int lda, int a_step,
                                          const float *b, int ldb, int b_step, int steps) {
+    frag_acc odd;
     wmma::fill_fragment(acc, 0.0f);
-    for (int k = 0; k < steps; k++) {
-        FA fa;
-        FB fb;
-        wmma::load_matrix_sync(fa, a + (size_t)k * a_step, lda);
-        wmma::load_matrix_sync(fb, b + (size_t)k * b_step, ldb);
-        if (split) {
-            FA ahi, alo;
-            FB bhi, blo;
-            split_tf32(fa, ahi, alo);
-            split_tf32(fb, bhi, blo);
-            wmma::mma_sync(acc, alo, bhi, acc);
-            wmma::mma_sync(acc, ahi, blo, acc);
-            wmma::mma_sync(acc, ahi, bhi, acc);
-        } else {
-            round_tf32(fa);
-            round_tf32(fb);
-            wmma::mma_sync(acc, fa, fb, acc);
-        }
+    wmma::fill_fragment(odd, 0.0f);
+    int k = 0;
+    for (; k + 1 < steps; k += 2) {
+        mma_step<FA, FB, split>(acc, a + (size_t)k * a_step, lda, b + (size_t)k * b_step, ldb);
+        mma_step<FA, FB, split>(odd, a + (size_t)(k + 1) * a_step, lda,
+                                b + (size_t)(k + 1) * b_step, ldb);
     }
+    if (k < steps)
+        mma_step<FA, FB, split>(acc, a + (size_t)k * a_step, lda, b + (size_t)k * b_step, ldb);
+#pragma unroll
+    for (int i = 0; i < acc.num_elements; i++) acc.x[i] += odd.x[i];
 }
 
 /* dst [rows_p][ld] = src [rows][cols] (row stride lds), zeros elsewhere,
@@ -261,6 +286,109 @@ tlob_attention_fused_bwd_kernel(const float *qkv, const float *P, const float *d
     }
 }
 
+/* The backward split over a thread-block cluster (attention_kernels.h):
+ * block c of a (sample, head) owns query rows and key rows R = [rb c, rb c
+ * + rb), rb = 16, 32 or 64 (mt = its 16-row tiles that hold rows < T).
+ * dP_R = dO_R V^T and dS_R need only its own rows of P; dV_R = P[:, R]^T dO
+ * and dQ_R = dS_R K read whole [T, D] operands; dK_R = dS[:, R]^T Q needs a
+ * column block of dS from every block of the cluster, read out of their
+ * shared memory (distributed shared memory) after the cluster's barrier.
+ * At T = 128, D = 40 with rb = 16 the one-block kernel's 88 + 48 tiles on 8
+ * warps become 11 + 6 a block on 16 warps. Shared memory: Prow [rb][Tp+PAD] | dSrow
+ * (dP, then dS) [rb][Tp+PAD] | Pcol, then dScol [Tp][rb+PAD] | A (dO, then
+ * Q) [Tp][Dp+PAD] | Bm (V, then K) [Tp][Dp+PAD] | staging. */
+__global__ void __launch_bounds__(SPLIT_THREADS)
+tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *dout, float *dqkv,
+                                int B, int T, int D, int nh, float scale, int rb) {
+    extern __shared__ __align__(128) float sm[];
+    const int Dp = round16(D), Tp = round16(T), ldd = Dp + ATT_PAD, ldt = Tp + ATT_PAD,
+              ldc = rb + ATT_PAD;
+    float *Prow = sm, *dSrow = Prow + rb * ldt, *Pcol = dSrow + rb * ldt, *As = Pcol + Tp * ldc,
+          *Bs = As + Tp * ldd, *stage_all = Bs + Tp * ldd;
+    const int c = blockIdx.x, h = blockIdx.y, b = blockIdx.z, r0 = rb * c;
+    const int rows = T - r0 < rb ? T - r0 : rb, mt = (rows + 15) / 16, blocks = gridDim.x;
+    const int E = D * nh, warp = threadIdx.x / 32;
+    const size_t NE = (size_t)B * T * E, head = (size_t)b * T * E + h * D;
+    const float *q = qkv + head, *k = q + NE, *v = q + 2 * NE, *dob = dout + head;
+    const float *Pbh = P + (size_t)(b * nh + h) * T * T;
+    float *dq = dqkv + head + (size_t)r0 * E, *dk = dq + NE, *dv = dq + 2 * NE;
+    float *stage = stage_all + warp * 16 * ATT_STAGE_LD;
+
+    load_padded_async(Prow, ldt, Pbh + (size_t)r0 * T, T, rows, T, 16 * mt, Tp);
+    load_padded_async(Pcol, ldc, Pbh + r0, T, T, rows, Tp, 16 * mt);
+    load_padded_async(As, ldd, dob, E, T, D, Tp, Dp);
+    load_padded_async(Bs, ldd, v, E, T, D, Tp, Dp);
+    copies_wait();
+    __syncthreads();
+    const int nt = Tp / 16, dt = Dp / 16;
+    /* dV_R = P[:, R]^T dO (A = Pcol read column-major); dP_R = dO_R V^T
+     * (split TF32, as the one-block kernel) */
+    for (int t = warp; t < mt * (dt + nt); t += SPLIT_WARPS) {
+        frag_acc acc;
+        if (t < mt * dt) {
+            const int i = t / dt, j = t % dt;
+            mma_tile<frag_a_col, frag_b_row, false>(acc, Pcol + i * 16, ldc, 8 * ldc,
+                                                    As + j * 16, ldd, 8 * ldd, Tp / 8);
+            store_tile_guarded(acc, stage, dv + (size_t)i * 16 * E + j * 16, E, rows - i * 16,
+                               D - j * 16);
+        } else {
+            const int i = (t - mt * dt) / nt, j = (t - mt * dt) % nt;
+            mma_tile<frag_a_row, frag_b_col, true>(acc, As + (r0 + i * 16) * ldd, ldd, 8,
+                                                   Bs + j * 16 * ldd, ldd, 8, Dp / 8);
+            wmma::store_matrix_sync(dSrow + i * 16 * ldt + j * 16, acc, ldt, wmma::mem_row_major);
+        }
+    }
+    __syncthreads();
+    /* dO, V and P's column block are spent: Q and K load while dS_R =
+     * scale P_R (dP_R - rowsum(P_R dP_R)) replaces dP_R (padding rows and
+     * columns of P are zero, so they give dS = 0) */
+    load_padded_async(As, ldd, q, E, T, D, Tp, Dp);
+    load_padded_async(Bs, ldd, k, E, T, D, Tp, Dp);
+    const int lane = threadIdx.x % 32;
+    for (int r = warp; r < 16 * mt; r += SPLIT_WARPS) {
+        const float *pr = Prow + r * ldt;
+        float *dr = dSrow + r * ldt;
+        float s = 0.0f;
+        for (int j = lane; j < T; j += 32) s += pr[j] * dr[j];
+        s = att_warp_sum(s);
+        for (int j = lane; j < Tp; j += 32) dr[j] = scale * pr[j] * (dr[j] - s);
+    }
+    copies_wait();
+    /* release and acquire at cluster scope: every block's dS rows are
+     * visible to the whole cluster after it */
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    cluster.sync();
+    /* dScol [Tp][16 mt] = dS[:, R]: rows [rb i, rb i + rb) from block i
+     * (those below Tp: a block's rows past its last tile are not written) */
+    const int groups = 4 * mt;
+    for (int e = threadIdx.x; e < blocks * rb * groups; e += SPLIT_THREADS) {
+        const int i = e / (rb * groups), r = (e / groups) % rb, c4 = 4 * (e % groups);
+        if (rb * i + r >= Tp) continue;
+        const float *remote = cluster.map_shared_rank(dSrow, i);
+        *reinterpret_cast<float4 *>(Pcol + (rb * i + r) * ldc + c4) =
+            *reinterpret_cast<const float4 *>(remote + r * ldt + r0 + c4);
+    }
+    /* no block may leave while others read its dS rows: this arrival is
+     * waited for at the end */
+    cluster.barrier_arrive();
+    __syncthreads();
+    /* dQ_R = dS_R K (B = K row-major); dK_R = dS[:, R]^T Q (A = dScol read
+     * column-major) */
+    for (int t = warp; t < 2 * mt * dt; t += SPLIT_WARPS) {
+        const int which = t / (mt * dt), i = (t % (mt * dt)) / dt, j = t % dt;
+        frag_acc acc;
+        if (which == 0)
+            mma_tile<frag_a_row, frag_b_row, false>(acc, dSrow + i * 16 * ldt, ldt, 8,
+                                                    Bs + j * 16, ldd, 8 * ldd, Tp / 8);
+        else
+            mma_tile<frag_a_col, frag_b_row, false>(acc, Pcol + i * 16, ldc, 8 * ldc,
+                                                    As + j * 16, ldd, 8 * ldd, Tp / 8);
+        store_tile_guarded(acc, stage, (which ? dk : dq) + (size_t)i * 16 * E + j * 16, E,
+                           rows - i * 16, D - j * 16);
+    }
+    cluster.barrier_wait();
+}
+
 /* ---- launchers ------------------------------------------------------------- */
 
 extern "C" size_t tlob_attention_fused_fwd_smem(int T, int D, int qrows) {
@@ -275,18 +403,29 @@ extern "C" size_t tlob_attention_fused_bwd_smem(int T, int D) {
            sizeof(float);
 }
 
-extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors) {
+extern "C" size_t tlob_attention_split_bwd_smem(int T, int D, int rows) {
+    const size_t ldd = (size_t)round16(D) + ATT_PAD, ldt = (size_t)round16(T) + ATT_PAD,
+                 Tp = (size_t)round16(T), rb = (size_t)rows;
+    return (2 * rb * ldt + Tp * (rb + ATT_PAD) + 2 * Tp * ldd + SPLIT_STAGE_FLOATS) * sizeof(float);
+}
+
+extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors,
+                                                    int *clusters) {
     int dev;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(multiprocessors, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(clusters, cudaDevAttrClusterLaunch, dev);
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(tlob_attention_fused_fwd_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(tlob_attention_fused_bwd_kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
+    if (e == cudaSuccess && *clusters)
+        e = cudaFuncSetAttribute(tlob_attention_split_bwd_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
     return e;
 }
@@ -310,4 +449,27 @@ extern "C" cudaError_t tlob_launch_attention_fused_bwd(const float *qkv, const f
     tlob_attention_fused_bwd_kernel<<<grid, ATT_THREADS, tlob_attention_fused_bwd_smem(T, D),
                                       stream>>>(qkv, P, dout, dqkv, B, T, D, nh, scale);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t tlob_launch_attention_split_bwd(const float *qkv, const float *P,
+                                                       const float *dout, float *dqkv, int B,
+                                                       int T, int D, int nh, float scale,
+                                                       int rows, cudaStream_t stream) {
+    const unsigned blocks = (unsigned)((T + rows - 1) / rows);
+    if ((rows != 16 && rows != 32 && rows != 64) || blocks > TLOB_ATTN_SPLIT_MAX_BLOCKS)
+        return cudaErrorInvalidValue;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks, (unsigned)nh, (unsigned)B);
+    cfg.blockDim = dim3(SPLIT_THREADS);
+    cfg.dynamicSmemBytes = tlob_attention_split_bwd_smem(T, D, rows);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = blocks;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, tlob_attention_split_bwd_kernel, qkv, P, dout, dqkv, B, T, D,
+                              nh, scale, rows);
 }

@@ -18,15 +18,22 @@ extern "C" {
 /* Query rows of one forward block: 16, 32 or 64. */
 #define TLOB_ATTN_MAX_QROWS 64
 
-/* Raises both kernels' dynamic shared-memory limit to the device's opt-in
- * maximum and reports it (bytes) and the multiprocessor count. Host-side
- * setup, once per layer (tlob_create). */
-cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors);
+/* The most blocks of the split backward's cluster (16 rows each: T <=
+ * 128; 64 rows: T <= 512): the portable limit of a thread-block cluster's
+ * size. */
+#define TLOB_ATTN_SPLIT_MAX_BLOCKS 8
+
+/* Raises the kernels' dynamic shared-memory limit to the device's opt-in
+ * maximum and reports it (bytes), the multiprocessor count and whether the
+ * device launches thread-block clusters (the split backward needs them).
+ * Host-side setup, once per layer (tlob_create). */
+cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors, int *clusters);
 
 /* Shared memory (bytes) of one forward block of `qrows` query rows, and of
  * one backward block, for T tokens and head width D. */
 size_t tlob_attention_fused_fwd_smem(int T, int D, int qrows);
 size_t tlob_attention_fused_bwd_smem(int T, int D);
+size_t tlob_attention_split_bwd_smem(int T, int D, int rows);
 
 /* P = softmax(scale q_h k_h^T) (also stored into P_copy when not NULL),
  * o_h = P v_h. Grid: (ceil(T / qrows), nh, B). */
@@ -41,6 +48,16 @@ cudaError_t tlob_launch_attention_fused_fwd(const float *qkv, float *P, float *P
 cudaError_t tlob_launch_attention_fused_bwd(const float *qkv, const float *P, const float *dout,
                                             float *dqkv, int B, int T, int D, int nh,
                                             float scale, cudaStream_t stream);
+
+/* The same backward (the same products in the same precision) split over
+ * a thread-block cluster per (sample, head): block c computes the rows
+ * [rows c, rows c + rows) of dq, dk and dv (rows: 16, 32 or 64), reading
+ * the other blocks' rows of dS from their shared memory. Grid: (ceil(T /
+ * rows), nh, B), clusters of ceil(T / rows) <= TLOB_ATTN_SPLIT_MAX_BLOCKS
+ * blocks (cudaErrorInvalidValue beyond, or for another `rows`). */
+cudaError_t tlob_launch_attention_split_bwd(const float *qkv, const float *P, const float *dout,
+                                            float *dqkv, int B, int T, int D, int nh,
+                                            float scale, int rows, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

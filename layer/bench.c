@@ -222,7 +222,9 @@ static int bench_qkv(tlob_layer *uploader, const compute_ctx *h, int iters,
 
 typedef struct {
     const bench_case *c;
-    double fwd_us[2], bwd_us[2]; /* [general, fused]; bwd_us[1] < 0: does not fit */
+    double fwd_us[2]; /* [general, fused] */
+    /* [general, fused one block, fused split of 16, 32, 64-row blocks]; < 0: does not fit */
+    double bwd_us[5];
     double fwd_bytes, bwd_bytes, fwd_flop, bwd_flop;
 } attention_result;
 
@@ -275,10 +277,14 @@ static int bench_attention(tlob_layer *uploader, const compute_ctx *h,
     r->bwd_bytes = 4.0 * (3 * NE + NP + NE + 3 * NE);
     r->fwd_flop = 2.0 * 2 * NP * D;
     r->bwd_flop = 2.0 * 4 * NP * D;
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 5; f++) {
         const attention_shape s = {B, T, D, 1, (float)(1.0 / sqrt((double)D)), dev,
-                                   f ? ATTENTION_FUSED : ATTENTION_GENERAL};
-        if (time_attention(h, &s, 0, qkv, P, o, dout, dP, dqkv, iters, &r->fwd_us[f])) return 1;
+                                   f == 0   ? ATTENTION_GENERAL
+                                   : f == 1 ? ATTENTION_FUSED_ONE
+                                            : ATTENTION_FUSED_SPLIT,
+                                   f >= 2 ? 4 << f : 0};
+        if (f < 2 && time_attention(h, &s, 0, qkv, P, o, dout, dP, dqkv, iters, &r->fwd_us[f]))
+            return 1;
         r->bwd_us[f] = -1.0;
         if ((!f || attention_backward_fused(&s, TLOB_MATH_TF32)) &&
             time_attention(h, &s, 1, qkv, P, o, dout, dP, dqkv, iters, &r->bwd_us[f]))
@@ -296,11 +302,11 @@ static int bench_attention(tlob_layer *uploader, const compute_ctx *h,
 static void print_attention_row(FILE *f, const char *name, const char *pass, double general,
                                 double fused, double bytes, double flop) {
     if (fused < 0) {
-        fprintf(f, "%-18s %-4s | %8.1f %8s %7s | %7.1f MB %5.2f GF | (fused does not fit)\n", name,
+        fprintf(f, "%-18s %-5s | %8.1f %8s %7s | %7.1f MB %5.2f GF | (fused does not fit)\n", name,
                 pass, general, "-", "-", bytes / 1e6, flop / 1e9);
         return;
     }
-    fprintf(f, "%-18s %-4s | %8.1f %8.1f %6.2fx | %7.1f MB %5.2f GF | %6.0f GB/s %4.0f %% | "
+    fprintf(f, "%-18s %-5s | %8.1f %8.1f %6.2fx | %7.1f MB %5.2f GF | %6.0f GB/s %4.0f %% | "
                "%6.1f TF/s %4.1f %%\n",
             name, pass, general, fused, general / fused, bytes / 1e6, flop / 1e9,
             bytes / (fused * 1e-6) / 1e9, 100.0 * bytes / (fused * 1e-6) / BENCH_BYTES_PER_S,
@@ -600,15 +606,19 @@ int tlob_bench_main(int argc, char **argv) {
                q[i].three_us / q[i].fused_us, q[i].three_sync_us, q[i].fused_sync_us,
                q[i].three_sync_us / q[i].fused_sync_us, q[i].max_abs_diff);
     printf("\nAttention alone, nh = 1, TF32, us: general path (cuBLAS + softmax kernels) vs "
-           "the fused kernel; the fewest bytes and FLOPs the pass needs, and the fused "
+           "the fused kernel (bwd: one block per head, bwC16/32/64: a cluster per head of "
+           "16, 32 or 64-row blocks); the fewest bytes and FLOPs the pass needs, and the fused "
            "kernel's rate against 4.3 TB/s and 495 TF32 TFLOP/s\n");
-    printf("%-18s %-4s | %8s %8s %7s | %10s %8s | %14s | %16s\n", "case", "pass", "general",
+    printf("%-18s %-5s | %8s %8s %7s | %10s %8s | %14s | %16s\n", "case", "pass", "general",
            "fused", "speedup", "bytes", "FLOPs", "bandwidth", "TF32 rate");
     for (int i = 0; i < NCASES; i++) {
         print_attention_row(stdout, cases[i].name, "fwd", ar[i].fwd_us[0], ar[i].fwd_us[1],
                             ar[i].fwd_bytes, ar[i].fwd_flop);
         print_attention_row(stdout, cases[i].name, "bwd", ar[i].bwd_us[0], ar[i].bwd_us[1],
                             ar[i].bwd_bytes, ar[i].bwd_flop);
+        for (int f = 2; f < 5; f++)
+            print_attention_row(stdout, cases[i].name, f == 2 ? "bwC16" : f == 3 ? "bwC32" : "bwC64",
+                                ar[i].bwd_us[0], ar[i].bwd_us[f], ar[i].bwd_bytes, ar[i].bwd_flop);
     }
     printf("\nTransformerLayer, nh = 1 (us; validated at B=%d against the CPU reference, "
            "worst relative L2 shown)\n", VALIDATE_BATCH);
@@ -667,9 +677,11 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
     for (int i = 0; i < NCASES; i++)
         fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"fwd_general_us\":%.2f,"
                    "\"fwd_fused_us\":%.2f,\"bwd_general_us\":%.2f,\"bwd_fused_us\":%.2f,"
+                   "\"bwd_split16_us\":%.2f,\"bwd_split32_us\":%.2f,\"bwd_split64_us\":%.2f,"
                    "\"fwd_bytes\":%.0f,\"bwd_bytes\":%.0f,\"fwd_flop\":%.0f,\"bwd_flop\":%.0f}",
                 i ? "," : "", ar[i].c->name, ar[i].c->B, ar[i].c->T, ar[i].c->D, ar[i].fwd_us[0],
-                ar[i].fwd_us[1], ar[i].bwd_us[0], ar[i].bwd_us[1], ar[i].fwd_bytes,
+                ar[i].fwd_us[1], ar[i].bwd_us[0], ar[i].bwd_us[1], ar[i].bwd_us[2],
+                ar[i].bwd_us[3], ar[i].bwd_us[4], ar[i].fwd_bytes,
                 ar[i].bwd_bytes, ar[i].fwd_flop, ar[i].bwd_flop);
     fprintf(f, "],\"layer\":[");
     for (int i = 0; i < 2 * NCASES; i++)

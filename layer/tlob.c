@@ -507,7 +507,7 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                          "fused forward: T=%d D=%d nh=%d Dout=%d does not fit the device", L->T, D,
                          L->nh, O);
     const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
-                                   ATTENTION_AUTO};
+                                   ATTENTION_AUTO, 0};
 
     /* The folded weights (above fold_forward_jobs) */
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
@@ -548,7 +548,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     const layer_tensors w = tensors_in(L->params, L->tensors);
     const layer_tensors g = tensors_in(L->grads, L->tensors);
     const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
-                                   ATTENTION_AUTO};
+                                   ATTENTION_AUTO, 0};
     const linear_weight_grad3_scratch scratch = {L->wpart, L->x3};
 
     /* Precision in TF32 mode. The data gradients that flow into the attention

@@ -29,7 +29,7 @@ grep -E "per node in a chain|whole graph|sum of alone" "$out/floor.txt"
 for tool in memcheck racecheck; do
   echo "== compute-sanitizer $tool (quick set)"
   extra=; [ $tool = memcheck ] && extra="--leak-check full"
-  TLOB_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool $extra --error-exitcode 99 \
+  TLOB_TEST_QUICK=1 timeout 400 compute-sanitizer --tool $tool $extra --error-exitcode 99 \
     build/tests/gpu/test_layer_gpu >"$out/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|passed, " "$out/$tool.log" | tail -3
 done

@@ -284,8 +284,12 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 
 /* The fused attention kernels against the general path and the double
  * reference, TF32, on fresh inputs; every output poisoned with NaN before
- * each path runs. expect_bwd_fused: whether this shape's backward fits. */
-static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fused) {
+ * each path runs. The fused forward runs with each fused backward kernel:
+ * expect_one, whether this shape's one-block backward fits; expect_split,
+ * which of the cluster-split backward's blocks of 16, 32 and 64 rows fit
+ * (bits 1, 2, 4). */
+#define ATT_VARIANTS 5
+static void check_attention_paths(int B, int T, int D, int nh, int expect_one, int expect_split) {
     const int E = D * nh;
     const size_t NE = (size_t)B * T * E, NP = (size_t)B * nh * T * T;
     const tlob_config cfg = {D, nh, D, T, B, TLOB_MATH_TF32};
@@ -304,18 +308,26 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fu
     float *qkv = dev_alloc(3 * NE), *dout = dev_alloc(NE), *scratch = dev_alloc(NP);
     TLOB_OK_OR_DIE(tlob_upload(L, qkv, hqkv, 3 * NE));
     TLOB_OK_OR_DIE(tlob_upload(L, dout, hdo, NE));
-    float *hP[2], *hPc[2], *ho[2], *hd[2];
-    const char *pname[2] = {"general", "fused"};
+    float *hP[ATT_VARIANTS], *hPc[ATT_VARIANTS], *ho[ATT_VARIANTS], *hd[ATT_VARIANTS];
+    const char *pname[ATT_VARIANTS] = {"general", "fused one", "fused split 16", "fused split 32",
+                                       "fused split 64"};
+    const int expect[ATT_VARIANTS] = {0, expect_one ? ATTENTION_BWD_ONE : 0,
+                                      expect_split & 1 ? ATTENTION_BWD_SPLIT : 0,
+                                      expect_split & 2 ? ATTENTION_BWD_SPLIT : 0,
+                                      expect_split & 4 ? ATTENTION_BWD_SPLIT : 0};
     char tag[96];
     snprintf(tag, sizeof tag, "attention B=%d T=%d D=%d nh=%d tf32", B, T, D, nh);
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < ATT_VARIANTS; f++) {
         attention_shape s = {B, T, D, nh, (float)(1.0 / sqrt((double)D)), &dev,
-                             f ? ATTENTION_FUSED : ATTENTION_GENERAL};
+                             f == 0   ? ATTENTION_GENERAL
+                             : f == 1 ? ATTENTION_FUSED_ONE
+                                      : ATTENTION_FUSED_SPLIT,
+                             f >= 2 ? 4 << f : 0};
         float *P = dev_alloc(NP), *Pc = dev_alloc(NP), *o = dev_alloc(NE), *dq = dev_alloc(3 * NE);
         TLOB_OK_OR_DIE(attention_forward(&c, TLOB_MATH_TF32, &s, qkv, P, Pc, o));
         const int bwd_fused = attention_backward_fused(&s, TLOB_MATH_TF32);
-        CHECK(!f || bwd_fused == expect_bwd_fused, "%s: backward fused %d, expected %d", tag,
-              bwd_fused, expect_bwd_fused);
+        CHECK(bwd_fused == expect[f], "%s %s: backward kernel %d, expected %d", tag, pname[f],
+              bwd_fused, expect[f]);
         if (!f || bwd_fused) {
             TLOB_OK_OR_DIE(attention_backward(&c, TLOB_MATH_TF32, &s, qkv, P, dout, scratch, dq));
         } else {
@@ -352,14 +364,33 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_bwd_fu
     }
     printf("     %s max |fused - general|: P %.2e o %.2e", tag, max_abs_diff(hP[1], hP[0], NP),
            max_abs_diff(ho[1], ho[0], NE));
-    if (expect_bwd_fused) printf(" dqkv %.2e", max_abs_diff(hd[1], hd[0], 3 * NE));
+    if (expect_one) printf(" dqkv one %.2e", max_abs_diff(hd[1], hd[0], 3 * NE));
+    for (int f = 2; f < ATT_VARIANTS; f++) {
+        if (!expect[f]) continue;
+        printf(" dqkv split %d %.2e", 4 << f, max_abs_diff(hd[f], hd[0], 3 * NE));
+        if (expect_one) {
+            /* the split kernel computes each element from the same operands
+             * in the same order of k-steps and row sums as the one-block
+             * kernel: bitwise equal */
+            const double d = max_abs_diff(hd[f], hd[1], 3 * NE);
+            CHECK(d == 0.0, "%s: split %d backward equals the one-block one (max diff %.3g)", tag,
+                  4 << f, d);
+        }
+    }
     printf("\n");
+    /* AUTO's backward: the split kernel wherever one of its tilings fits */
+    const attention_shape sa = {B, T, D, nh, (float)(1.0 / sqrt((double)D)), &dev, ATTENTION_AUTO, 0};
+    if (attention_forward_fused(&sa, TLOB_MATH_TF32)) {
+        const int k = attention_backward_fused(&sa, TLOB_MATH_TF32);
+        CHECK(k == (expect_split ? ATTENTION_BWD_SPLIT : expect_one ? ATTENTION_BWD_ONE : 0),
+              "%s: AUTO's backward kernel %d", tag, k);
+    }
     /* FP32 mode never takes the fused path: forcing it is refused */
-    attention_shape s32 = {B, T, D, nh, 1.0f, &dev, ATTENTION_FUSED};
+    attention_shape s32 = {B, T, D, nh, 1.0f, &dev, ATTENTION_FUSED, 0};
     CHECK(attention_forward(&c, TLOB_MATH_FP32, &s32, qkv, scratch, NULL, dout) ==
               TLOB_ERR_INVALID_ARGUMENT,
           "%s: fused forward in FP32 mode is refused", tag);
-    for (int f = 0; f < 2; f++) free(hP[f]), free(hPc[f]), free(ho[f]), free(hd[f]);
+    for (int f = 0; f < ATT_VARIANTS; f++) free(hP[f]), free(hPc[f]), free(ho[f]), free(hd[f]);
     free(hqkv), free(hdo), free(rP), free(ro), free(rd);
     GPU_CHECK(cudaFree(qkv));
     GPU_CHECK(cudaFree(dout));
@@ -544,7 +575,7 @@ int main(void) {
     const tlob_status st = tlob_create(&probe, &L);
     if (st == TLOB_ERR_NO_DEVICE) {
         printf("SKIP GPU layer tests: no CUDA device (%s)\n", tlob_last_error());
-        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 7 + 8 + 6);
+        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 9 + 8 + 6);
         return 0;
     }
     TLOB_OK_OR_DIE(st);
@@ -566,13 +597,16 @@ int main(void) {
     }
     /* fused attention against the general path: odd T and D, nh > 1, the
      * reference sizes (FI-2010's backward does not fit: general) */
-    check_attention_paths(3, 7, 6, 2, 1);
-    check_attention_paths(4, 33, 17, 1, 1);
-    check_attention_paths(2, 16, 48, 3, 1);
-    check_attention_paths(8, 128, 40, 1, 1);
-    check_attention_paths(4, 40, 128, 1, 1);
-    check_attention_paths(2, 128, 144, 1, 0);
-    check_attention_paths(1, 5, 16, 1, 1);
+    check_attention_paths(3, 7, 6, 2, 1, 7);
+    check_attention_paths(4, 33, 17, 1, 1, 7);
+    check_attention_paths(2, 16, 48, 3, 1, 7);
+    check_attention_paths(8, 128, 40, 1, 1, 7);
+    check_attention_paths(4, 40, 128, 1, 1, 7);
+    check_attention_paths(2, 128, 144, 1, 0, 3); /* 64-row split blocks: 258 KiB */
+    check_attention_paths(1, 5, 16, 1, 1, 7);
+    /* T > 128: more than a cluster's 8 blocks of 16 rows; T > 512: of 64 */
+    check_attention_paths(2, 130, 8, 2, 1, 6);
+    check_attention_paths(1, 520, 8, 1, 0, 0);
     /* the fused forward against the general one: temporal BTC sizes, odd T
      * and D with Dout != D, nh > 1; feature BTC sizes do not fit */
     const shape fwd_shapes[] = {
