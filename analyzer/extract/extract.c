@@ -96,7 +96,8 @@ static struct {
     char *cuda_include;   /* <cuda>/include */
     char *cuda_path_flag; /* --cuda-path=<cuda> */
     char *cccl_dir;       /* <cuda>/include/cccl (CUDA 13: CUB, Thrust, libcu++), or NULL */
-    char *gcc_shim;       /* <shim_dir>/gcc: forwarders to GCC's own headers, or NULL */
+    char *gcc_shim;       /* <shim_dir>/gcc: forwarders to GCC's own headers
+                             (write_gcc_forwarders), searched by every parse */
     bool cuda_found;      /* <cuda>/include/cuda_runtime.h exists */
     char *cache_dir;
     char *shim_dir;
@@ -211,12 +212,12 @@ static size_t base_args(source_lang lang, const char **argv)
         argv[n++] = "-isystem";
         argv[n++] = g.cuda_include;
     }
-    if (g.gcc_shim) {
-        /* Last, after the system directories: GCC's own headers that
-         * neither clang nor the C library has (write_gcc_forwarders). */
-        argv[n++] = "-idirafter";
-        argv[n++] = g.gcc_shim;
-    }
+    /* Last, after the system directories: GCC's own headers that neither
+     * clang nor the C library has (write_gcc_forwarders). Always the same
+     * path, so no key depends on whether gcc is there; a parse only ever
+     * finds what the forwarders hold when it runs. */
+    argv[n++] = "-idirafter";
+    argv[n++] = g.gcc_shim;
     /* A PCH (the language's, an include set's) instantiates the templates
      * its headers use when it is built, not in every parse that loads it:
      * without this each parse with the CUDA PCH redid the instantiations
@@ -382,6 +383,69 @@ static void name_pch(source_lang lang)
     free(prelude);
 }
 
+/* The directory where GCC keeps the headers it ships itself, as `gcc
+ * -print-file-name=include` names it, or NULL when gcc is not there or
+ * names no directory. */
+static char *host_compiler_include(void)
+{
+    static const char *const argv[] = {"gcc", "-print-file-name=include", NULL};
+    byte_buf out = {0};
+    char *error = NULL;
+    int rc = git_capture(argv, true, &out, &error);
+    free(error);
+    if (out.data)
+        out.data[strcspn(out.data, "\n")] = '\0';
+    struct stat st;
+    if (rc != 0 || !out.data || out.data[0] != '/' || stat(out.data, &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+        buf_free(&out);
+        return NULL;
+    }
+    return out.data;
+}
+
+/* Headers GCC ships in its own include directory that neither clang nor the
+ * C library has. nvcc compiles host code with gcc, so a .cu that includes
+ * <omp.h> builds; clang without its own OpenMP package finds no such
+ * header, and the file was reported not checked (llm.c's dev/cuda/matmul_*.cu).
+ * Forwarders to these alone, not GCC's whole directory: that also holds a
+ * stdatomic.h of GCC's builtins, which clang's own stdatomic.h reaches by
+ * #include_next once the directory is on the path. */
+static const char *const gcc_own_headers[] = {"omp.h", "openacc.h", "acc_prof.h",
+                                              "quadmath.h", "quadmath_weak.h",
+                                              "ISO_Fortran_binding.h"};
+#define N_GCC_OWN (sizeof gcc_own_headers / sizeof gcc_own_headers[0])
+
+/* g.gcc_shim with a forwarder for each of gcc_own_headers GCC has (one it
+ * lacks is removed, so that a stale one cannot name a missing file). Once
+ * per process, before its first parse (base_pch_ready, parse_unit): a run
+ * that parses nothing (warm) does not start gcc. */
+static void write_gcc_forwarders(void)
+{
+    static bool written;
+    if (written)
+        return;
+    written = true;
+    char *gcc = host_compiler_include();
+    if (mkdir_p(g.gcc_shim) == 0)
+        for (size_t i = 0; i < N_GCC_OWN; i++) {
+            char *fwd = xasprintf("%s/%s", g.gcc_shim, gcc_own_headers[i]);
+            char *target = gcc ? xasprintf("%s/%s", gcc, gcc_own_headers[i]) : NULL;
+            if (target && access(target, R_OK) == 0) {
+                char *text = xasprintf("/* Written by gpulint: GCC's own %s. */\n"
+                                       "#include \"%s\"\n",
+                                       gcc_own_headers[i], target);
+                ensure_file(fwd, text);
+                free(text);
+            } else {
+                unlink(fwd);
+            }
+            free(target);
+            free(fwd);
+        }
+    free(gcc);
+}
+
 /* Whether the language's PCH is there, built now unless a valid one is
  * cached; when it cannot be built, g.pch_path[lang] becomes NULL and the
  * parses of this process go without it. */
@@ -391,6 +455,7 @@ static bool base_pch_ready(source_lang lang)
         return false;
     if (g.pch_ready[lang])
         return true;
+    write_gcc_forwarders();
     const char *argv[MAX_BASE_ARGS];
     size_t argc = base_args(lang, argv);
     const char *ext = lang == LANG_CUDA ? "cuh" : lang == LANG_CXX ? "hpp" : "h";
@@ -481,72 +546,6 @@ static char *facts_identity(void)
                      keys[LANG_CUDA], keys[LANG_CXX]);
 }
 
-/* The directory where GCC keeps the headers it ships itself, as `gcc
- * -print-file-name=include` names it, or NULL when gcc is not there or
- * names no directory. */
-static char *host_compiler_include(void)
-{
-    static const char *const argv[] = {"gcc", "-print-file-name=include", NULL};
-    byte_buf out = {0};
-    char *error = NULL;
-    int rc = git_capture(argv, true, &out, &error);
-    free(error);
-    if (out.data)
-        out.data[strcspn(out.data, "\n")] = '\0';
-    struct stat st;
-    if (rc != 0 || !out.data || out.data[0] != '/' || stat(out.data, &st) != 0 ||
-        !S_ISDIR(st.st_mode)) {
-        buf_free(&out);
-        return NULL;
-    }
-    return out.data;
-}
-
-/* Headers GCC ships in its own include directory that neither clang nor the
- * C library has. nvcc compiles host code with gcc, so a .cu that includes
- * <omp.h> builds; clang without its own OpenMP package finds no such
- * header, and the file was reported not checked (llm.c's dev/cuda/matmul_*.cu).
- * Forwarders to these alone, not GCC's whole directory: that also holds a
- * stdatomic.h of GCC's builtins, which clang's own stdatomic.h reaches by
- * #include_next once the directory is on the path. */
-static const char *const gcc_own_headers[] = {"omp.h", "openacc.h", "acc_prof.h",
-                                              "quadmath.h", "quadmath_weak.h",
-                                              "ISO_Fortran_binding.h"};
-#define N_GCC_OWN (sizeof gcc_own_headers / sizeof gcc_own_headers[0])
-
-/* <shim_dir>/gcc with a forwarder for each of gcc_own_headers GCC has (one
- * it lacks is removed, so that a stale one cannot name a missing file); sets
- * g.gcc_shim, NULL when there is none. */
-static void write_gcc_forwarders(void)
-{
-    free(g.gcc_shim);
-    g.gcc_shim = NULL;
-    char *gcc = host_compiler_include();
-    char *dir = xasprintf("%s/gcc", g.shim_dir);
-    bool any = false;
-    if (mkdir_p(dir) == 0)
-        for (size_t i = 0; i < N_GCC_OWN; i++) {
-            char *fwd = xasprintf("%s/%s", dir, gcc_own_headers[i]);
-            char *target = gcc ? xasprintf("%s/%s", gcc, gcc_own_headers[i]) : NULL;
-            if (target && access(target, R_OK) == 0) {
-                char *text = xasprintf("/* Written by gpulint: GCC's own %s. */\n"
-                                       "#include \"%s\"\n",
-                                       gcc_own_headers[i], target);
-                any |= ensure_file(fwd, text) == 0;
-                free(text);
-            } else {
-                unlink(fwd);
-            }
-            free(target);
-            free(fwd);
-        }
-    free(gcc);
-    if (any)
-        g.gcc_shim = dir;
-    else
-        free(dir);
-}
-
 /* The CUDA shim headers in <dir>/shim; sets g.shim_dir and g.host_math.
  * false (errno set) when they cannot be written. */
 static bool write_shim(const char *dir)
@@ -559,8 +558,8 @@ static bool write_shim(const char *dir)
     bool ok = mkdir_p(g.shim_dir) == 0 && ensure_file(shim, "") == 0 &&
               ensure_file(g.host_math, host_math_text) == 0;
     free(shim);
-    if (ok)
-        write_gcc_forwarders();
+    free(g.gcc_shim);
+    g.gcc_shim = xasprintf("%s/gcc", g.shim_dir);
     return ok;
 }
 
@@ -645,14 +644,12 @@ void facts_global_cleanup(void)
         char *shim = xasprintf("%s/" SHIM_HEADER, g.shim_dir);
         unlink(shim);
         unlink(g.host_math);
-        if (g.gcc_shim) {
-            for (size_t i = 0; i < N_GCC_OWN; i++) {
-                char *fwd = xasprintf("%s/%s", g.gcc_shim, gcc_own_headers[i]);
-                unlink(fwd);
-                free(fwd);
-            }
-            rmdir(g.gcc_shim);
+        for (size_t i = 0; i < N_GCC_OWN; i++) {
+            char *fwd = xasprintf("%s/%s", g.gcc_shim, gcc_own_headers[i]);
+            unlink(fwd);
+            free(fwd);
         }
+        rmdir(g.gcc_shim);
         rmdir(g.shim_dir);
         rmdir(g.cache_dir);
         free(shim);
@@ -1221,6 +1218,7 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
 {
     const source_file *src = &snap->files[tu_index];
     double cpu_start = thread_cpu_seconds();
+    write_gcc_forwarders();
     size_t *reached;
     size_t nunsaved = reach_files(reach, tu_index, &reached);
     struct CXUnsavedFile *unsaved = xcalloc(nunsaved ? nunsaved : 1, sizeof *unsaved);

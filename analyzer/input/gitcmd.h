@@ -10,9 +10,10 @@
 
 #include "util/xalloc.h"
 
-/* Run argv (argv[0] is "git", NULL-terminated) in the current directory and
- * collect its stdout. Its stderr goes to ours unless quiet. Returns git's exit
- * status, or -1 when it could not be started or was killed (*error set). */
+/* Run argv (NULL-terminated; argv[0] is "git", or gcc for extract.c) in
+ * the current directory and collect its stdout. Its stderr goes to ours
+ * unless quiet. Returns the program's exit status, or -1 when it could not
+ * be started or was killed (*error set). */
 int git_capture(const char *const argv[], bool quiet, byte_buf *out, char **error);
 
 /* One `git cat-file --batch` process serving every blob of a run. */
