@@ -99,11 +99,7 @@ static char *strip_comments(const char *s)
     for (const char *p = s; *p;) {
         if (*p == '"' || *p == '\'') {
             const char *start = p;
-            char quote = *p++;
-            while (*p && *p != quote)
-                p += p[0] == '\\' && p[1] ? 2 : 1;
-            if (*p)
-                p++;
+            p = macro_literal_end(p);
             buf_append(&b, start, (size_t)(p - start));
         } else if (p[0] == '/' && p[1] == '/') {
             break;
@@ -424,11 +420,7 @@ static bool expand_text(expander *x, const char *done, const char *rest, str_lis
     while (*p) {
         if (*p == '"' || *p == '\'') {
             const char *start = p;
-            char quote = *p++;
-            while (*p && *p != quote)
-                p += p[0] == '\\' && p[1] ? 2 : 1;
-            if (*p)
-                p++;
+            p = macro_literal_end(p);
             buf_append(&b, start, (size_t)(p - start));
             continue;
         }

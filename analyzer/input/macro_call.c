@@ -25,6 +25,14 @@ static char *trimmed(const char *p, const char *end)
     return xstrndup(p, (size_t)(end - p));
 }
 
+const char *macro_literal_end(const char *p)
+{
+    char quote = *p++;
+    while (*p && *p != quote)
+        p += p[0] == '\\' && p[1] ? 2 : 1;
+    return *p ? p + 1 : p;
+}
+
 void macro_call_strs_free(char **strs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -203,11 +211,7 @@ char *macro_call_expand(char *const *params, size_t nparams, const char *body,
                     : raw    ? xstrdup(args[k])
                              : xstrdup(expanded[k]);
         } else if (*p == '"' || *p == '\'') {
-            char quote = *p++;
-            while (*p && *p != quote)
-                p += p[0] == '\\' && p[1] ? 2 : 1;
-            if (*p)
-                p++;
+            p = macro_literal_end(p);
             piece = xstrndup(start, (size_t)(p - start));
         } else {
             piece = xstrndup(p++, 1);

@@ -31,6 +31,12 @@ char **macro_call_args(const char *p, const char *end, size_t *nargs, const char
 char *macro_call_expand(char *const *params, size_t nparams, const char *body,
                         char *const *args, char *const *expanded, size_t nargs);
 
+/* Past the string or character literal whose opening quote is at p (its
+ * escapes skipped): after its closing quote, or at the text's end when it
+ * does not close. Shared with input/include_names.c, which copies
+ * literals whole too. */
+const char *macro_literal_end(const char *p);
+
 void macro_call_strs_free(char **strs, size_t n);
 
 #endif
