@@ -51,14 +51,8 @@ static const char *include_dir_flag(char *const *args, size_t n, size_t *k)
     return NULL;
 }
 
-/* Resolve an include as the compiler would search: the includer's directory
- * (quoted form only), the compilation database's include directories of
- * flags_of (the includer's own, or for a header those of a unit that
- * includes it), the config's include-dirs, the repository root, then (<...>
- * form) the includer's directory. */
-static long resolve_include(const snapshot *snap, const gl_config *cfg,
-                            const source_file *includer, const source_file *flags_of,
-                            const char *name, bool quoted)
+long include_resolve(const snapshot *snap, const gl_config *cfg, const source_file *includer,
+                     const source_file *flags_of, const char *name, bool quoted)
 {
     long idx = -1;
     if (quoted) {
@@ -110,7 +104,7 @@ static void add_target(const char *name, size_t len, bool quoted, void *ctx)
 {
     include_targets *t = ctx;
     char *spelled = xstrndup(name, len);
-    long j = resolve_include(t->snap, t->cfg, t->includer, t->flags_of, spelled, quoted);
+    long j = include_resolve(t->snap, t->cfg, t->includer, t->flags_of, spelled, quoted);
     free(spelled);
     if (j < 0)
         return;

@@ -16,4 +16,14 @@
  * both are analysed in their includer's translation unit. */
 void header_langs_resolve(snapshot *snap, const gl_config *cfg);
 
+/* The snapshot file that an #include of `name` (quoted or not) in
+ * `includer` opens, searched for as the compiler searches: the includer's
+ * directory (quoted form only), the compilation database's include
+ * directories of flags_of (the includer's own, or for a header those of a
+ * unit that includes it), the config's include-dirs, the repository root,
+ * then (<...> form) the includer's directory, which extraction gives every
+ * parse as an -I. -1 when none of them holds a snapshot file of that name. */
+long include_resolve(const snapshot *snap, const gl_config *cfg, const source_file *includer,
+                     const source_file *flags_of, const char *name, bool quoted);
+
 #endif

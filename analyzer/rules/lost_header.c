@@ -10,6 +10,7 @@
 
 #include "facts/facts.h"
 #include "input/directive.h"
+#include "input/header_lang.h"
 #include "util/xalloc.h"
 
 /* An absolute path as gpulint prints paths: relative to the root inside it. */
@@ -79,51 +80,72 @@ static const char *spelling_tail(const char *spelling)
     return spelling;
 }
 
+/* Whether the #include of `spelled` in file j may open file fi: it opens
+ * fi when searched for as the compiler searches (input/header_lang.h), or
+ * (`unresolved_too`) it opens no snapshot file that way, so an include
+ * directory gpulint was not given may hold fi. An #include that opens
+ * another file does not name fi, whatever its spelling ends with (warp's
+ * bvh.cu opens the "sort.h" beside it, not cuBQL/builder/omp/sort.h). */
+static bool opens(const analysis *a, size_t j, size_t fi, const char *spelled, bool quoted,
+                  bool unresolved_too)
+{
+    const snapshot *snap = a->snap;
+    const source_file *f = &snap->files[j];
+    const source_file *flags_of = f->is_header && f->context >= 0 ? &snap->files[f->context] : f;
+    long r = include_resolve(snap, a->cfg, f, flags_of, spelled, quoted);
+    return r == (long)fi || (unresolved_too && r < 0);
+}
+
 /* The first line of a snapshot file other than file fi that names fi's
- * path ("x/h.hpp" or <x/h.hpp>): an #include, or (macro not NULL) a
+ * path ("x/h.hpp" or <x/h.hpp>): an #include that opens fi, else one
+ * that opens no snapshot file (opens()), or (macro not NULL) a
  * `#define NAME "x/h.hpp"`, whose NAME goes to *macro. "path:line" and
  * the spelling (malloc'd), or false. */
-static bool naming_line(const snapshot *snap, size_t fi, char **macro, char **where,
+static bool naming_line(const analysis *a, size_t fi, char **macro, char **where,
                         char **spelling)
 {
+    const snapshot *snap = a->snap;
     const char *abs_path = snap->files[fi].abs_path;
-    for (size_t j = 0; j < snap->nfiles; j++) {
-        const source_file *f = &snap->files[j];
-        if (j == fi)
-            continue;
-        const char *m = f->masked;
-        text_line line;
-        text_lines_begin(&line, m, f->len);
-        while (text_lines_next(&line)) {
-            const char *p = line.directive, *line_end = line.end;
-            if (!p)
+    for (int pass = 0; pass < (macro ? 1 : 2); pass++) {
+        for (size_t j = 0; j < snap->nfiles; j++) {
+            const source_file *f = &snap->files[j];
+            if (j == fi)
                 continue;
-            const char *name = NULL;
-            size_t name_len = 0;
-            if (macro && (name = operand_after(p, line_end, "define"))) {
-                name_len = identifier_at(name, line_end);
-                p = name + name_len;
-                if (!name_len || (p < line_end && *p == '('))
-                    continue;   /* a function-like macro */
-                p = skip_directive_blanks(p, line_end);
-            } else if (macro || !(p = operand_after(p, line_end, "include"))) {
-                continue;
+            const char *m = f->masked;
+            text_line line;
+            text_lines_begin(&line, m, f->len);
+            while (text_lines_next(&line)) {
+                const char *p = line.directive, *line_end = line.end;
+                if (!p)
+                    continue;
+                const char *name = NULL;
+                size_t name_len = 0;
+                if (macro && (name = operand_after(p, line_end, "define"))) {
+                    name_len = identifier_at(name, line_end);
+                    p = name + name_len;
+                    if (!name_len || (p < line_end && *p == '('))
+                        continue;   /* a function-like macro */
+                    p = skip_directive_blanks(p, line_end);
+                } else if (macro || !(p = operand_after(p, line_end, "include"))) {
+                    continue;
+                }
+                /* The name is blanked in the masked text: read it from the text. */
+                const char *t = f->text + (p - m), *t_end = f->text + (line_end - m);
+                char close = t < t_end && *t == '"' ? '"' : t < t_end && *t == '<' ? '>' : 0;
+                const char *q = close ? memchr(t + 1, close, (size_t)(t_end - t - 1)) : NULL;
+                if (!q)
+                    continue;
+                char *spelled = xstrndup(t + 1, (size_t)(q - t - 1));
+                if (names(abs_path, spelling_tail(spelled)) &&
+                    (macro || opens(a, j, fi, spelled, close == '"', pass == 1))) {
+                    if (macro)
+                        *macro = xstrndup(name, name_len);
+                    *where = xasprintf("%s:%u", f->path, line.number);
+                    *spelling = spelled;
+                    return true;
+                }
+                free(spelled);
             }
-            /* The name is blanked in the masked text: read it from the text. */
-            const char *t = f->text + (p - m), *t_end = f->text + (line_end - m);
-            char close = t < t_end && *t == '"' ? '"' : t < t_end && *t == '<' ? '>' : 0;
-            const char *q = close ? memchr(t + 1, close, (size_t)(t_end - t - 1)) : NULL;
-            if (!q)
-                continue;
-            char *spelled = xstrndup(t + 1, (size_t)(q - t - 1));
-            if (names(abs_path, spelling_tail(spelled))) {
-                if (macro)
-                    *macro = xstrndup(name, name_len);
-                *where = xasprintf("%s:%u", f->path, line.number);
-                *spelling = spelled;
-                return true;
-            }
-            free(spelled);
         }
     }
     return false;
@@ -145,8 +167,8 @@ bool lost_header_find(const analysis *a, size_t fi, lost_header *out)
     if (hf->n_outside_unit) {
         out->reason = LOST_UNTAKEN_BRANCH;
         out->unit = xstrdup(hf->outside_unit[0].unit);
-        if (!naming_line(a->snap, fi, NULL, &out->includer, &out->spelling) &&
-            !naming_line(a->snap, fi, &out->macro, &out->includer, &out->spelling)) {
+        if (!naming_line(a, fi, NULL, &out->includer, &out->spelling) &&
+            !naming_line(a, fi, &out->macro, &out->includer, &out->spelling)) {
             out->includer = xstrdup(out->unit);   /* named through other files */
             out->spelling = xstrdup(h->path);
         }
@@ -175,11 +197,11 @@ bool lost_header_find(const analysis *a, size_t fi, lost_header *out)
             return true;
         }
     }
-    if (naming_line(a->snap, fi, NULL, &out->includer, &out->spelling)) {
+    if (naming_line(a, fi, NULL, &out->includer, &out->spelling)) {
         out->reason = LOST_NO_UNIT;
         return true;
     }
-    if (naming_line(a->snap, fi, &out->macro, &out->includer, &out->spelling)) {
+    if (naming_line(a, fi, &out->macro, &out->includer, &out->spelling)) {
         out->reason = LOST_MACRO;
         return true;
     }
