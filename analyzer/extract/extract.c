@@ -17,6 +17,7 @@
 
 #include "extract/extract.h"
 #include "extract/header_copy.h"
+#include "extract/include_order.h"
 #include "extract/includes.h"
 #include "extract/internal.h"
 #include "extract/preamble.h"
@@ -1109,10 +1110,18 @@ static void find_include_site(CXFile included, CXSourceLocation *stack, unsigned
 /* A fatal error (an #include that cannot be found, mostly) anywhere in the
  * translation unit: clang skipped what it could not read, so the file was
  * not checked in full. One fact per fatal error, at the main file's line
- * that leads to it. */
+ * that leads to it. In another program's unit, one after the header was
+ * read in full is that unit's own (its file reports it), not the header's:
+ * ggml's CANN and arch/ units, whose SDK headers are absent, made 301
+ * findings at 12 shared headers (docs/realcode.md, branch s9-real). */
 static void record_fatal(walk_ctx *ctx, char *message, CXFile file, unsigned line,
-                         unsigned col)
+                         unsigned col, unsigned offset)
 {
+    if (ctx->other_program && file &&
+        include_order_after(ctx->tu, ctx->main_file, file, offset)) {
+        free(message);
+        return;
+    }
     char *header = missing_header(message);
     char *via = NULL;
     if (!file || !clang_File_isEqual(file, ctx->main_file)) {
@@ -1154,7 +1163,7 @@ static void collect_parse_errors(walk_ctx *ctx)
         if (!message)
             continue;
         if (sev == CXDiagnostic_Fatal || is_fatal_text(message)) {
-            record_fatal(ctx, message, file, line, col);
+            record_fatal(ctx, message, file, line, col, offset);
         } else if (file && clang_File_isEqual(file, ctx->main_file) &&
                    !in_device_body(ctx, offset)) {
             fact_parse_error *e = XPUSH(ctx->facts->parse_errors,
@@ -1627,6 +1636,7 @@ static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
         .tu = tu,
         .main_file = main_file,
         .header_in_unit = true,
+        .other_program = true,
         .src = src,
         .facts = facts,
         .reach = reach,

@@ -57,20 +57,14 @@ static char *parsed_alone(const analysis *a, size_t fi)
  * database was used for but does not list (a file this configuration of
  * the build does not compile, or a stale database), that is why its flags
  * were missing: " ...; the compilation database D does not list ..." with
- * what to do. The unit is u's (another program's, fact_not_checked.unit),
- * else the file's own. NULL otherwise: the generic fix (-p DIR) applies. */
-static char *unlisted(const analysis *a, size_t fi, const fact_not_checked *u)
+ * what to do. NULL otherwise: the generic fix (-p DIR) applies. */
+static char *unlisted(const analysis *a, size_t fi)
 {
     const source_file *f = &a->snap->files[fi];
     const source_file *unit = f->is_header && f->context >= 0 ? &a->snap->files[f->context] : f;
-    if (u->unit) {
-        long k = snapshot_find(a->snap, u->unit);
-        unit = k >= 0 ? &a->snap->files[k] : NULL;
-    }
-    if (!unit || !unit->unlisted_in)
+    if (!unit->unlisted_in)
         return NULL;
     char *whose = unit == f ? xstrdup("this file")
-                  : u->unit ? xstrdup(unit->path)
                             : xasprintf("%s, the unit this header was analysed in,", unit->path);
     char *s = xasprintf("the compilation database %s does not list %s, so it was parsed with "
                         "the config's flags alone, not the build's: configure the build so "
@@ -85,20 +79,14 @@ static char *unlisted(const analysis *a, size_t fi, const fact_not_checked *u)
 static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag_sink *sink)
 {
     const char *path = a->snap->files[fi].path;
-    char *shown = shown_via(a->snap, u->via);
-    /* Seen through another program's unit: this header may be checked in
-     * full in its own; what failed is that unit's view of it. */
-    char *via = u->unit ? xasprintf("%s in the unit of %s, another program that includes "
-                                    "this header", shown, u->unit)
-                        : xstrdup(shown);
-    free(shown);
+    char *via = shown_via(a->snap, u->via);
     switch (u->cause) {
     case UNCHECKED_MISSING_INCLUDE: {
         /* A header of the snapshot itself: its directory is the fix. */
         char *dir = lost_header_dir(a->snap, u->detail,
                                     u->via ? u->via : a->snap->files[fi].abs_path);
         char *alone = parsed_alone(a, fi);
-        char *db = unlisted(a, fi, u);
+        char *db = unlisted(a, fi);
         if (db)
             diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                         "'%s' not found%s: " NOT_CHECKED "; %s%s%s%s", u->detail, via, db,
@@ -122,7 +110,7 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
         break;
     }
     case UNCHECKED_FATAL: {
-        char *db = unlisted(a, fi, u);
+        char *db = unlisted(a, fi);
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "clang stopped: %s%s: " NOT_CHECKED "; %s", u->detail, via,
                     db ? db : FLAGS_FIX);
@@ -178,6 +166,45 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
         break;
     }
     free(via);
+}
+
+/* What kept another program's unit from being checked before it had read
+ * this header in full (extract/extract.c drops what failed after), once
+ * per unit, at the first: each cause is reported at the unit's own file,
+ * with its fix; here, that what this program makes of the header was not
+ * checked (the header may be checked in full in its own unit). */
+static void report_other_unit(const analysis *a, size_t fi, size_t k, diag_sink *sink)
+{
+    const file_facts *f = a->facts[fi];
+    const fact_not_checked *u = &f->not_checked[k];
+    size_t more = 0;
+    for (size_t j = k + 1; j < f->n_not_checked; j++)
+        more += f->not_checked[j].unit && strcmp(f->not_checked[j].unit, u->unit) == 0;
+    char *via = shown_via(a->snap, u->via);
+    char *cause = u->cause == UNCHECKED_MISSING_INCLUDE ? xasprintf("'%s' not found%s", u->detail, via)
+                  : u->cause == UNCHECKED_FATAL         ? xasprintf("clang stopped: %s%s", u->detail, via)
+                                                        : xstrdup(u->detail);
+    char *and_more = more ? xasprintf(", and %zu more", more) : xstrdup("");
+    diag_report(sink, "not-checked", a->snap->files[fi].path, u->loc.line, u->loc.col,
+                "the unit of %s, another program that includes this header, was not checked "
+                "before it had read this header in full (%s%s: reported at %s with its fix): "
+                "what that program's types and macros make of this header was not checked "
+                "(in its own unit it may be)",
+                u->unit, cause, and_more, u->unit);
+    free(and_more);
+    free(cause);
+    free(via);
+}
+
+/* Whether fact k of file fi is another program's unit's (report_other_unit)
+ * and an earlier one is that unit's too. */
+static bool unit_said(const file_facts *f, size_t k)
+{
+    const char *unit = f->not_checked[k].unit;
+    for (size_t j = 0; unit && j < k; j++)
+        if (f->not_checked[j].unit && strcmp(f->not_checked[j].unit, unit) == 0)
+            return true;
+    return false;
 }
 
 /* One finding for all the errors of a header parsed without the context
@@ -269,8 +296,12 @@ static void report_lost(const analysis *a, size_t fi, const lost_header *lost, d
 static void check(const analysis *a, diag_sink *sink)
 {
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
-        for (size_t k = 0; k < a->facts[fi]->n_not_checked; k++)
-            report(a, fi, &a->facts[fi]->not_checked[k], sink);
+        for (size_t k = 0; k < a->facts[fi]->n_not_checked; k++) {
+            if (!a->facts[fi]->not_checked[k].unit)
+                report(a, fi, &a->facts[fi]->not_checked[k], sink);
+            else if (!unit_said(a->facts[fi], k))
+                report_other_unit(a, fi, k, sink);
+        }
         lost_header lost;
         if (lost_header_find(a, fi, &lost)) {
             report_lost(a, fi, &lost, sink);

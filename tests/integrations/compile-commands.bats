@@ -244,24 +244,30 @@ JSON
   refute_regex "$message" '-p DIR'
 }
 
-@test "a shared header's not-checked seen through another program's unit names that unit, and the database that does not list it" {
+@test "a shared header is said once not checked in another program's unit that failed before reading it, whose file names the database that does not list it" {
   # ggml's src/ggml-common.h, checked in full in the CUDA backend's units,
   # was reported not checked for every missing SDK header of other
-  # backends' units (CANN's aclnnop/*.h), with no word of which unit.
-  mkdir -p shared/common shared/gpu shared/vendor
+  # backends' units (CANN's aclnnop/*.h): 301 findings at 12 headers.
+  mkdir -p shared/common shared/gpu shared/vendor shared/probe
   printf '#include <cuda_runtime_api.h>\nstatic inline int shared_sync(void)\n{\n    cudaDeviceSynchronize();\n    return 0;\n}\n' \
     >shared/common/sync.h
   printf '#include "../common/sync.h"\nint gpu_step(void) { return shared_sync(); }\n' >shared/gpu/gpu.c
-  printf '#include "../common/sync.h"\n#include <vendor_sdk_absent.h>\nint vendor_step(void) { return shared_sync(); }\n' \
+  printf '#include <vendor_sdk_absent.h>\n#include <vendor_rt_absent.h>\n#include "../common/sync.h"\nint vendor_step(void) { return shared_sync(); }\n' \
     >shared/vendor/vendor.c
+  printf '#include "../common/sync.h"\n#include <probe_sdk_absent.h>\nint probe_step(void) { return shared_sync(); }\n' \
+    >shared/probe/probe.c
   cat >compile_commands.json <<JSON
 [{"directory": "$BATS_TEST_TMPDIR/shared/gpu", "arguments": ["cc", "-c", "gpu.c"], "file": "gpu.c"}]
 JSON
   run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . shared
   header=$(jq -r '.findings[] | select(.file == "shared/common/sync.h" and .rule == "not-checked") | .message' <<<"$output")
-  assert_regex "$header" "^'vendor_sdk_absent.h' not found \(in [^)]*shared/vendor/vendor.c:2\) in the unit of shared/vendor/vendor.c, another program that includes this header: this file was not checked; the compilation database ./compile_commands.json does not list shared/vendor/vendor.c, so it was parsed with the config's flags alone"
+  # One finding for vendor.c's two absent headers, none for probe.c's,
+  # which its unit reads after the header.
+  assert_equal "$(wc -l <<<"$header")" 1
+  assert_regex "$header" "^the unit of shared/vendor/vendor.c, another program that includes this header, was not checked before it had read this header in full \('vendor_sdk_absent.h' not found \(in [^)]*shared/vendor/vendor.c:1\), and 1 more: reported at shared/vendor/vendor.c with its fix\)"
   own=$(jq -r '.findings[] | select(.file == "shared/vendor/vendor.c") | .rule + " " + .message' <<<"$output")
   assert_regex "$own" "^not-checked 'vendor_sdk_absent.h' not found: this file was not checked; the compilation database ./compile_commands.json does not list this file"
+  assert_equal "$(jq -r '.findings[] | select(.file == "shared/probe/probe.c") | .rule' <<<"$output")" "not-checked"
   assert_equal "$(jq -r '.findings[] | select(.rule == "unchecked-status") | .file + ":" + (.line | tostring)' <<<"$output")" \
     "shared/common/sync.h:4"
 }
