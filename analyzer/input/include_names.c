@@ -31,6 +31,7 @@ typedef struct {
     bool quoted;
     char **params;   /* DEF_FUNCTION: its parameters */
     size_t nparams;
+    bool variadic;   /* DEF_FUNCTION: its last parameter takes the rest */
     const char *flag;   /* a -D of a file's compile-database entry: its text
                            after the -D (that file's string), which counts for
                            the units with that -D only; NULL for a #define or
@@ -182,7 +183,8 @@ static bool add_source_def(const char *name, size_t len, const char *value, bool
 {
     macro_def d = {.name = xstrndup(name, len), .kind = DEF_OTHER};
     const char *end = value + strlen(value);
-    if (function_like && macro_call_params(value, end, &d.params, &d.nparams, &d.value)) {
+    if (function_like && macro_call_params(value, end, &d.params, &d.nparams, &d.variadic,
+                                           &d.value)) {
         d.kind = DEF_FUNCTION;
     } else if (!function_like) {
         classify(value, end, NULL, &d);
@@ -299,13 +301,25 @@ static size_t first_def(const macro_names *mn, const char *name, size_t len)
  * replaced as the preprocessor does (an object-like macro by its text, a
  * call of a function-like one by its body with the arguments, each
  * macro-expanded first where the body does not take it with # or ##), and
- * the result rescanned with what follows it. A macro with several
- * definitions (any file, any branch: a superset) gives one expansion per
- * definition. Bounded: a macro that names itself (which the preprocessor
- * leaves alone) or a tree of alternatives too large is one gpulint cannot
- * follow. */
+ * the result rescanned with what follows it. A macro's name met while its
+ * own replacement is rescanned (directly, or through the macros it
+ * expands to) is left as it is, for good, as the preprocessor leaves it
+ * (`#define table table`). A macro with several definitions (any file, any
+ * branch: a superset) gives one expansion per definition. Bounded: a tree
+ * of alternatives too large is one gpulint cannot follow.
+ *
+ * In the text being rescanned, a replacement is marked as a region:
+ * REGION_OPEN, the macro's name, REGION_OPEN, the replacement,
+ * REGION_CLOSE; the macros of the regions open at a point are the ones
+ * not expanded there. A name left alone is marked with KEPT before it, so
+ * that no later rescan expands it either. Neither byte can be in an
+ * operand's text (a control character, outside a literal); both are
+ * taken out of each expansion. */
 #define MAX_EXPANSIONS 4096    /* macros replaced, for one operand */
 #define MAX_ALTERNATIVES 256   /* different expansions of one text */
+#define REGION_OPEN '\x01'
+#define REGION_CLOSE '\x02'
+#define KEPT '\x03'
 
 typedef struct {
     const macro_names *mn;
@@ -318,15 +332,33 @@ static bool def_applies(const expander *x, const macro_def *d)
     return !(d->flag && x->flags_of && !has_define_flag(x->flags_of, d->flag));
 }
 
-static bool push_alternative(str_list *out, const char *s)
+/* s without the marks of the rescan (malloc'd). */
+static char *unmarked(const char *s)
 {
-    for (size_t i = 0; i < out->n; i++)
-        if (strcmp(out->items[i], s) == 0)
-            return true;
-    if (out->n >= MAX_ALTERNATIVES)
-        return false;
-    str_list_push(out, s);
-    return true;
+    char *out = xstrdup(s), *o = out;
+    for (const char *p = s; *p; p++)
+        if (*p == REGION_OPEN) {
+            const char *close = strchr(p + 1, REGION_OPEN);
+            p = close ? close : p + strlen(p) - 1;
+        } else if (*p != REGION_CLOSE && *p != KEPT) {
+            *o++ = *p;
+        }
+    *o = '\0';
+    return out;
+}
+
+static bool push_alternative(str_list *out, const char *marked)
+{
+    char *s = unmarked(marked);
+    bool ok = true, known = false;
+    for (size_t i = 0; i < out->n && !known; i++)
+        known = strcmp(out->items[i], s) == 0;
+    if (!known && out->n >= MAX_ALTERNATIVES)
+        ok = false;
+    else if (!known)
+        str_list_push(out, s);
+    free(s);
+    return ok;
 }
 
 static void str_list_clear(str_list *l)
@@ -337,17 +369,38 @@ static void str_list_clear(str_list *l)
     *l = (str_list){0};
 }
 
-static bool expand_text(expander *x, const char *done, const char *rest, str_list *out);
+/* Whether the macro `name` (len bytes) is one whose replacement is being
+ * rescanned: `open` holds REGION_OPEN name REGION_OPEN for each. */
+static bool is_open(const char *open, const char *name, size_t len)
+{
+    for (const char *p = open; (p = strchr(p, REGION_OPEN)); p++) {
+        const char *close = strchr(p + 1, REGION_OPEN);
+        if ((size_t)(close - p - 1) == len && strncmp(p + 1, name, len) == 0)
+            return true;
+        p = close;
+    }
+    return false;
+}
 
-/* done followed by the expansion of `replacement` and then rest. */
-static bool expand_after(expander *x, const char *done, const char *replacement,
-                         const char *rest, str_list *out)
+static bool expand_text(expander *x, const char *open, const char *done, const char *rest,
+                        str_list *out);
+
+/* done followed by the expansion of `replacement`, the replacement of the
+ * macro `name` (len bytes), and then rest; `closes` regions end before it
+ * (those a call's '(' was found behind). */
+static bool expand_after(expander *x, const char *open, const char *done, const char *name,
+                         size_t len, const char *replacement, size_t closes, const char *rest,
+                         str_list *out)
 {
     if (x->budget == 0)
         return false;
     x->budget--;
-    char *joined = xasprintf("%s%s", replacement, rest);
-    bool ok = expand_text(x, done, joined, out);
+    char *ends = xcalloc(closes + 1, 1);
+    memset(ends, REGION_CLOSE, closes);
+    char *joined = xasprintf("%s%c%.*s%c%s%c%s", ends, REGION_OPEN, (int)len, name, REGION_OPEN,
+                             replacement, REGION_CLOSE, rest);
+    free(ends);
+    bool ok = expand_text(x, open, done, joined, out);
     free(joined);
     return ok;
 }
@@ -355,39 +408,45 @@ static bool expand_after(expander *x, const char *done, const char *replacement,
 /* The call of d whose arguments are args (after them: rest), each
  * combination of its arguments' expansions in turn (from argument `a` on:
  * expanded[0..a) chosen). */
-static bool expand_call(expander *x, const char *done, const macro_def *d, char **args,
-                        str_list *arg_alts, char **expanded, size_t nargs, size_t a,
-                        const char *rest, str_list *out)
+static bool expand_call(expander *x, const char *open, const char *done, const macro_def *d,
+                        char **args, str_list *arg_alts, char **expanded, size_t nargs, size_t a,
+                        size_t closes, const char *rest, str_list *out)
 {
     if (a < nargs) {
         for (size_t k = 0; k < arg_alts[a].n; k++) {
             expanded[a] = arg_alts[a].items[k];
-            if (!expand_call(x, done, d, args, arg_alts, expanded, nargs, a + 1, rest, out))
+            if (!expand_call(x, open, done, d, args, arg_alts, expanded, nargs, a + 1, closes,
+                             rest, out))
                 return false;
         }
         return true;
     }
-    char *body = macro_call_expand(d->params, d->nparams, d->value, args, expanded, nargs);
-    bool ok = body && expand_after(x, done, body, rest, out);
+    char *body = macro_call_expand(d->params, d->nparams, d->variadic, d->value, args, expanded,
+                                   nargs);
+    bool ok = body && expand_after(x, open, done, d->name, strlen(d->name), body, closes, rest,
+                                   out);
     free(body);
     return ok;
 }
 
 /* One definition d of the identifier that starts `at` (len bytes; done
  * holds what came before it). */
-static bool expand_def(expander *x, const char *done, const macro_def *d, const char *at,
-                       size_t len, str_list *out)
+static bool expand_def(expander *x, const char *open, const char *done, const macro_def *d,
+                       const char *at, size_t len, str_list *out)
 {
     const char *after = at + len;
     if (d->kind != DEF_FUNCTION)
-        return d->text && expand_after(x, done, d->text, after, out);
+        return d->text && expand_after(x, open, done, d->name, len, d->text, 0, after, out);
+    /* The '(' may come after the end of replacements that the name ended
+     * (`#define CALL HEADER_OF` then `CALL(x)`): those end before the call. */
     const char *paren = after;
-    while (isspace((unsigned char)*paren))
-        paren++;
+    size_t closes = 0;
+    while (isspace((unsigned char)*paren) || *paren == REGION_CLOSE)
+        closes += *paren++ == REGION_CLOSE;
     if (*paren != '(') {
         /* A function-like macro's name without a call stays itself. */
         char *kept = xasprintf("%s%.*s", done, (int)len, at);
-        bool ok = expand_text(x, kept, after, out);
+        bool ok = expand_text(x, open, kept, after, out);
         free(kept);
         return ok;
     }
@@ -399,9 +458,9 @@ static bool expand_def(expander *x, const char *done, const macro_def *d, const 
     str_list *arg_alts = xcalloc(nargs + 1, sizeof *arg_alts);
     bool ok = true;
     for (size_t a = 0; a < nargs && ok; a++)
-        ok = expand_text(x, "", args[a], &arg_alts[a]);
+        ok = expand_text(x, open, "", args[a], &arg_alts[a]);
     char **expanded = xcalloc(nargs + 1, sizeof *expanded);
-    ok = ok && expand_call(x, done, d, args, arg_alts, expanded, nargs, 0, past, out);
+    ok = ok && expand_call(x, open, done, d, args, arg_alts, expanded, nargs, 0, closes, past, out);
     free(expanded);
     for (size_t a = 0; a < nargs; a++)
         str_list_clear(&arg_alts[a]);
@@ -411,24 +470,49 @@ static bool expand_def(expander *x, const char *done, const macro_def *d, const 
 }
 
 /* Each expansion of done (already expanded) followed by rest, to out;
- * false when one cannot be told. */
-static bool expand_text(expander *x, const char *done, const char *rest, str_list *out)
+ * false when one cannot be told. `open`: the regions open where rest
+ * starts (is_open). */
+static bool expand_text(expander *x, const char *open, const char *done, const char *rest,
+                        str_list *out)
 {
-    byte_buf b = {0};
+    byte_buf b = {0}, regions = {0};
     buf_append(&b, done, strlen(done));
+    buf_append(&regions, open, strlen(open));
     const char *p = rest;
-    while (*p) {
+    bool ok = true, expanded = false;
+    while (*p && !expanded) {
+        if (*p == REGION_OPEN) {
+            const char *close = strchr(p + 1, REGION_OPEN);
+            buf_append(&regions, p, (size_t)(close - p + 1));
+            p = close + 1;
+            continue;
+        }
+        if (*p == REGION_CLOSE) {
+            /* The innermost region ends: its name leaves `regions`. */
+            size_t n = regions.len;
+            if (n > 0) {
+                size_t start = n - 1;
+                while (start > 0 && regions.data[start - 1] != REGION_OPEN)
+                    start--;
+                regions.len = start > 0 ? start - 1 : 0;
+                regions.data[regions.len] = '\0';
+            }
+            p++;
+            continue;
+        }
         if (*p == '"' || *p == '\'') {
             const char *start = p;
             p = macro_literal_end(p);
             buf_append(&b, start, (size_t)(p - start));
             continue;
         }
-        if (!isalpha((unsigned char)*p) && *p != '_') {
-            /* A number's letters (1e5, 0x1f) are no identifier. */
+        bool kept = *p == KEPT;
+        if (kept || (!isalpha((unsigned char)*p) && *p != '_')) {
+            /* A number's letters (1e5, 0x1f) are no identifier; a name
+             * left alone stays so. */
             size_t n = 1;
-            if (isdigit((unsigned char)*p))
-                while (is_ident(p[n]) || p[n] == '.')
+            if (isdigit((unsigned char)*p) || kept)
+                while (is_ident(p[n]) || (!kept && p[n] == '.'))
                     n++;
             buf_append(&b, p, n);
             p += n;
@@ -437,24 +521,30 @@ static bool expand_text(expander *x, const char *done, const char *rest, str_lis
         size_t n = 0;
         while (is_ident(p[n]))
             n++;
+        if (regions.len && is_open(regions.data, p, n)) {
+            buf_append(&b, (char[]){KEPT}, 1);
+            buf_append(&b, p, n);
+            p += n;
+            continue;
+        }
         size_t lo = first_def(x->mn, p, n);
-        bool any = false, ok = true;
         for (size_t k = lo; k < x->mn->n && key_cmp(x->mn->defs[k].name, p, n) == 0 && ok; k++) {
             const macro_def *d = &x->mn->defs[k];
             if (!def_applies(x, d))
                 continue;   /* another unit's -D */
-            any = true;
-            ok = expand_def(x, b.data ? b.data : "", d, p, n, out);
+            expanded = true;
+            ok = expand_def(x, regions.data ? regions.data : "", b.data ? b.data : "", d, p, n,
+                            out);
         }
-        if (any) {
-            buf_free(&b);
-            return ok;
+        if (!expanded) {
+            buf_append(&b, p, n);
+            p += n;
         }
-        buf_append(&b, p, n);
-        p += n;
     }
-    bool ok = push_alternative(out, b.data ? b.data : "");
+    if (!expanded)
+        ok = push_alternative(out, b.data ? b.data : "");
     buf_free(&b);
+    buf_free(&regions);
     return ok;
 }
 
@@ -495,7 +585,7 @@ bool include_operand_names(const macro_names *mn, const source_file *flags_of, c
     free(raw);
     expander x = {.mn = mn, .flags_of = flags_of, .budget = MAX_EXPANSIONS};
     str_list alts = {0};
-    bool ok = *operand && expand_text(&x, "", operand, &alts) && alts.n > 0;
+    bool ok = *operand && expand_text(&x, "", "", operand, &alts) && alts.n > 0;
     for (size_t i = 0; i < alts.n; i++)
         ok = expansion_names(alts.items[i], fn, ctx) && ok;
     str_list_clear(&alts);

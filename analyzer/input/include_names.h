@@ -36,13 +36,14 @@ typedef void (*include_name_fn)(const char *name, size_t len, bool quoted, void 
  * fn, the written one or those a macro's definitions come down to. false
  * when it may name a file gpulint cannot tell: an expansion that is no file
  * name (an expression, a name that is not defined anywhere gpulint sees),
- * a variadic macro, a macro that names itself, more expansions than the
- * bounds of include_names.c, or no operand. The operand is expanded as the
+ * a macro whose body has __VA_OPT__, more expansions than the bounds of
+ * include_names.c, or no operand. The operand is expanded as the
  * preprocessor does, with each definition of each macro (a definition's
  * lines joined at backslashes): object-like macros replaced, calls of
- * function-like ones expanded (input/macro_call.h) with their arguments
- * macro-expanded first where # and ## do not take them, and the result
- * rescanned. */
+ * function-like ones expanded (input/macro_call.h; a variadic one's
+ * __VA_ARGS__ too) with their arguments macro-expanded first where # and
+ * ## do not take them, and the result rescanned, a macro's name inside
+ * its own expansion left as it is. */
 bool include_operand_names(const macro_names *m, const source_file *flags_of, const char *p,
                            const char *end, include_name_fn fn, void *ctx);
 

@@ -46,11 +46,22 @@ static void push(char ***strs, size_t *n, char *s)
     (*strs)[(*n)++] = s;
 }
 
+/* Whether `word` occurs in s as a whole identifier. */
+static bool has_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = s; (p = strstr(p, word)); p += n)
+        if ((p == s || !is_ident(p[-1])) && !is_ident(p[n]))
+            return true;
+    return false;
+}
+
 bool macro_call_params(const char *p, const char *end, char ***params, size_t *nparams,
-                       char **body)
+                       bool *variadic, char **body)
 {
     *params = NULL;
     *nparams = 0;
+    *variadic = false;
     if (p >= end || *p != '(')
         return false;
     const char *close = memchr(p, ')', (size_t)(end - p));
@@ -61,6 +72,19 @@ bool macro_call_params(const char *p, const char *end, char ***params, size_t *n
         const char *stop = comma ? comma : close;
         char *name = trimmed(q, stop);
         size_t len = strlen(name);
+        /* `...` or GNU's `rest...`, the last parameter. */
+        if (!comma && len >= 3 && strcmp(name + len - 3, "...") == 0) {
+            *variadic = true;
+            len -= 3;
+            while (len > 0 && isspace((unsigned char)name[len - 1]))
+                len--;
+            name[len] = '\0';
+            if (len == 0) {
+                free(name);
+                name = xstrdup("__VA_ARGS__");
+                len = strlen(name);
+            }
+        }
         bool ident = len > 0 && is_ident_start(name[0]);
         for (size_t i = 1; ident && i < len; i++)
             ident = is_ident(name[i]);
@@ -69,7 +93,7 @@ bool macro_call_params(const char *p, const char *end, char ***params, size_t *n
             macro_call_strs_free(*params, *nparams);
             *params = NULL;
             *nparams = 0;
-            return false;   /* `...`, or no name */
+            return false;   /* no name */
         }
         if (ident)
             push(params, nparams, name);
@@ -84,6 +108,15 @@ bool macro_call_params(const char *p, const char *end, char ***params, size_t *n
             break;
         }
     *body = trimmed(close + 1, body_end);
+    if (has_word(*body, "__VA_OPT__")) {
+        /* C++20's conditional tokens, which gpulint does not expand. */
+        free(*body);
+        *body = NULL;
+        macro_call_strs_free(*params, *nparams);
+        *params = NULL;
+        *nparams = 0;
+        return false;
+    }
     return true;
 }
 
@@ -165,12 +198,50 @@ static bool paste_follows(const char *p)
     return p[0] == '#' && p[1] == '#';
 }
 
-char *macro_call_expand(char *const *params, size_t nparams, const char *body,
+/* strs[from..n) joined with ", " (malloc'd). */
+static char *joined(char *const *strs, size_t from, size_t n)
+{
+    out_text o = {0};
+    append(&o, "", 0);
+    for (size_t i = from; i < n; i++) {
+        if (i > from)
+            append(&o, ", ", 2);
+        append(&o, strs[i], strlen(strs[i]));
+    }
+    return o.text;
+}
+
+static char *substitute(char *const *params, size_t nparams, const char *body,
+                        char *const *args, char *const *expanded);
+
+char *macro_call_expand(char *const *params, size_t nparams, bool variadic, const char *body,
                         char *const *args, char *const *expanded, size_t nargs)
 {
     bool no_args = nparams == 0 && nargs == 1 && !args[0][0];
+    if (variadic && nparams > 0 && nargs + 1 >= nparams) {
+        /* The arguments from the last parameter's position on are one. */
+        size_t last = nparams - 1;
+        char **raw = xcalloc(nparams, sizeof *raw), **exp = xcalloc(nparams, sizeof *exp);
+        for (size_t i = 0; i < last; i++) {
+            raw[i] = xstrdup(args[i]);
+            exp[i] = xstrdup(expanded ? expanded[i] : args[i]);
+        }
+        raw[last] = joined(args, last, nargs);
+        exp[last] = joined(expanded ? expanded : args, last, nargs);
+        char *out = substitute(params, nparams, body, raw, expanded ? exp : NULL);
+        macro_call_strs_free(raw, nparams);
+        macro_call_strs_free(exp, nparams);
+        return out;
+    }
     if (nargs != nparams && !no_args)
         return NULL;
+    return substitute(params, nparams, body, args, expanded);
+}
+
+/* body with one argument (and its expansion) per parameter in place. */
+static char *substitute(char *const *params, size_t nparams, const char *body,
+                        char *const *args, char *const *expanded)
+{
     out_text o = {0};
     append(&o, "", 0);
     bool space = false, paste = false;

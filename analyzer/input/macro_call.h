@@ -9,12 +9,14 @@
 #include <stddef.h>
 
 /* The parameters of a definition whose text after the macro's name is
- * [p, end): "(a, b) body". false for no parameter list, a variadic one, or
- * a parameter that is not an identifier. *params (malloc'd strings) and
- * *body (the body without the comments that end the line, trimmed,
- * malloc'd) when true. */
+ * [p, end): "(a, b) body". false for no parameter list, a parameter that
+ * is not an identifier, or a body with __VA_OPT__. *params (malloc'd
+ * strings), *variadic and *body (the body without the comments that end
+ * the line, trimmed, malloc'd) when true. A variadic macro's last
+ * parameter takes the arguments past the others: `...` is __VA_ARGS__,
+ * GNU's `rest...` is rest. */
 bool macro_call_params(const char *p, const char *end, char ***params, size_t *nparams,
-                       char **body);
+                       bool *variadic, char **body);
 
 /* The arguments of a call whose '(' is at p, up to its ')' before end, each
  * trimmed (malloc'd); *after is past the ')'. NULL when the parentheses do
@@ -25,10 +27,11 @@ char **macro_call_args(const char *p, const char *end, size_t *nargs, const char
  * argument as a string literal, and `a ## b` pasted (malloc'd). An operand
  * of `#` or `##` is the argument as written (args); any other use of a
  * parameter is its argument macro-expanded (expanded, as the caller
- * expanded it: input/include_names.c; NULL: as written). NULL when the
- * argument count is not the parameter count, or `#` is not before a
- * parameter. */
-char *macro_call_expand(char *const *params, size_t nparams, const char *body,
+ * expanded it: input/include_names.c; NULL: as written). A variadic
+ * macro's last parameter is the arguments from its position on, joined
+ * with ", " (none: empty). NULL when the argument count does not fit the
+ * parameters, or `#` is not before a parameter. */
+char *macro_call_expand(char *const *params, size_t nparams, bool variadic, const char *body,
                         char *const *args, char *const *expanded, size_t nargs);
 
 /* Past the string or character literal whose opening quote is at p (its

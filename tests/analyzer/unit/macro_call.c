@@ -17,12 +17,14 @@ static char *expand(const char *definition, const char *call)
 {
     char **params, *body, **args;
     size_t nparams, nargs;
+    bool variadic;
     const char *after;
-    if (!macro_call_params(definition, definition + strlen(definition), &params, &nparams, &body))
+    if (!macro_call_params(definition, definition + strlen(definition), &params, &nparams,
+                           &variadic, &body))
         return NULL;
     args = macro_call_args(call, call + strlen(call), &nargs, &after);
     assert_non_null(args);
-    char *out = macro_call_expand(params, nparams, body, args, NULL, nargs);
+    char *out = macro_call_expand(params, nparams, variadic, body, args, NULL, nargs);
     macro_call_strs_free(params, nparams);
     macro_call_strs_free(args, nargs);
     free(body);
@@ -79,7 +81,20 @@ static void what_cannot_be_expanded_gives_nothing(void **state)
     expect_expansion("(x) #x", "(a.h, b.h)", NULL);      /* one parameter, two arguments */
     expect_expansion("(x) #y", "(a.h)", NULL);            /* # before no parameter */
     expect_expansion("(x) #x", "(\"a.h\")", NULL);       /* a quote in the argument */
-    expect_expansion("(...) __VA_ARGS__", "(a.h)", NULL); /* variadic */
+    expect_expansion("(x, y) x", "(a.h)", NULL);         /* too few arguments */
+    expect_expansion("(...) __VA_OPT__(x)", "(a.h)", NULL); /* C++20's __VA_OPT__ */
+}
+
+/* The last parameter of a variadic macro takes the arguments from its
+ * position on, as written between the commas (none: empty). */
+static void a_variadic_parameter_takes_the_rest(void **state)
+{
+    (void)state;
+    expect_expansion("(...) #__VA_ARGS__", "(c.h)", "\"c.h\"");
+    expect_expansion("(dir, ...) <dir/__VA_ARGS__>", "(lib, a, b)", "<lib/a, b>");
+    expect_expansion("(dir, ...) <dir ## __VA_ARGS__.h>", "(lib)", "<lib.h>");
+    expect_expansion("(dir, rest...) <dir/rest.h>", "(lib, x)", "<lib/x.h>");
+    expect_expansion("(dir, ...) dir", "(lib.h, a)", "lib.h");
 }
 
 /* With expanded arguments: `TABLE` the argument as written, `table` as
@@ -98,7 +113,7 @@ static void an_operand_of_hash_or_paste_takes_the_argument_as_written(void **sta
         {"<n/n ## _x.h>", "<table/TABLE_x.h>"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *got = macro_call_expand(params, 1, cases[i].body, args, expanded, 1);
+        char *got = macro_call_expand(params, 1, false, cases[i].body, args, expanded, 1);
         assert_non_null(got);
         assert_string_equal(got, cases[i].want);
         free(got);
@@ -123,6 +138,7 @@ int main(void)
         cmocka_unit_test(nested_parentheses_stay_in_one_argument),
         cmocka_unit_test(a_comment_ends_the_body),
         cmocka_unit_test(what_cannot_be_expanded_gives_nothing),
+        cmocka_unit_test(a_variadic_parameter_takes_the_rest),
         cmocka_unit_test(an_operand_of_hash_or_paste_takes_the_argument_as_written),
         cmocka_unit_test(unbalanced_arguments_are_no_call),
     };

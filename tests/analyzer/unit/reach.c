@@ -166,13 +166,44 @@ static void an_argument_is_expanded_first_and_continued_definitions_count(void *
     snapshot_free(&snap);
 }
 
+/* A variadic macro's arguments, and a macro's name in its own expansion,
+ * which the preprocessor leaves as it is (b.c: `table` stays table, and
+ * STR's argument goes on to name table.h; c.c: each of A and B names the
+ * other, and A stays A inside its own expansion; d.c: F stays F inside
+ * its own call; `gcc -E` gives the same names). */
+static void variadic_and_self_naming_macros_are_followed(void **state)
+{
+    (void)state;
+    snapshot snap = {.root = "/repo"};
+    add(&snap, "a.c", "#define STR(x) #x\n#define XSTR(...) STR(__VA_ARGS__)\n"
+                      "#define HDR(dir, ...) <dir/__VA_ARGS__.h>\n#define table table\n"
+                      "#define A B\n#define B A\n#define F(x) XSTR(F x.h)\n");
+    add(&snap, "b.c", "#include XSTR(table.h)\n#include HDR(lib, up)\n");
+    add(&snap, "c.c", "#include XSTR(A.h)\n");
+    add(&snap, "d.c", "#include F(up)\n");
+    add(&snap, "table.h", "\n");
+    add(&snap, "lib/up.h", "\n");
+    add(&snap, "A.h", "\n");
+    add(&snap, "B.h", "\n");
+    add(&snap, "F up.h", "\n");
+    snapshot_sort(&snap);
+    snapshot_reach *r = reach_build(&snap, NULL);
+    expect(&snap, r, "b.c", "b.c lib/up.h table.h");
+    expect(&snap, r, "c.c", "A.h c.c");
+    expect(&snap, r, "d.c", "F up.h d.c");
+    for (const char *const *f = (const char *const[]){"b.c", "c.c", "d.c", NULL}; *f; f++)
+        assert_false(reach_unresolved(r, (size_t)snapshot_find(&snap, *f)));
+    reach_free(r);
+    snapshot_free(&snap);
+}
+
 static void an_unfollowable_macro_include_reaches_every_file(void **state)
 {
     (void)state;
     snapshot snap = {.root = "/repo"};
     add(&snap, "a.c", "#include \"b.h\"\n");
-    /* A variadic macro, which gpulint does not expand. */
-    add(&snap, "b.h", "#define HDR(...) #__VA_ARGS__\n#include HDR(c.h)\n");
+    /* C++20's __VA_OPT__, which gpulint does not expand. */
+    add(&snap, "b.h", "#define HDR(...) #__VA_OPT__(__VA_ARGS__)\n#include HDR(c.h)\n");
     add(&snap, "c.h", "\n");
     add(&snap, "d.h", "\n");
     add(&snap, "e.c", "#include NOWHERE\n");
@@ -246,6 +277,7 @@ int main(void)
         cmocka_unit_test(a_macro_include_reaches_what_its_definitions_name),
         cmocka_unit_test(a_function_like_macro_include_reaches_what_its_expansion_names),
         cmocka_unit_test(an_argument_is_expanded_first_and_continued_definitions_count),
+        cmocka_unit_test(variadic_and_self_naming_macros_are_followed),
         cmocka_unit_test(an_unfollowable_macro_include_reaches_every_file),
         cmocka_unit_test(forced_includes_among_the_arguments_count),
         cmocka_unit_test(any_reached_file),
