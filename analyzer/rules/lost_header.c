@@ -82,10 +82,13 @@ static const char *spelling_tail(const char *spelling)
 
 /* Whether the #include of `spelled` in file j may open file fi: it opens
  * fi when searched for as the compiler searches (input/header_lang.h), or
- * (`unresolved_too`) it opens no snapshot file that way, so an include
- * directory gpulint was not given may hold fi. An #include that opens
- * another file does not name fi, whatever its spelling ends with (warp's
- * bvh.cu opens the "sort.h" beside it, not cuBQL/builder/omp/sort.h). */
+ * (`unresolved_too`) it opens no snapshot file that way and names a
+ * directory (<lib/ppc_fpu.h>), so an include directory gpulint was not
+ * given may hold fi. An #include that opens another file does not name
+ * fi, whatever its spelling ends with (warp's bvh.cu opens the "sort.h"
+ * beside it, not cuBQL/builder/omp/sort.h), nor does a bare name that
+ * opens none of them: the system's header of that name is far likelier
+ * (warp's <omp.h>, not cuBQL/builder/omp.h). */
 static bool opens(const analysis *a, size_t j, size_t fi, const char *spelled, bool quoted,
                   bool unresolved_too)
 {
@@ -93,7 +96,7 @@ static bool opens(const analysis *a, size_t j, size_t fi, const char *spelled, b
     const source_file *f = &snap->files[j];
     const source_file *flags_of = f->is_header && f->context >= 0 ? &snap->files[f->context] : f;
     long r = include_resolve(snap, a->cfg, f, flags_of, spelled, quoted);
-    return r == (long)fi || (unresolved_too && r < 0);
+    return r == (long)fi || (unresolved_too && r < 0 && strchr(spelled, '/'));
 }
 
 /* The first line of a snapshot file other than file fi that names fi's

@@ -181,9 +181,10 @@ static void report_other_unit(const analysis *a, size_t fi, size_t k, diag_sink 
     for (size_t j = k + 1; j < f->n_not_checked; j++)
         more += f->not_checked[j].unit && strcmp(f->not_checked[j].unit, u->unit) == 0;
     char *via = shown_via(a->snap, u->via);
-    char *cause = u->cause == UNCHECKED_MISSING_INCLUDE ? xasprintf("'%s' not found%s", u->detail, via)
-                  : u->cause == UNCHECKED_FATAL         ? xasprintf("clang stopped: %s%s", u->detail, via)
-                                                        : xstrdup(u->detail);
+    char *cause = u->cause == UNCHECKED_MISSING_INCLUDE
+                      ? xasprintf("'%s' not found%s", u->detail, via)
+                  : u->cause == UNCHECKED_FATAL ? xasprintf("clang stopped: %s%s", u->detail, via)
+                                                : xstrdup(u->detail);
     char *and_more = more ? xasprintf(", and %zu more", more) : xstrdup("");
     diag_report(sink, "not-checked", a->snap->files[fi].path, u->loc.line, u->loc.col,
                 "the unit of %s, another program that includes this header, was not checked "
