@@ -375,6 +375,8 @@ static bool is_open(const char *open, const char *name, size_t len)
 {
     for (const char *p = open; (p = strchr(p, REGION_OPEN)); p++) {
         const char *close = strchr(p + 1, REGION_OPEN);
+        if (!close)
+            return false;
         if ((size_t)(close - p - 1) == len && strncmp(p + 1, name, len) == 0)
             return true;
         p = close;
@@ -482,7 +484,11 @@ static bool expand_text(expander *x, const char *open, const char *done, const c
     bool ok = true, expanded = false;
     while (*p && !expanded) {
         if (*p == REGION_OPEN) {
+            /* A region's mark is whole: an argument split at a comma or
+             * parenthesis keeps it, as a macro's name has neither. */
             const char *close = strchr(p + 1, REGION_OPEN);
+            if (!close)
+                break;
             buf_append(&regions, p, (size_t)(close - p + 1));
             p = close + 1;
             continue;
