@@ -115,6 +115,9 @@ static struct {
     char **set_of;        /* that snapshot's files: the include set each parses
                              with (preamble_choose), or NULL; NULL: none chosen */
     unsigned long long *set_key;   /* the key of each one's set, 0: none */
+    hoist_info **hoist_of;   /* each one's set holds includes hoisted past these
+                                project headers (extract/hoist.h), or NULL */
+    char **unhoisted_of;     /* with hoist_of: the set it had without hoisting */
     size_t nset_of;
     bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
     /* The files pch_key stamps every key with, stat'ed once per run: a
@@ -670,8 +673,16 @@ void facts_global_cleanup(void)
     reach_free(g.reach);
     kept_clear();
     free(g.other_unit);
-    for (size_t i = 0; i < g.nset_of; i++)
+    for (size_t i = 0; i < g.nset_of; i++) {
         free(g.set_of[i]);
+        if (g.hoist_of && g.hoist_of[i]) {
+            hoist_info_free(g.hoist_of[i]);
+            free(g.hoist_of[i]);
+            free(g.unhoisted_of[i]);
+        }
+    }
+    free(g.hoist_of);
+    free(g.unhoisted_of);
     free(g.set_of);
     free(g.set_key);
     facts_cache_run_end();
@@ -947,6 +958,8 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
     int *group = xcalloc(n ? n : 1, sizeof *group);
     char **prefixes = NULL;   /* the distinct leading #define lines */
     size_t nprefixes = 0;
+    g.hoist_of = xcalloc(n ? n : 1, sizeof *g.hoist_of);
+    g.unhoisted_of = xcalloc(n ? n : 1, sizeof *g.unhoisted_of);
     for (size_t i = 0; i < n; i++) {
         const source_file *src = &snap->files[i];
         if (facts_unit_of(snap, i) != i || !can_use_set(src, cfg))
@@ -954,6 +967,23 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
         bool on_base = can_use_pch(snap, i, cfg, g.reach);
         char *all = preamble_leading_includes(src, g.reach, !on_base);
         leading[i] = on_base ? beyond_base(all, src->lang) : xstrdup(all);
+        /* A C file on no base PCH: its set may go on past its project
+         * headers (extract/hoist.h), the analyzer's files that start with
+         * their own header. */
+        if (!on_base && src->lang == LANG_C) {
+            hoist_info hoist = {0};
+            char *hoisted = preamble_hoisted_includes(src, g.reach, &hoist);
+            if (hoist.crossed && strcmp(hoisted, all) != 0) {
+                free(leading[i]);
+                leading[i] = hoisted;
+                g.hoist_of[i] = xmalloc(sizeof hoist);
+                *g.hoist_of[i] = hoist;
+                g.unhoisted_of[i] = xstrdup(all);
+            } else {
+                free(hoisted);
+                hoist_info_free(&hoist);
+            }
+        }
         free(all);
         /* A set's flags and base, and the lines it starts with. */
         size_t prefix = 0;
@@ -981,7 +1011,7 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
         include_set_of(&snap->files[i], cfg, g.set_of[i], can_use_pch(snap, i, cfg, g.reach),
                        &set);
         if (set.prelude) {
-            preamble_count(set.key);
+            preamble_count(set.key, g.hoist_of[i] != NULL);
             g.set_key[i] = set.key;
         }
         include_set_free(&set);
@@ -1237,6 +1267,13 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
         include_set_of(src, cfg, g.set_of[tu_index], with_pch, &set);
         if (set.prelude)
             set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
+        hoist_info *hoist = g.hoist_of ? g.hoist_of[tu_index] : NULL;
+        if (set_pch && hoist &&
+            !hoist_safe(set_pch, g.unhoisted_of[tu_index], hoist)) {
+            set_pch = NULL;   /* parsed without a PCH: certain */
+            if (getenv("GPULINT_TRACE"))
+                fprintf(stderr, "gpulint: trace: hoist refused %s\n", src->path);
+        }
     }
     enum CXErrorCode rc = CXError_Failure;
     const char *used = "set";
