@@ -66,6 +66,7 @@ static bool cross(const source_file *h, const snapshot_reach *reach, hoist_info 
     const char *guard = NULL;
     size_t guard_len = 0;
     bool guard_open = false, guard_defined = false, ended = false, first = true;
+    int nesting = 0;   /* conditionals open inside the guard */
     text_line line;
     text_lines_begin(&line, h->masked, h->len);
     while (text_lines_next(&line)) {
@@ -106,12 +107,38 @@ static bool cross(const source_file *h, const snapshot_reach *reach, hoist_info 
         }
         if (guard_open && !guard_defined)
             return false;
-        if (word_is(s, line.end, "endif") && guard_open) {
-            ended = true;   /* must be the guard's: no other conditional gets here */
+        /* A conditional tests names that are P's words: part 3 checks that
+         * no hoisted header changes them. */
+        if (word_is(s, line.end, "if") || word_is(s, line.end, "ifdef") ||
+            word_is(s, line.end, "ifndef")) {
+            nesting++;
+            continue;
+        }
+        if (word_is(s, line.end, "elif") || word_is(s, line.end, "else") ||
+            word_is(s, line.end, "elifdef") || word_is(s, line.end, "elifndef")) {
+            if (nesting == 0)
+                return false;   /* the guard's own #else */
+            continue;
+        }
+        if (word_is(s, line.end, "endif")) {
+            if (nesting > 0)
+                nesting--;
+            else if (guard_open)
+                ended = true;
+            else
+                return false;
+            continue;
+        }
+        /* A macro P removes counts as one it defines (part 2). */
+        if ((operand = operand_after(s, line.end, "undef"))) {
+            size_t n = identifier_at(operand, line.end);
+            if (n == 0)
+                return false;
+            *XPUSH(info->macros, info->nmacros) = xstrndup(operand, n);
             continue;
         }
         if (!(operand = operand_after(s, line.end, "include")))
-            return false;   /* #undef, #if..., #error, other pragmas */
+            return false;   /* #error, #line, other pragmas */
         /* Quoted names are blanked in the masked text: read the text. */
         const char *t = h->text + (operand - h->masked);
         const char *t_end = h->text + (line.end - h->masked);
@@ -128,13 +155,17 @@ static bool cross(const source_file *h, const snapshot_reach *reach, hoist_info 
             return false;   /* a file outside the snapshot: not read here */
         }
     }
-    return !guard_open || ended;
+    return nesting == 0 && (!guard_open || ended);
 }
 
 bool hoist_cross(const source_file *header, const snapshot_reach *reach, hoist_info *info)
 {
     if (header->lang != LANG_C || !cross(header, reach, info, 0))
         return false;
+    /* Each use counts the uses before it, the hoisted headers' among them. */
+    for (size_t i = 0; i < info->nwords; i++)
+        if (strcmp(info->words[i], "__COUNTER__") == 0)
+            return false;
     info->crossed = true;
     return true;
 }
@@ -192,6 +223,8 @@ typedef struct {
     size_t nfiles;
     char **defs;   /* "name path" */
     size_t ndefs;
+    char **bodies;   /* "name word word...": the words of each definition */
+    size_t nbodies;
 } names_scan;
 
 static void scan_word(void *ctx, const char *s, size_t n)
@@ -285,9 +318,32 @@ static enum CXChildVisitResult on_cursor(CXCursor c, CXCursor parent, CXClientDa
     clang_getFileLocation(clang_getCursorLocation(c), &file, NULL, NULL, NULL);
     if (!file)
         return CXChildVisit_Continue;   /* built in */
+    unsigned offset = 0;
+    clang_getFileLocation(clang_getCursorLocation(c), NULL, NULL, NULL, &offset);
     char *path = file_path(file);
     CXString name = clang_getCursorSpelling(c);
     *XPUSH(scan->defs, scan->ndefs) = xasprintf("%s %s", clang_getCString(name), path);
+    /* Its body's words (to the end of the line, continuation lines too): a
+     * name P uses may expand into them (part 3). */
+    size_t size = 0;
+    const char *text = clang_getFileContents(scan->tu, file, &size);
+    byte_buf body = {0};
+    buf_append(&body, clang_getCString(name), strlen(clang_getCString(name)));
+    if (text && offset < size) {
+        const char *end = text + offset;
+        while (end < text + size && *end != '\n')
+            end += end[0] == '\\' && end + 1 < text + size && end[1] == '\n' ? 2 : 1;
+        names_scan words = {0};
+        each_word(text + offset, end, scan_word, &words);
+        for (size_t w = 1; w < words.nwords; w++) {   /* [0] is the name */
+            buf_append(&body, " ", 1);
+            buf_append(&body, words.words[w], strlen(words.words[w]));
+        }
+        for (size_t w = 0; w < words.nwords; w++)
+            free(words.words[w]);
+        free(words.words);
+    }
+    *XPUSH(scan->bodies, scan->nbodies) = body.data;
     clang_disposeString(name);
     free(path);
     return CXChildVisit_Continue;
@@ -300,8 +356,16 @@ char *hoist_names(CXTranslationUnit tu)
     clang_visitChildren(clang_getTranslationUnitCursor(tu), on_cursor, &scan);
     sort_unique(scan.words, &scan.nwords);
     sort_unique(scan.defs, &scan.ndefs);
+    sort_unique(scan.bodies, &scan.nbodies);
     byte_buf out = {0};
     buf_append(&out, "", 0);
+    for (size_t i = 0; i < scan.nbodies; i++) {
+        buf_append(&out, "M ", 2);
+        buf_append(&out, scan.bodies[i], strlen(scan.bodies[i]));
+        buf_append(&out, "\n", 1);
+        free(scan.bodies[i]);
+    }
+    free(scan.bodies);
     for (size_t i = 0; i < scan.nwords; i++) {
         buf_append(&out, "W ", 2);
         buf_append(&out, scan.words[i], strlen(scan.words[i]));
@@ -349,6 +413,8 @@ typedef struct {
     char **def_names;      /* sorted by name */
     char **def_chains;
     size_t ndefs;
+    char **bodies;         /* "name word...", sorted: each definition's words */
+    size_t nbodies;
     bool loaded;
 } set_names;
 
@@ -384,6 +450,8 @@ static void load_names(set_names *s)
         size_t n = nl ? (size_t)(nl - line) : strlen(line);
         if (n > 2 && line[0] == 'W') {
             *XPUSH(s->words, s->nwords) = xstrndup(line + 2, n - 2);
+        } else if (n > 2 && line[0] == 'M') {
+            *XPUSH(s->bodies, s->nbodies) = xstrndup(line + 2, n - 2);
         } else if (n > 2 && line[0] == 'D') {
             const char *name = line + 2;
             const char *sp = memchr(name, ' ', n - 2);
@@ -455,6 +523,35 @@ static bool chain_unhoisted(const char *chain, const char *unhoisted)
     return false;
 }
 
+/* The names a word may expand into: the words of every definition of it
+ * in the set (s->bodies, sorted by name), added to *names. */
+static void add_expansions(const set_names *s, const char *word, char ***names, size_t *n)
+{
+    size_t wl = strlen(word), lo = 0, hi = s->nbodies;
+    while (lo < hi) {   /* the first body whose name is not below word */
+        size_t mid = lo + (hi - lo) / 2;
+        const char *b = s->bodies[mid];
+        size_t bl = strcspn(b, " ");
+        int c = strncmp(b, word, bl < wl ? bl : wl);
+        if (c < 0 || (c == 0 && bl < wl))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < s->nbodies; i++) {
+        const char *b = s->bodies[i];
+        if (strncmp(b, word, wl) != 0 || (b[wl] != ' ' && b[wl] != '\0'))
+            break;
+        for (const char *w = b + wl; *w;) {
+            w += *w == ' ';
+            size_t len = strcspn(w, " ");
+            if (len)
+                *XPUSH(*names, *n) = xstrndup(w, len);
+            w += len;
+        }
+    }
+}
+
 bool hoist_safe(const char *pch_path, const char *unhoisted, const hoist_info *info)
 {
     pthread_mutex_lock(&memo.lock);
@@ -463,16 +560,48 @@ bool hoist_safe(const char *pch_path, const char *unhoisted, const hoist_info *i
     /* Part 2: the set's headers name no macro of P. */
     for (size_t i = 0; safe && i < info->nmacros; i++)
         safe = !sorted_has(s->words, s->nwords, info->macros[i], NULL);
-    /* Part 3: no word of P is a macro that a hoisted header brings. */
-    for (size_t i = 0; safe && i < info->nwords; i++) {
+    /* Part 3: no word of P, nor any word a macro it names expands into
+     * (through the set's definitions, all of them), is a macro that a
+     * hoisted header brings. */
+    char **seen = NULL;
+    size_t nseen = 0;
+    for (size_t i = 0; i < info->nwords; i++)
+        *XPUSH(seen, nseen) = xstrdup(info->words[i]);
+    sort_unique(seen, &nseen);
+    char **todo = NULL;
+    size_t ntodo = 0;
+    for (size_t i = 0; i < nseen; i++)
+        *XPUSH(todo, ntodo) = xstrdup(seen[i]);
+    while (safe && ntodo > 0) {
+        char *word = todo[--ntodo];
         size_t at;
-        if (!sorted_has(s->def_names, s->ndefs, info->words[i], &at))
-            continue;
-        while (at > 0 && strcmp(s->def_names[at - 1], info->words[i]) == 0)
-            at--;
-        for (; safe && at < s->ndefs && strcmp(s->def_names[at], info->words[i]) == 0; at++)
-            safe = chain_unhoisted(s->def_chains[at], unhoisted);
+        if (sorted_has(s->def_names, s->ndefs, word, &at)) {
+            while (at > 0 && strcmp(s->def_names[at - 1], word) == 0)
+                at--;
+            for (; safe && at < s->ndefs && strcmp(s->def_names[at], word) == 0; at++)
+                safe = chain_unhoisted(s->def_chains[at], unhoisted);
+        }
+        char **more = NULL;
+        size_t nmore = 0;
+        add_expansions(s, word, &more, &nmore);
+        for (size_t m = 0; m < nmore; m++) {
+            if (sorted_has(seen, nseen, more[m], NULL)) {
+                free(more[m]);
+                continue;
+            }
+            *XPUSH(todo, ntodo) = xstrdup(more[m]);
+            *XPUSH(seen, nseen) = more[m];
+            sort_unique(seen, &nseen);   /* few: a macro's body names a handful */
+        }
+        free(more);
+        free(word);
     }
+    for (size_t i = 0; i < ntodo; i++)
+        free(todo[i]);
+    free(todo);
+    for (size_t i = 0; i < nseen; i++)
+        free(seen[i]);
+    free(seen);
     pthread_mutex_unlock(&memo.lock);
     return safe;
 }

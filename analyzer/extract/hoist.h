@@ -4,22 +4,26 @@
  * <clang-c/Index.h>, jansson...: the set ended at the project header, so
  * those were parsed in every unit. A set may now hold the system includes
  * that follow project headers P, when moving them before P cannot change
- * what either side means. The proof, each part checked:
+ * what either side means. P is P and every snapshot header it includes
+ * (transitively); its words are the identifiers of its text, comments and
+ * strings aside, directive lines included. The proof, each part checked:
  *
- * 1. P, and every snapshot header it includes (transitively), has no
- *    directive but its include guard (or #pragma once), #include and
- *    #define: nothing P does depends on a macro (no #if), and P removes
- *    none (no #undef). Checked on the text, in the parent (hoist_cross).
- * 2. No macro P defines (its guard too) is named anywhere in the files the
- *    set's PCH was built from: what those headers mean cannot depend on P's
- *    macros. Checked against the words of every file of the set's build
- *    (written beside its PCH, hoist_write_names), in the worker.
- * 3. No identifier of P's code (comments and strings aside) is #defined or
- *    #undef'd in a file that the set reaches only through a hoisted header:
- *    P's tokens expand as they did when P came first. A file reached
- *    through a header that comes before P anyway (the file's own includes
- *    before P, P's own leading system includes) is processed before P in
- *    both orders.
+ * 1. P's directives are only its include guard (or #pragma once),
+ *    #include, #define, #undef and conditionals (no #error, #line, other
+ *    pragmas), every include names a snapshot file that P may cross too or
+ *    a system header, and P does not use __COUNTER__. Checked on the text,
+ *    in the parent (hoist_cross).
+ * 2. No macro P defines or removes (its guard too) is named anywhere in the
+ *    files the set's PCH was built from: what those headers mean cannot
+ *    depend on P's macros. Checked against the words of every file of the
+ *    set's build (written beside its PCH, hoist_names), in the worker.
+ * 3. No word of P, nor any word that a macro it names expands into
+ *    (through every definition the set's build saw, transitively), is
+ *    defined or removed in a file that the set reaches only through a
+ *    hoisted header: every expansion and every condition in P sees the
+ *    macros it saw when P came first. A file reached through a header that
+ *    comes before P anyway (the file's own includes before P, P's own
+ *    leading system includes) is processed before P in both orders.
  * 4. C only: in C a declaration of P can change what a system header means
  *    only if the header names it, and a system header names nothing it
  *    does not declare itself (a call or type it does not declare is an

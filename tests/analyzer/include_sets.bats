@@ -111,8 +111,16 @@ same_report_as_without_pch() {
   assert_equal "$(grep -c 'hoist refused' <<<"$output")" 2
 }
 
-@test "a project header with a conditional ends the set, as before" {
-  hoist_files '#if 1\nint proj_x;\n#endif'
+@test "a project header that tests a macro of the hoisted headers (EOF) keeps them out: refused, the same report" {
+  # With <stdio.h> first, the branch with a syntax error would be taken.
+  hoist_files '#ifdef EOF\nint proj_x = ;\n#endif' 'strchr(s, 1)'
+  run same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'hoist refused' <<<"$output")" 2
+}
+
+@test "a project header with a directive other than a guard, #include, #define, #undef or a conditional ends the set, as before" {
+  hoist_files '#if 0\n#error never\n#endif' 'strchr(s, 1)'
   "$GL" --config "$EMPTY_CONFIG" -q proj.h one.c two.c
   assert_equal "$(cat "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h)" "#include <stddef.h>"
 }
