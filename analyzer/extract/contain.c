@@ -537,7 +537,9 @@ static size_t undefer(schedule *plan, const snapshot *snap, bool any)
 {
     for (size_t d = 0; d < plan->ndeferred; d++) {
         size_t i = plan->deferred[d];
-        if (!any && !plan->taken[i] && set_building(plan, facts_unit_set(facts_unit_of(snap, i))))
+        size_t unit = facts_unit_of(snap, i);
+        if (!any && !plan->taken[i] &&
+            (set_building(plan, facts_unit_set(unit)) || facts_unit_waits(unit)))
             continue;
         memmove(plan->deferred + d, plan->deferred + d + 1,
                 (plan->ndeferred - d - 1) * sizeof *plan->deferred);
@@ -724,7 +726,8 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                             size_t unit = facts_unit_of(snap, i);
                             if (plan.unit_parked[unit])
                                 plan.taken[i] = false;   /* joins the parked job */
-                            else if (in_order && set_building(&plan, facts_unit_set(unit))) {
+                            else if (in_order && (set_building(&plan, facts_unit_set(unit)) ||
+                                                  facts_unit_waits(unit))) {
                                 plan.taken[i] = false;
                                 plan.deferred[plan.ndeferred++] = i;
                             } else if (!parses_again(&plan, unit, k))

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,6 +107,10 @@ static struct {
     char *pch_path[LANG_COUNT];   /* by source_lang; NULL when it could not be built */
     unsigned long long pch_key[LANG_COUNT];
     bool pch_ready[LANG_COUNT];   /* pch_path is built (base_pch_ready) */
+    pid_t pch_builder[LANG_COUNT];   /* a process building it beside the first
+                                        parses (build_needed_pchs), or 0 */
+    source_lang *unit_base;   /* the snapshot's units: the language whose PCH
+                                 each parses on, or LANG_COUNT: none */
     char *facts_dir;      /* <cache>/facts, or NULL: no facts cache */
     char *results_dir;    /* <cache>/results (analyzer/results.c), NULL with facts_dir */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
@@ -116,6 +121,9 @@ static struct {
     char **set_of;        /* that snapshot's files: the include set each parses
                              with (preamble_choose), or NULL; NULL: none chosen */
     unsigned long long *set_key;   /* the key of each one's set, 0: none */
+    hoist_info **hoist_of;   /* each one's set holds includes hoisted past these
+                                project headers (extract/hoist.h), or NULL */
+    char **unhoisted_of;     /* with hoist_of: the set it had without hoisting */
     size_t nset_of;
     bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
     /* The files pch_key stamps every key with, stat'ed once per run: a
@@ -671,8 +679,20 @@ void facts_global_cleanup(void)
     reach_free(g.reach);
     kept_clear();
     free(g.other_unit);
-    for (size_t i = 0; i < g.nset_of; i++)
+    for (size_t i = 0; i < g.nset_of; i++) {
         free(g.set_of[i]);
+        if (g.hoist_of && g.hoist_of[i]) {
+            hoist_info_free(g.hoist_of[i]);
+            free(g.hoist_of[i]);
+            free(g.unhoisted_of[i]);
+        }
+    }
+    free(g.hoist_of);
+    free(g.unhoisted_of);
+    for (int lang = 0; lang < LANG_COUNT; lang++)
+        if (g.pch_builder[lang])
+            waitpid(g.pch_builder[lang], NULL, 0);
+    free(g.unit_base);
     free(g.set_of);
     free(g.set_key);
     facts_cache_run_end();
@@ -787,19 +807,65 @@ static bool can_use_pch(const snapshot *snap, size_t unit, const gl_config *cfg,
            !reach_any_file(reach, unit, is_stand_in, NULL);
 }
 
-/* Build, before the workers start (they share what is built), the PCH of
- * each language that some unit of the snapshot would parse with. */
+/* Build the PCH of each language that some unit of the snapshot would
+ * parse with. C's (0.1 s of CPU) before the workers start; CUDA's and
+ * C++'s (1.0-1.2 s and 0.5 s here) each in a process of its own, beside
+ * the first parses: the units that need one are handed out after it
+ * (facts_unit_waits), so that a cold run over this repository no longer
+ * starts with one core idle for a second (docs/performance.md, "Branch
+ * s9-speed"). The workers read what it built from the cache (base_pch_ready
+ * checks again under the lock). */
 static void build_needed_pchs(const snapshot *snap, const gl_config *cfg)
 {
     bool needed[LANG_COUNT] = {false};
+    g.unit_base = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *g.unit_base);
     for (size_t i = 0; i < snap->nfiles; i++) {
         source_lang lang = snap->files[i].lang;
-        if (!needed[lang] && facts_unit_of(snap, i) == i && can_use_pch(snap, i, cfg, g.reach))
+        g.unit_base[i] = LANG_COUNT;
+        if (facts_unit_of(snap, i) == i && can_use_pch(snap, i, cfg, g.reach)) {
             needed[lang] = true;
+            g.unit_base[i] = lang;
+        }
+    }
+    fflush(NULL);   /* nothing buffered is written twice */
+    for (int lang = 0; lang < LANG_COUNT; lang++) {
+        if (!needed[lang] || lang == LANG_C || g.pch_ready[lang])
+            continue;
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(base_pch_ready((source_lang)lang) ? 0 : 1);
+        if (pid > 0)
+            g.pch_builder[lang] = pid;
     }
     for (int lang = 0; lang < LANG_COUNT; lang++)
-        if (needed[lang])
+        if (needed[lang] && !g.pch_builder[lang])
             base_pch_ready((source_lang)lang);
+}
+
+/* Whether the process building a language's PCH is still at it; when it
+ * has ended, what it built (or failed to) is this process's to use. */
+static bool base_pch_pending(source_lang lang)
+{
+    if (!g.pch_builder[lang])
+        return false;
+    int status;
+    pid_t done = waitpid(g.pch_builder[lang], &status, WNOHANG);
+    if (done == 0)
+        return true;
+    g.pch_builder[lang] = 0;
+    if (done < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        free(g.pch_path[lang]);   /* parses go without it, as after a failed build here */
+        g.pch_path[lang] = NULL;
+    } else {
+        g.pch_ready[lang] = true;
+    }
+    return false;
+}
+
+bool facts_unit_waits(size_t unit)
+{
+    return g.unit_base && unit < g.nset_of && g.unit_base[unit] < LANG_COUNT &&
+           base_pch_pending(g.unit_base[unit]);
 }
 
 /* Whether a file may parse with a PCH of its own leading system headers
@@ -948,6 +1014,8 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
     int *group = xcalloc(n ? n : 1, sizeof *group);
     char **prefixes = NULL;   /* the distinct leading #define lines */
     size_t nprefixes = 0;
+    g.hoist_of = xcalloc(n ? n : 1, sizeof *g.hoist_of);
+    g.unhoisted_of = xcalloc(n ? n : 1, sizeof *g.unhoisted_of);
     for (size_t i = 0; i < n; i++) {
         const source_file *src = &snap->files[i];
         if (facts_unit_of(snap, i) != i || !can_use_set(src, cfg))
@@ -955,6 +1023,23 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
         bool on_base = can_use_pch(snap, i, cfg, g.reach);
         char *all = preamble_leading_includes(src, g.reach, !on_base);
         leading[i] = on_base ? beyond_base(all, src->lang) : xstrdup(all);
+        /* A C file on no base PCH: its set may go on past its project
+         * headers (extract/hoist.h), the analyzer's files that start with
+         * their own header. */
+        if (!on_base && src->lang == LANG_C) {
+            hoist_info hoist = {0};
+            char *hoisted = preamble_hoisted_includes(src, g.reach, &hoist);
+            if (hoist.crossed && strcmp(hoisted, all) != 0) {
+                free(leading[i]);
+                leading[i] = hoisted;
+                g.hoist_of[i] = xmalloc(sizeof hoist);
+                *g.hoist_of[i] = hoist;
+                g.unhoisted_of[i] = xstrdup(all);
+            } else {
+                free(hoisted);
+                hoist_info_free(&hoist);
+            }
+        }
         free(all);
         /* A set's flags and base, and the lines it starts with. */
         size_t prefix = 0;
@@ -982,7 +1067,7 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
         include_set_of(&snap->files[i], cfg, g.set_of[i], can_use_pch(snap, i, cfg, g.reach),
                        &set);
         if (set.prelude) {
-            preamble_count(set.key);
+            preamble_count(set.key, g.hoist_of[i] != NULL);
             g.set_key[i] = set.key;
         }
         include_set_free(&set);
@@ -1246,6 +1331,13 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
         include_set_of(src, cfg, g.set_of[tu_index], with_pch, &set);
         if (set.prelude)
             set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
+        hoist_info *hoist = g.hoist_of ? g.hoist_of[tu_index] : NULL;
+        if (set_pch && hoist &&
+            !hoist_safe(set_pch, g.unhoisted_of[tu_index], hoist)) {
+            set_pch = NULL;   /* parsed without a PCH: certain */
+            if (getenv("GPULINT_TRACE"))
+                fprintf(stderr, "gpulint: trace: hoist refused %s\n", src->path);
+        }
     }
     enum CXErrorCode rc = CXError_Failure;
     const char *used = "set";

@@ -30,6 +30,11 @@ size_t facts_unit_of(const snapshot *snap, size_t index);
  * set builds its PCH and any other parse of it waits meanwhile. */
 unsigned long long facts_unit_set(size_t unit);
 
+/* Whether the parse of unit `unit` waits for its language's PCH, which a
+ * process of its own is building (extract.c, build_needed_pchs): such a
+ * unit is handed out after the others, as one whose set is being built. */
+bool facts_unit_waits(size_t unit);
+
 /* What facts_extract gives for each of files[0..n), the files of one unit
  * (facts_unit_of) together, with that unit parsed once for all of them
  * rather than once per header: done(file, facts, arg) as each file's facts

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extract/hoist.h"
 #include "extract/libclang_api.h"
 #include "input/directive.h"
 #include "util/xalloc.h"
@@ -30,6 +31,7 @@ typedef struct {
     set_state state;
     char *pch;           /* when SET_DONE: its path (kept until cleanup: threads hold it) */
     bool usable;
+    bool names;          /* a file hoists includes with it: hoist_names beside the PCH */
 } set_entry;
 
 static struct {
@@ -79,10 +81,12 @@ char *preamble_leading_defines(const source_file *src)
 /* Append to names[] the system headers src includes first; an include of a
  * snapshot file is followed into that file's own leading system includes
  * (a project's "common.h"), after which nothing is hoisted: the rest of
- * that file runs before the includer's next line. Returns false when the
- * set ended inside a followed file. */
+ * that file runs before the includer's next line; unless `hoist` is given
+ * and the file may be crossed (extract/hoist.h), then the includes after it
+ * are collected too. Returns false when the set ended inside a followed
+ * file. */
 static bool collect_leading(const source_file *src, const snapshot_reach *reach, char ***names,
-                            size_t *n, int depth, bool past_defines)
+                            size_t *n, int depth, bool past_defines, hoist_info *hoist)
 {
     const char *m = src->masked;
     const char *guard = NULL;   /* after "#ifndef X": the name X */
@@ -129,7 +133,9 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
         if (reach_may_name(reach, t + 1, len)) {
             const source_file *inner = reach_only_candidate(reach, t + 1, len);
             if (inner && depth < MAX_NESTING)
-                collect_leading(inner, reach, names, n, depth + 1, false);
+                collect_leading(inner, reach, names, n, depth + 1, false, NULL);
+            if (inner && hoist && depth == 0 && hoist_cross(inner, reach, hoist))
+                continue;
             return false;
         }
         if (close_char == '"')
@@ -139,12 +145,12 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
     return true;
 }
 
-char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach,
-                                bool past_defines)
+static char *leading_includes(const source_file *src, const snapshot_reach *reach,
+                              bool past_defines, hoist_info *hoist)
 {
     char **names = NULL;
     size_t n = 0;
-    collect_leading(src, reach, &names, &n, 0, past_defines);
+    collect_leading(src, reach, &names, &n, 0, past_defines, hoist);
     if (n > 1)   /* names is NULL when there are none: qsort's array must not be */
         qsort(names, n, sizeof *names, cmp_str);
     byte_buf out = {0};
@@ -160,6 +166,20 @@ char *preamble_leading_includes(const source_file *src, const snapshot_reach *re
         free(names[i]);
     free(names);
     return out.data;
+}
+
+char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach,
+                                bool past_defines)
+{
+    return leading_includes(src, reach, past_defines, NULL);
+}
+
+char *preamble_hoisted_includes(const source_file *src, const snapshot_reach *reach,
+                                hoist_info *hoist)
+{
+    char *set = leading_includes(src, reach, true, hoist);
+    hoist_info_finish(hoist);
+    return set;
 }
 
 /* One include set while the sets are chosen: its headers (sorted, once
@@ -380,14 +400,18 @@ static int by_use(const void *a, const void *b)
     return x->used < y->used ? -1 : x->used > y->used;
 }
 
-/* Remove a PCH (or failure marker) and the prelude it was built from. */
+/* Remove a PCH (or failure marker) and the prelude it was built from, and
+ * its names (extract/hoist.h). */
 static int remove_entry(const char *path)
 {
     const char *dot = strrchr(path, '.');
     if (dot && strcmp(dot, ".pch") == 0) {
         char *prelude = xasprintf("%.*s.prelude.h", (int)(dot - path), path);
+        char *names = hoist_names_path(path);
         unlink(prelude);
+        unlink(names);
         free(prelude);
+        free(names);
     }
     return unlink(path);
 }
@@ -419,6 +443,8 @@ static void evict(const char *dir)
          * build time, so it says nothing of use), or an hour after its
          * build left none. */
         const char *dot = strstr(e->d_name, ".prelude.");
+        if (!dot)
+            dot = strstr(e->d_name, ".names");
         if (dot) {
             char *pch = xasprintf("%s/%.*s.pch", dir, (int)(dot - e->d_name), e->d_name);
             if (access(pch, F_OK) != 0 && now - st.st_mtime > 3600)
@@ -465,7 +491,7 @@ static set_entry *find_set(unsigned long long key)
     return NULL;
 }
 
-void preamble_count(unsigned long long key)
+void preamble_count(unsigned long long key, bool hoisted)
 {
     set_entry *s = find_set(key);
     if (!s) {
@@ -473,6 +499,7 @@ void preamble_count(unsigned long long key)
         s->key = key;
     }
     s->uses++;
+    s->names |= hoisted;
 }
 
 static int write_new(const char *path, const char *text)
@@ -493,19 +520,28 @@ static int write_new(const char *path, const char *text)
 
 /* Build the PCH at `path` from the prelude file; false when a header of the
  * set does not compile on its own (then it is of no use to any file). */
-static bool build(const char *path, const char *prelude_path, const char **argv, size_t argc)
+static bool build(const char *path, const char *prelude_path, const char **argv, size_t argc,
+                  bool names)
 {
     char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
     CXIndex index = clang_createIndex(1, 0);
     CXTranslationUnit tu = NULL;
-    bool ok = clang_parseTranslationUnit2(index, prelude_path, argv, (int)argc, NULL, 0,
-                                          CXTranslationUnit_Incomplete |
-                                              CXTranslationUnit_ForSerialization,
-                                          &tu) == CXError_Success;
+    bool ok = clang_parseTranslationUnit2(
+                  index, prelude_path, argv, (int)argc, NULL, 0,
+                  CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization |
+                      (names ? CXTranslationUnit_DetailedPreprocessingRecord : 0),
+                  &tu) == CXError_Success;
     for (unsigned i = 0; ok && i < clang_getNumDiagnostics(tu); i++) {
         CXDiagnostic d = clang_getDiagnostic(tu, i);
         ok = clang_getDiagnosticSeverity(d) < CXDiagnostic_Error;
         clang_disposeDiagnostic(d);
+    }
+    if (ok && names) {
+        char *text = hoist_names(tu);
+        char *names_at = hoist_names_path(path);
+        ok = write_new(names_at, text) == 0;
+        free(names_at);
+        free(text);
     }
     ok = ok && clang_saveTranslationUnit(tu, tmp, clang_defaultSaveOptions(tu)) ==
                    CXSaveError_None &&
@@ -531,14 +567,17 @@ static double thread_cpu_seconds(void)
 /* Find or build the PCH of a key (without the lock: parses of other sets
  * go on meanwhile); false when it cannot be had. */
 static bool obtain(const char *pch, unsigned long long key, const char *prelude,
-                   const char **argv, size_t argc)
+                   const char **argv, size_t argc, bool names)
 {
     char *prelude_path = xasprintf("%s/" ENTRY_PREFIX "%016llx.prelude.h", p.dir, key);
     char *failed = xasprintf("%s/" ENTRY_PREFIX "%016llx.failed", p.dir, key);
     /* clang checks a PCH against each file it was built from, the prelude
      * included: an existing prelude (same key, same text) is never
      * rewritten. A set that failed is not tried again until evicted. */
-    bool have = access(pch, R_OK) == 0 && access(prelude_path, R_OK) == 0;
+    /* A set built before a file hoisted with it has no names: built again. */
+    char *names_at = hoist_names_path(pch);
+    bool have = access(pch, R_OK) == 0 && access(prelude_path, R_OK) == 0 &&
+                (!names || access(names_at, R_OK) == 0);
     bool failed_before = !have && access(failed, F_OK) == 0;
     if (!have && !failed_before) {
         /* One process builds a set, the others (the run's other workers,
@@ -549,12 +588,13 @@ static bool obtain(const char *pch, unsigned long long key, const char *prelude,
         int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         while (lock >= 0 && flock(lock, LOCK_EX) != 0 && errno == EINTR)
             ;
-        have = access(pch, R_OK) == 0 && access(prelude_path, R_OK) == 0;
+        have = access(pch, R_OK) == 0 && access(prelude_path, R_OK) == 0 &&
+               (!names || access(names_at, R_OK) == 0);
         failed_before = !have && access(failed, F_OK) == 0;
         if (!have && !failed_before) {
             double cpu_start = thread_cpu_seconds();
             have = (access(prelude_path, R_OK) == 0 || write_new(prelude_path, prelude) == 0) &&
-                   build(pch, prelude_path, argv, argc);
+                   build(pch, prelude_path, argv, argc, names);
             if (!have)
                 write_new(failed, "");
             /* GPULINT_TRACE: the build's CPU, which the parse that needed
@@ -580,6 +620,7 @@ static bool obtain(const char *pch, unsigned long long key, const char *prelude,
     }
     free(prelude_path);
     free(failed);
+    free(names_at);
     return have;
 }
 
@@ -596,7 +637,7 @@ const char *preamble_pch(unsigned long long key, const char *prelude, const char
         s->state = SET_BUILDING;
         char *pch = xasprintf("%s/" ENTRY_PREFIX "%016llx.pch", p.dir, key);
         pthread_mutex_unlock(&p.lock);
-        bool usable = obtain(pch, key, prelude, argv, argc);
+        bool usable = obtain(pch, key, prelude, argv, argc, s->names);
         pthread_mutex_lock(&p.lock);
         s = find_set(key);   /* sets[] does not move once the workers run */
         s->pch = pch;

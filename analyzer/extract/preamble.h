@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "extract/hoist.h"
 #include "extract/reach.h"
 #include "input/source.h"
 
@@ -20,6 +21,12 @@
  * may differ from the disk a PCH is checked against. */
 char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach,
                                 bool past_defines);
+
+/* preamble_leading_includes (past_defines) for a C file that does not use
+ * the base PCH, going on past the project headers that extract/hoist.h
+ * lets it cross; hoist gets what they define and name. */
+char *preamble_hoisted_includes(const source_file *src, const snapshot_reach *reach,
+                                hoist_info *hoist);
 
 /* The one-line #define and #undef lines a file starts with (blank lines and
  * comments aside), verbatim and in order, or "" (malloc'd): a set's PCH
@@ -47,8 +54,9 @@ void preamble_init(const char *cache_dir);
 
 /* Note that a file of the snapshot would use the PCH of this key: only keys
  * used by two files or more are built (one file alone parses faster than
- * building a PCH and then parsing). Before the workers start. */
-void preamble_count(unsigned long long key);
+ * building a PCH and then parsing). Before the workers start. hoisted: the
+ * file hoists includes with it, so its build writes hoist_names. */
+void preamble_count(unsigned long long key, bool hoisted);
 
 /* The PCH of this key, built from `prelude` with argv on first use (one
  * thread builds, others wait), or NULL when the key is used once or the

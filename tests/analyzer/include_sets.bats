@@ -55,3 +55,72 @@ FILES=(gnu1.c gnu2.c posix1.c posix2.c)
   assert_equal "$(grep -c 'trace: build .*/cuh-.*built' <<<"$stderr")" 1
   assert_equal "$(grep -c 'trace: parse k.cu (.* base PCH' <<<"$stderr")" 1
 }
+
+# extract/hoist.h: a C file's set goes on past its project header when the
+# header cannot change what the system headers after it mean, nor they it.
+# $1: the header's body (between its guard and #endif); the two files include
+# it, then <errno.h>, <stdio.h> and <string.h>, and call $2 (memmem, declared
+# only under _GNU_SOURCE, unless given).
+hoist_files() {
+  printf '#ifndef PROJ_H\n#define PROJ_H\n#include <stddef.h>\n%b\n#endif\n' "$1" >proj.h
+  for f in one two; do
+    printf '#include "proj.h"\n#include <errno.h>\n#include <stdio.h>\n#include <string.h>\nconst void *%s(const char *s) { return %s; }\n' \
+      $f "${2:-memmem(s, 3, \"a\", 1)}" >$f.c
+  done
+}
+
+# The report with include sets equals the one without any PCH (exit status
+# 1 when not); echoes the run's stderr (the trace).
+same_report_as_without_pch() {
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q proj.h one.c two.c
+  local with_sets=$output status_sets=$status trace=$stderr
+  rm -rf "$XDG_CACHE_HOME"
+  run env GPULINT_NO_PCH=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q proj.h one.c two.c
+  printf '%s\n' "$trace"
+  [ "$status" = "$status_sets" ] && [ "$output" = "$with_sets" ]
+}
+
+@test "system includes after a project header that defines nothing they name go into the set" {
+  hoist_files 'size_t proj_len(const char *s);\n#define PROJ_MAX 8' 'strchr(s, PROJ_MAX)'
+  run same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'trace: parse .* set PCH' <<<"$output")" 2
+  assert_equal "$(grep -c 'hoist refused' <<<"$output")" 0
+  rm -rf "$XDG_CACHE_HOME"
+  run "$GL" --config "$EMPTY_CONFIG" --format json -q proj.h one.c two.c
+  assert_success
+  assert_equal "$(jq -r '.findings | length' <<<"$output")" 0
+  assert_equal "$(cat "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h)" "$(printf '#include <errno.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>')"
+}
+
+@test "a project header that names a macro of the hoisted headers (errno) keeps them out: refused, the same report" {
+  # With <errno.h> first, `errno` would expand in the member's declaration:
+  # a member declared as a function.
+  hoist_files 'struct proj { int errno; };' 'strchr(s, (int)sizeof(struct proj))'
+  run same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'hoist refused one.c' <<<"$output")" 1
+  assert_equal "$(grep -c 'hoist refused two.c' <<<"$output")" 1
+}
+
+@test "a project header that defines a macro the hoisted headers test (_GNU_SOURCE) keeps them out: refused, the same report" {
+  # string.h declares memmem only when it sees _GNU_SOURCE first.
+  hoist_files '#define _GNU_SOURCE 1'
+  run same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'hoist refused' <<<"$output")" 2
+}
+
+@test "a project header that tests a macro of the hoisted headers (EOF) keeps them out: refused, the same report" {
+  # With <stdio.h> first, the branch with a syntax error would be taken.
+  hoist_files '#ifdef EOF\nint proj_x = ;\n#endif' 'strchr(s, 1)'
+  run same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'hoist refused' <<<"$output")" 2
+}
+
+@test "a project header with a directive other than a guard, #include, #define, #undef or a conditional ends the set, as before" {
+  hoist_files '#if 0\n#error never\n#endif' 'strchr(s, 1)'
+  "$GL" --config "$EMPTY_CONFIG" -q proj.h one.c two.c
+  assert_equal "$(cat "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h)" "#include <stddef.h>"
+}
