@@ -6,7 +6,6 @@
  * become parameter gradients are reduced in shared memory per block and then
  * added to the global gradient with one atomicAdd per column per block. */
 #include <cuda_runtime.h>
-#include <cuda_pipeline.h>
 
 #include "gelu.cuh"
 #include "kernels.h"
@@ -41,16 +40,8 @@ __device__ __forceinline__ float warp_max(float v) {
 
 /* The small products of tlob_launch_fold: one job per (product), its output
  * in FOLD_TILE x FOLD_TILE tiles, one block a tile; first_block is the job's
- * first block in the flat grid. A block takes its A row panel [16, FOLD_KC]
- * and B column panel [FOLD_KC, 16] into shared memory with every load of
- * the panel in flight at once, FOLD_KC columns of k at a time: one k-step of
- * 16 per load round measured 7.0 us forward and 12.5 backward at feature
- * BTC (E = D = 128; H200, docs/layer-results.md, twelfth pass), eight
- * rounds of global-load latency a block. */
+ * first block in the flat grid. */
 #define FOLD_TILE 16
-#define FOLD_KC 160
-#define FOLD_THREADS (FOLD_TILE * FOLD_TILE)
-#define FOLD_LOADS (FOLD_KC * FOLD_TILE / FOLD_THREADS) /* a panel's loads per thread */
 struct fold_job_dev {
     tlob_fold_job j;
     unsigned tiles_n, first_block;
@@ -63,11 +54,9 @@ struct fold_jobs_dev {
 /* C (+)= op(A) op(B) + u v^T + add, in FP32 fused multiply-adds in k order.
  * __grid_constant__: the job table is read in place from the parameter space
  * (an indexed by-value parameter array would be copied to local memory by
- * every thread, see tlob_colsum_kernel). Panel loads run along whichever of
- * an operand's strides is 1 (a transposed operand is contiguous in m or n,
- * not k), so a warp reads whole cache lines either way. */
-__global__ void __launch_bounds__(FOLD_THREADS) tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
-    __shared__ float As[FOLD_TILE][FOLD_KC + 1], Bs[FOLD_KC][FOLD_TILE + 1];
+ * every thread, see tlob_colsum_kernel). */
+__global__ void tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
+    __shared__ float As[FOLD_TILE][FOLD_TILE + 1], Bs[FOLD_TILE][FOLD_TILE + 1];
     int k = 0;
     while (k + 1 < jobs.n && blockIdx.x >= jobs.job[k + 1].first_block) k++;
     const tlob_fold_job &J = jobs.job[k].j;
@@ -76,34 +65,15 @@ __global__ void __launch_bounds__(FOLD_THREADS) tlob_fold_kernel(const __grid_co
     const int m0 = (int)(t / jobs.job[k].tiles_n) * FOLD_TILE;
     const int n0 = (int)(t % jobs.job[k].tiles_n) * FOLD_TILE;
     const int m = m0 + ty, n = n0 + tx;
-    const bool a_k_fast = J.a_sk == 1, b_k_fast = J.b_sk == 1 && J.b_sn != 1;
     float s = 0.0f;
-    for (int k0 = 0; k0 < J.K; k0 += FOLD_KC) {
-        /* asynchronous copies (cp.async): all of them in flight at once,
-         * none held in registers */
-#pragma unroll
-        for (int l = 0; l < FOLD_LOADS; l++) {
-            const int e = (int)threadIdx.x + l * FOLD_THREADS;
-            const int ia = a_k_fast ? e / FOLD_KC : e % FOLD_TILE,
-                      ka = a_k_fast ? e % FOLD_KC : e / FOLD_TILE;
-            const int kb = b_k_fast ? e % FOLD_KC : e / FOLD_TILE,
-                      jb = b_k_fast ? e / FOLD_KC : e % FOLD_TILE;
-            if (m0 + ia < J.M && k0 + ka < J.K)
-                __pipeline_memcpy_async(&As[ia][ka],
-                                        J.A + (size_t)(m0 + ia) * J.a_sm + (size_t)(k0 + ka) * J.a_sk,
-                                        sizeof(float));
-            else As[ia][ka] = 0.0f;
-            if (k0 + kb < J.K && n0 + jb < J.N)
-                __pipeline_memcpy_async(&Bs[kb][jb],
-                                        J.B + (size_t)(k0 + kb) * J.b_sk + (size_t)(n0 + jb) * J.b_sn,
-                                        sizeof(float));
-            else Bs[kb][jb] = 0.0f;
-        }
-        __pipeline_commit();
-        __pipeline_wait_prior(0);
+    for (int k0 = 0; k0 < J.K; k0 += FOLD_TILE) {
+        const int ka = k0 + tx, kb = k0 + ty;
+        As[ty][tx] = m < J.M && ka < J.K ? J.A[(size_t)m * J.a_sm + (size_t)ka * J.a_sk] : 0.0f;
+        const int nb = n0 + tx;
+        Bs[ty][tx] = kb < J.K && nb < J.N ? J.B[(size_t)kb * J.b_sk + (size_t)nb * J.b_sn] : 0.0f;
         __syncthreads();
-        const int kn = J.K - k0 < FOLD_KC ? J.K - k0 : FOLD_KC;
-        for (int kk = 0; kk < kn; kk++) s = fmaf(As[ty][kk], Bs[kk][tx], s);
+#pragma unroll
+        for (int kk = 0; kk < FOLD_TILE; kk++) s = fmaf(As[ty][kk], Bs[kk][tx], s);
         __syncthreads();
     }
     if (m < J.M && n < J.N) {
@@ -473,7 +443,7 @@ extern "C" cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs,
         blocks += (unsigned)((j.M + FOLD_TILE - 1) / FOLD_TILE) * d.job[k].tiles_n;
     }
     d.n = njobs;
-    tlob_fold_kernel<<<blocks, FOLD_THREADS, 0, stream>>>(d);
+    tlob_fold_kernel<<<blocks, FOLD_TILE * FOLD_TILE, 0, stream>>>(d);
     return cudaGetLastError();
 }
 
