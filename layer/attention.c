@@ -53,24 +53,38 @@ static int split_fits(const attention_shape *s, int rows) {
            tlob_attention_split_bwd_smem(s->T, s->D, rows) <= (size_t)s->device->smem_limit;
 }
 
-/* The rows of a split-backward block: 16 (the most blocks per head),
- * doubled while a head would need more than a cluster's blocks. */
-int attention_split_rows(const attention_shape *s) {
-    if (s->split_rows) return split_fits(s, s->split_rows) ? s->split_rows : 0;
-    for (int rows = 16; rows <= 64; rows *= 2)
-        if (split_fits(s, rows)) return rows;
-    return 0;
+static int one_wave(const attention_shape *s, int rows) {
+    return (long long)(s->T + rows - 1) / rows * s->batch * s->nh <= s->device->multiprocessors;
 }
 
-/* AUTO takes the split backward only while its blocks fit one wave (B = 1
- * inference: 8 blocks, 12.4 us against the one-block kernel's 55.6); over
- * more (BTC temporal: 1024 blocks, FI-2010's 32 samples: 256) it was
- * 0.4-0.6x the general path (docs/layer-results.md, eleventh pass). */
+/* The rows of a split-backward block. AUTO: 16 (the most blocks per head,
+ * doubled while a head would need more than a cluster's blocks) while the
+ * grid fits one wave; else, where T <= 64, the fewest rows that hold a
+ * whole head in one block (a cluster of one: no block re-reads another's
+ * operands); else the first that fits. */
+int attention_split_rows(const attention_shape *s) {
+    if (s->split_rows) return split_fits(s, s->split_rows) ? s->split_rows : 0;
+    int first = 0;
+    for (int rows = 16; rows <= 64 && !first; rows *= 2)
+        if (split_fits(s, rows)) first = rows;
+    if (first && one_wave(s, first)) return first;
+    for (int rows = first; rows && rows <= 64; rows *= 2)
+        if (rows >= s->T && split_fits(s, rows)) return rows;
+    return first;
+}
+
+/* AUTO takes the split backward while its blocks fit one wave (B = 1
+ * inference: 8 blocks, 12.4 us against the one-block kernel's 55.6), and
+ * where a head fits one split block (feature BTC, T = 40: one 64-row block
+ * of 16 warps a head, 28.4 us against the one-block kernel's 8 warps' 35.6,
+ * attention alone). With several blocks a head over more than a wave
+ * (BTC temporal: 1024 blocks, FI-2010's 32 samples: 256) every block
+ * re-reads the head's [T, D] operands, and it was 0.4-0.6x the general path
+ * (docs/layer-results.md, eleventh pass). */
 static int split_pays(const attention_shape *s) {
     const int rows = attention_split_rows(s);
     return rows && s->path != ATTENTION_FUSED_ONE &&
-           (s->path == ATTENTION_FUSED_SPLIT ||
-            (long long)(s->T + rows - 1) / rows * s->batch * s->nh <= s->device->multiprocessors);
+           (s->path == ATTENTION_FUSED_SPLIT || one_wave(s, rows) || rows >= s->T);
 }
 
 static int one_fits(const attention_shape *s) {
@@ -118,7 +132,10 @@ tlob_status attention_backward(const compute_ctx *ctx, tlob_math math, const att
     const int T = s->T, D = s->D, nh = s->nh, E = D * nh, B = s->batch;
     const long long NE = (long long)B * T * E, TE = (long long)T * E, TT = (long long)T * T;
     const float *q = qkv, *k = qkv + NE, *v = qkv + 2 * NE;
-    float *dq = dqkv, *dk = dqkv + NE, *dv = dqkv + 2 * NE;
+    /* dqkv [N, 3E]: row n is dq_n | dk_n | dv_n (attention.h) */
+    const int E3 = 3 * E;
+    const long long TE3 = 3 * TE;
+    float *dq = dqkv, *dk = dqkv + E, *dv = dqkv + 2 * E;
     const int fused = attention_backward_fused(s, math);
     if (fused == ATTENTION_BWD_SPLIT) {
         CUDA_CHECK(tlob_launch_attention_split_bwd(qkv, P, dout, dqkv, B, T, D, nh, s->scale,
@@ -138,15 +155,15 @@ tlob_status attention_backward(const compute_ctx *ctx, tlob_math math, const att
                                   dout + h * D, E, TE, 0.0f, dP + h * TT, T, nh * TT, B));
     for (int h = 0; h < nh; h++) /* dV_h = P^T dO_h */
         CUBLAS_CHECK(compute_gemm(ctx, math, N_, T_, D, T, T, dout + h * D, E, TE, P + h * TT, T,
-                                  nh * TT, 0.0f, dv + h * D, E, TE, B));
+                                  nh * TT, 0.0f, dv + h * D, E3, TE3, B));
     /* dS = scale * P (dP - rowsum(P dP)), in place */
     CUDA_CHECK(tlob_launch_softmax_bwd(dP, P, B * nh * T, T, s->scale, ctx->stream));
     for (int h = 0; h < nh; h++) {
         /* dQ_h = dS K_h; dK_h = dS^T Q_h */
         CUBLAS_CHECK(compute_gemm(ctx, math, N_, N_, D, T, T, k + h * D, E, TE, dP + h * TT, T,
-                                  nh * TT, 0.0f, dq + h * D, E, TE, B));
+                                  nh * TT, 0.0f, dq + h * D, E3, TE3, B));
         CUBLAS_CHECK(compute_gemm(ctx, math, N_, T_, D, T, T, q + h * D, E, TE, dP + h * TT, T,
-                                  nh * TT, 0.0f, dk + h * D, E, TE, B));
+                                  nh * TT, 0.0f, dk + h * D, E3, TE3, B));
     }
     return TLOB_OK;
 }

@@ -79,7 +79,10 @@ tlob_status attention_forward(const compute_ctx *ctx, tlob_math math, const atte
                               const float *qkv, float *P, float *P_out, float *o);
 
 /* From dout [batch, T, E] (the gradient of o) and the forward's qkv and P:
- * dqkv [3, batch, T, E] (overwritten). dP [batch, nh, T, T] is scratch of
+ * dqkv [batch, T, 3E] (overwritten), row n the concatenation dq_n | dk_n |
+ * dv_n: as one [N, 3E] matrix it is the output gradient of the folded
+ * projection x -> q|k|v seen as one Linear(D -> 3E), so its weight and
+ * input gradients are one GEMM each (layer/tlob.c's backward). dP [batch, nh, T, T] is scratch of
  * the general path. dP = dO_h v_h^T runs in FP32 (the fused path: split
  * TF32, about as accurate) whatever `math` says: the softmax backward's
  * subtraction of the row sum cancels and so amplifies dP's relative error

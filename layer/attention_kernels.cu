@@ -154,6 +154,24 @@ __device__ __forceinline__ void store_tile_guarded(const frag_acc &acc, float *s
     __syncwarp();
 }
 
+/* dS = scale P (dP - rowsum(P dP)) in place of dP, for the rows [warp,
+ * rows) of a block, one warp a row in steps of `warps`: P row r at P + r
+ * ldp, dP row r at dP + r ldp, T real columns of Tp (padding columns of P
+ * are zero, so they give dS = 0). Both backward kernels run it, so their dS
+ * rows are computed alike: the GPU suite finds them bitwise equal. */
+__device__ __forceinline__ void softmax_bwd_rows(const float *P, float *dP, int ldp, int rows,
+                                                 int T, int Tp, float scale, int warps) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int r = warp; r < rows; r += warps) {
+        const float *pr = P + r * ldp;
+        float *dr = dP + r * ldp;
+        float s = 0.0f;
+        for (int c = lane; c < T; c += 32) s += pr[c] * dr[c];
+        s = att_warp_sum(s);
+        for (int c = lane; c < Tp; c += 32) dr[c] = scale * pr[c] * (dr[c] - s);
+    }
+}
+
 /* Shared memory: Q [qrows][Dp+PAD] | K, then V [Tp][Dp+PAD] | S [qrows][Tp+PAD] | staging. */
 __global__ void __launch_bounds__(ATT_THREADS)
 tlob_attention_fused_fwd_kernel(const float *qkv, float *P, float *P_copy, float *o, int B, int T,
@@ -227,10 +245,10 @@ tlob_attention_fused_bwd_kernel(const float *qkv, const float *P, const float *d
     float *Ps = sm, *dPs = Ps + Tp * ldt, *As = dPs + Tp * ldt, *Bs = As + Tp * ldd,
           *stage_all = Bs + Tp * ldd;
     const int b = blockIdx.y, h = blockIdx.x;
-    const int E = D * nh, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int E = D * nh, E3 = 3 * E, warp = threadIdx.x / 32;
     const size_t NE = (size_t)B * T * E, head = (size_t)b * T * E + h * D;
     const float *q = qkv + head, *k = q + NE, *v = q + 2 * NE, *dob = dout + head;
-    float *dq = dqkv + head, *dk = dq + NE, *dv = dq + 2 * NE;
+    float *dq = dqkv + (size_t)b * T * E3 + h * D, *dk = dq + E, *dv = dq + 2 * E;
     float *stage = stage_all + warp * 16 * ATT_STAGE_LD;
 
     load_padded_async(Ps, ldt, P + (size_t)(b * nh + h) * T * T, T, T, T, Tp, Tp);
@@ -246,7 +264,7 @@ tlob_attention_fused_bwd_kernel(const float *qkv, const float *P, const float *d
             const int i = t / dt, j = t % dt;
             mma_tile<frag_a_col, frag_b_row, false>(acc, Ps + i * 16, ldt, 8 * ldt, As + j * 16,
                                                     ldd, 8 * ldd, Tp / 8);
-            store_tile_guarded(acc, stage, dv + (size_t)i * 16 * E + j * 16, E, T - i * 16,
+            store_tile_guarded(acc, stage, dv + (size_t)i * 16 * E3 + j * 16, E3, T - i * 16,
                                D - j * 16);
         } else {
             const int i = (t - nt * dt) / nt, j = (t - nt * dt) % nt;
@@ -261,14 +279,7 @@ tlob_attention_fused_bwd_kernel(const float *qkv, const float *P, const float *d
      * they give dS = 0) */
     load_padded_async(As, ldd, q, E, T, D, Tp, Dp);
     load_padded_async(Bs, ldd, k, E, T, D, Tp, Dp);
-    for (int r = warp; r < Tp; r += ATT_WARPS) {
-        const float *pr = Ps + r * ldt;
-        float *dr = dPs + r * ldt;
-        float s = 0.0f;
-        for (int c = lane; c < T; c += 32) s += pr[c] * dr[c];
-        s = att_warp_sum(s);
-        for (int c = lane; c < Tp; c += 32) dr[c] = scale * pr[c] * (dr[c] - s);
-    }
+    softmax_bwd_rows(Ps, dPs, ldt, Tp, T, Tp, scale, ATT_WARPS);
     copies_wait();
     __syncthreads();
     /* dQ = dS K (B = K row-major); dK = dS^T Q (A = dS read column-major) */
@@ -281,7 +292,7 @@ tlob_attention_fused_bwd_kernel(const float *qkv, const float *P, const float *d
         else
             mma_tile<frag_a_col, frag_b_row, false>(acc, dPs + i * 16, ldt, 8 * ldt, As + j * 16,
                                                     ldd, 8 * ldd, Tp / 8);
-        store_tile_guarded(acc, stage, (which ? dk : dq) + (size_t)i * 16 * E + j * 16, E,
+        store_tile_guarded(acc, stage, (which ? dk : dq) + (size_t)i * 16 * E3 + j * 16, E3,
                            T - i * 16, D - j * 16);
     }
 }
@@ -307,11 +318,11 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
           *Bs = As + Tp * ldd, *stage_all = Bs + Tp * ldd;
     const int c = blockIdx.x, h = blockIdx.y, b = blockIdx.z, r0 = rb * c;
     const int rows = T - r0 < rb ? T - r0 : rb, mt = (rows + 15) / 16, blocks = gridDim.x;
-    const int E = D * nh, warp = threadIdx.x / 32;
+    const int E = D * nh, E3 = 3 * E, warp = threadIdx.x / 32;
     const size_t NE = (size_t)B * T * E, head = (size_t)b * T * E + h * D;
     const float *q = qkv + head, *k = q + NE, *v = q + 2 * NE, *dob = dout + head;
     const float *Pbh = P + (size_t)(b * nh + h) * T * T;
-    float *dq = dqkv + head + (size_t)r0 * E, *dk = dq + NE, *dv = dq + 2 * NE;
+    float *dq = dqkv + ((size_t)b * T + r0) * E3 + h * D, *dk = dq + E, *dv = dq + 2 * E;
     float *stage = stage_all + warp * 16 * ATT_STAGE_LD;
 
     load_padded_async(Prow, ldt, Pbh + (size_t)r0 * T, T, rows, T, 16 * mt, Tp);
@@ -329,7 +340,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
             const int i = t / dt, j = t % dt;
             mma_tile<frag_a_col, frag_b_row, false>(acc, Pcol + i * 16, ldc, 8 * ldc,
                                                     As + j * 16, ldd, 8 * ldd, Tp / 8);
-            store_tile_guarded(acc, stage, dv + (size_t)i * 16 * E + j * 16, E, rows - i * 16,
+            store_tile_guarded(acc, stage, dv + (size_t)i * 16 * E3 + j * 16, E3, rows - i * 16,
                                D - j * 16);
         } else {
             const int i = (t - mt * dt) / nt, j = (t - mt * dt) % nt;
@@ -344,15 +355,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
      * columns of P are zero, so they give dS = 0) */
     load_padded_async(As, ldd, q, E, T, D, Tp, Dp);
     load_padded_async(Bs, ldd, k, E, T, D, Tp, Dp);
-    const int lane = threadIdx.x % 32;
-    for (int r = warp; r < 16 * mt; r += SPLIT_WARPS) {
-        const float *pr = Prow + r * ldt;
-        float *dr = dSrow + r * ldt;
-        float s = 0.0f;
-        for (int j = lane; j < T; j += 32) s += pr[j] * dr[j];
-        s = att_warp_sum(s);
-        for (int j = lane; j < Tp; j += 32) dr[j] = scale * pr[j] * (dr[j] - s);
-    }
+    softmax_bwd_rows(Prow, dSrow, ldt, 16 * mt, T, Tp, scale, SPLIT_WARPS);
     copies_wait();
     /* release and acquire at cluster scope: every block's dS rows are
      * visible to the whole cluster after it */
@@ -383,7 +386,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
         else
             mma_tile<frag_a_col, frag_b_row, false>(acc, Pcol + i * 16, ldc, 8 * ldc,
                                                     As + j * 16, ldd, 8 * ldd, Tp / 8);
-        store_tile_guarded(acc, stage, (which ? dk : dq) + (size_t)i * 16 * E + j * 16, E,
+        store_tile_guarded(acc, stage, (which ? dk : dq) + (size_t)i * 16 * E3 + j * 16, E3,
                            rows - i * 16, D - j * 16);
     }
     cluster.barrier_wait();

@@ -3,8 +3,9 @@
  * keeps Q, K, V and the scores in shared memory and multiplies on the tensor
  * cores in TF32 with FP32 accumulation. Shapes as in attention.h: qkv
  * [3, B, T, E] (E = nh D, head h in columns [h D, (h+1) D)), P [B, nh, T, T],
- * o and dout [B, T, E]. Each launcher enqueues one kernel on `stream` and
- * returns the launch status; layer/attention.c decides when they fit. */
+ * o and dout [B, T, E], dqkv [B, T, 3E]. Each launcher enqueues one kernel
+ * on `stream` and returns the launch status; layer/attention.c decides when
+ * they fit. */
 #ifndef TLOB_ATTENTION_KERNELS_H
 #define TLOB_ATTENTION_KERNELS_H
 
@@ -41,7 +42,8 @@ cudaError_t tlob_launch_attention_fused_fwd(const float *qkv, float *P, float *P
                                             int B, int T, int D, int nh, float scale,
                                             int qrows, cudaStream_t stream);
 
-/* From dout and the forward's qkv and P: dqkv [3, B, T, E] (overwritten).
+/* From dout and the forward's qkv and P: dqkv [B, T, 3E] (overwritten; row
+ * n is dq_n | dk_n | dv_n, attention.h says why).
  * dP = dO V^T in split TF32 (hi*hi + hi*lo + lo*hi, about FP32 accuracy: the
  * softmax backward's row-sum subtraction amplifies dP's error, attention.h);
  * dV = P^T dO, dQ = dS K, dK = dS^T Q in TF32. Grid: (nh, B). */

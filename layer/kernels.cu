@@ -406,19 +406,6 @@ __global__ void tlob_colsum_kernel(const __grid_constant__ colsum_jobs jobs) {
     }
 }
 
-__global__ void tlob_add3_kernel(float *dx, const float *parts, size_t stride, size_t n) {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        dx[i] += parts[i] + parts[stride + i] + parts[2 * stride + i];
-}
-
-/* grid.y = copy index: dst[k] = src for k < gridDim.y. */
-__global__ void tlob_replicate_kernel(float *dst, const float *src, int n) {
-    float *d = dst + (size_t)blockIdx.y * n;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        d[i] = src[i];
-}
-
 /* ---- launchers ------------------------------------------------------------- */
 
 static unsigned elem_grid(size_t n) {
@@ -572,17 +559,3 @@ extern "C" cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int nt
     return cudaGetLastError();
 }
 
-/* dx [n]; parts [3, stride] */
-extern "C" cudaError_t tlob_launch_add3(float *dx, const float *parts, size_t stride,
-                                        size_t n, cudaStream_t stream) {
-    tlob_add3_kernel<<<elem_grid(n), ELEM_BLOCK, 0, stream>>>(dx, parts, stride, n);
-    return cudaGetLastError();
-}
-
-/* dst [copies, n] <- src [n] */
-extern "C" cudaError_t tlob_launch_replicate(float *dst, const float *src, int copies, int n,
-                                             cudaStream_t stream) {
-    const dim3 grid(elem_grid((size_t)n), (unsigned)copies);
-    tlob_replicate_kernel<<<grid, ELEM_BLOCK, 0, stream>>>(dst, src, n);
-    return cudaGetLastError();
-}

@@ -82,14 +82,6 @@ typedef struct {
 #define TLOB_COLSUM_MAX_JOBS 6
 cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int ntasks, cudaStream_t stream);
 
-/* dx[i] += parts[i] + parts[stride + i] + parts[2 * stride + i], i < n. */
-cudaError_t tlob_launch_add3(float *dx, const float *parts, size_t stride, size_t n,
-                             cudaStream_t stream);
-
-/* dst[k][i] = src[i] for k < copies, i < n. */
-cudaError_t tlob_launch_replicate(float *dst, const float *src, int copies, int n,
-                                  cudaStream_t stream);
-
 #ifdef __cplusplus
 }
 #endif

@@ -23,25 +23,14 @@ tlob_status linear_forward3(const compute_ctx *ctx, tlob_math math, float *y, co
 }
 
 tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
-                             const float *W, int rows, int in, int out) {
-    CUBLAS_CHECK(compute_gemm(ctx, math, N_, N_, in, rows, out, W, in, 0, dy, out, 0, 0.0f, dx,
-                              in, 0, 1));
-    return TLOB_OK;
-}
-
-tlob_status linear_data_grad3(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
-                              const float *W, int rows, int in, int out) {
-    CUBLAS_CHECK(compute_gemm(ctx, math, N_, N_, in, rows, out, W, in, (long long)out * in, dy,
-                              out, (long long)rows * out, 0.0f, dx, in, (long long)rows * in, 3));
+                             const float *W, int rows, int in, int out, int accumulate) {
+    CUBLAS_CHECK(compute_gemm(ctx, math, N_, N_, in, rows, out, W, in, 0, dy, out, 0,
+                              accumulate ? 1.0f : 0.0f, dx, in, 0, 1));
     return TLOB_OK;
 }
 
 size_t linear_weight_grad_partial_floats(int in, int out) {
     return (size_t)LINEAR_MAX_SPLITS * (size_t)in * (size_t)out;
-}
-
-size_t linear_weight_grad3_partial_floats(int in, int out) {
-    return 3 * linear_weight_grad_partial_floats(in, out);
 }
 
 /* Row chunks per block: the largest power of two up to LINEAR_MAX_SPLITS
@@ -78,31 +67,5 @@ tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW
                               out, (long long)chunk * out, 0.0f, partials, in,
                               (long long)out * in, splits));
     tasks[(*ntasks)++] = (tlob_colsum_task){partials, dW, 1, splits, out * in};
-    return TLOB_OK;
-}
-
-tlob_status linear_weight_grad3(const compute_ctx *ctx, tlob_math math, float *dW,
-                                const float *dy, const float *x, int x_shared, int rows, int in,
-                                int out, const linear_weight_grad3_scratch *scratch,
-                                tlob_colsum_task *tasks, int *ntasks) {
-    const long long w_block = (long long)out * in;
-    const int splits = weight_grad_splits(rows), chunk = rows / splits;
-    if (splits == 1) {
-        CUBLAS_CHECK(compute_gemm(ctx, math, N_, T_, in, out, rows, x, in,
-                                  x_shared ? 0 : (long long)rows * in, dy, out,
-                                  (long long)rows * out, 1.0f, dW, in, w_block, 3));
-        return TLOB_OK;
-    }
-    /* Chunk j = block * splits + c starts at row j * chunk of the [3 * rows]
-     * buffers, so every chunk is one stride apart: a shared x is read from
-     * three copies. */
-    if (x_shared) {
-        CUDA_CHECK(tlob_launch_replicate(scratch->x3, x, 3, rows * in, ctx->stream));
-        x = scratch->x3;
-    }
-    CUBLAS_CHECK(compute_gemm(ctx, math, N_, T_, in, out, chunk, x, in, (long long)chunk * in, dy,
-                              out, (long long)chunk * out, 0.0f, scratch->partials, in, w_block,
-                              3 * splits));
-    tasks[(*ntasks)++] = (tlob_colsum_task){scratch->partials, dW, 3, splits, (int)w_block};
     return TLOB_OK;
 }

@@ -16,8 +16,8 @@
 extern "C" {
 #endif
 
-/* Weight gradients reduce over every row for a tiny [out, in] output; the
- * three-Linear one as one batch=3 GEMM then runs on 3 thread blocks (157 us
+/* Weight gradients reduce over every row for a tiny [out, in] output; as
+ * one plain GEMM the three projections' ran on 3 thread blocks (157 us
  * TF32 / 546 us FP32 at 16384 rows on an H200). They split the rows into up
  * to LINEAR_MAX_SPLITS chunks of at least LINEAR_MIN_SPLIT_ROWS, write one
  * partial product per chunk and sum the partials in a column-sum launch. */
@@ -36,14 +36,9 @@ tlob_status linear_forward3(const compute_ctx *ctx, tlob_math math, float *y, co
                             int x_shared, const float *W, int rows, int in, int out,
                             int accumulate);
 
-/* dx [rows, in] = dy [rows, out] W. */
+/* dx [rows, in] = dy [rows, out] W, plus dx's old value when accumulate. */
 tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
-                             const float *W, int rows, int in, int out);
-
-/* The three data gradients of linear_forward3 in one call:
- * dx [3, rows, in], block i = dy_i W_i (dy [3, rows, out]). */
-tlob_status linear_data_grad3(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
-                              const float *W, int rows, int in, int out);
+                             const float *W, int rows, int in, int out, int accumulate);
 
 /* Scratch of linear_weight_grad for up to `rows` rows of a Linear(in -> out). */
 size_t linear_weight_grad_partial_floats(int in, int out);
@@ -56,22 +51,6 @@ size_t linear_weight_grad_partial_floats(int in, int out);
 tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW,
                                const float *dy, const float *x, int rows, int in, int out,
                                float *partials, tlob_colsum_task *tasks, int *ntasks);
-/* Scratch of linear_weight_grad3 for up to `rows` rows of a Linear(in -> out). */
-size_t linear_weight_grad3_partial_floats(int in, int out);
-typedef struct {
-    float *partials; /* linear_weight_grad3_partial_floats(in, out) floats */
-    float *x3;       /* [3, rows, in]: x three times, when x is shared */
-} linear_weight_grad3_scratch;
-
-/* The three weight gradients of linear_forward3: dW [3, out, in], block i +=
- * dy_i^T x_i. When the rows split (see above) the partial products go to
- * scratch and the column-sum task that adds them into dW is appended to
- * tasks[*ntasks] (++*ntasks): the caller launches it, together with its own
- * column sums, before reading dW. */
-tlob_status linear_weight_grad3(const compute_ctx *ctx, tlob_math math, float *dW,
-                                const float *dy, const float *x, int x_shared, int rows, int in,
-                                int out, const linear_weight_grad3_scratch *scratch,
-                                tlob_colsum_task *tasks, int *ntasks);
 
 #ifdef __cplusplus
 }

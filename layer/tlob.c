@@ -117,12 +117,10 @@ struct tlob_layer {
     float *dr;    /* [N, D] */
     float *dout;  /* [N, E] gradient of the concatenated heads */
     float *datt;  /* [B, nh, T, T] */
-    float *dqkv;  /* [3, N, E] */
-    float *dxp;   /* [3, N, D] the three input-projection contributions to dx */
+    float *dqkv;  /* [N, 3E]: row n is dq_n | dk_n | dv_n (attention.h) */
     /* this call's gradients of the folded weights, contiguous (one memset):
      * dWqkv_eff [3, E, D], dbqkv_eff [3, E], dWc [D, E], dbc [D] */
     float *gwqkv_eff, *gbqkv_eff, *gwc, *gbc;
-    float *x3;    /* [3, N, D] x three times: the stride-uniform operand of the split-K dWqkv */
     float *wpart; /* split-K partial weight gradients: the folded projection's */
     float *wpart_fc2, *wpart_fc, *wpart_wc; /* ... and fc2's, fc's, the folded w0's */
 };
@@ -179,8 +177,6 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
     const size_t N = (size_t)config->max_batch * L->T, E = (size_t)L->E, D = (size_t)L->D,
                  F = (size_t)L->F, O = (size_t)L->O;
     const size_t PT = (size_t)config->max_batch * L->nh * L->T * L->T;
-    /* the split-K partials of the one three-block weight gradient, dWqkv_eff */
-    const size_t partials = linear_weight_grad3_partial_floats(L->D, L->E);
     struct { float **ptr; size_t count; } bufs[] = {
         {&L->qkv, 3 * N * E}, {&L->att, PT},     {&L->o, N * E},
         {&L->r, N * D},       {&L->h1, N * D},   {&L->mean1, N},
@@ -189,8 +185,8 @@ tlob_status tlob_create(const tlob_config *config, tlob_layer **layer) {
         {&L->wqkv_eff, 3 * E * D}, {&L->bqkv_eff, 3 * (size_t)L->Ep}, {&L->wc, D * E}, {&L->bc, D},
         {&L->dz1, N * O},      {&L->dg, N * F},      {&L->df, N * F},   {&L->dy1, N * D},
         {&L->dr, N * D},       {&L->dout, N * E}, {&L->datt, PT},
-        {&L->dqkv, 3 * N * E}, {&L->dxp, 3 * N * D},
-        {&L->x3, 3 * N * D},   {&L->wpart, partials},
+        {&L->dqkv, 3 * N * E},
+        {&L->wpart, linear_weight_grad_partial_floats(L->D, 3 * L->E)},
         {&L->wpart_fc2, linear_weight_grad_partial_floats(L->F, L->O)},
         {&L->wpart_fc, linear_weight_grad_partial_floats(L->D, L->F)},
         {&L->wpart_wc, linear_weight_grad_partial_floats(L->E, L->D)},
@@ -549,7 +545,6 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     const layer_tensors g = tensors_in(L->grads, L->tensors);
     const attention_shape heads = {batch, L->T, D, L->nh, L->scale, &L->ctx.attention,
                                    ATTENTION_AUTO, 0};
-    const linear_weight_grad3_scratch scratch = {L->wpart, L->x3};
 
     /* Precision in TF32 mode. The data gradients that flow into the attention
      * (dout and dP) are computed in FP32 (`into_attention`); the rest in the
@@ -583,13 +578,13 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
         CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b, N, O,
                                                F, c->stream));
     } else {
-        TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O));
+        TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O, 0));
         CUDA_CHECK(tlob_launch_gelu_bwd(L->dg, L->f, w.fc_b, L->df, g.fc_b, N, F, c->stream));
     }
     /* fc: dWf += df^T y1; dy1 = df Wf */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F, L->wpart_fc, sums,
                                   &nsums));
-    TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F));
+    TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F, 0));
     /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1
      * grads and dbc = sum of dr; dx = dr (+ dy) starts the input gradient */
     CUDA_CHECK(tlob_launch_ln_bwd(L->dy1, L->res ? L->dz1 : NULL, 0, L->h1, L->mean1, L->rstd1,
@@ -598,22 +593,24 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* 4-5. the folded out-projection and w0: dWc = dr^T o; dout = dr Wc */
     TLOB_CHECK(linear_weight_grad(c, math, L->gwc, L->dr, L->o, N, E, D, L->wpart_wc, sums,
                                   &nsums));
-    TLOB_CHECK(linear_data_grad(c, into_attention, L->dout, L->dr, L->wc, N, E, D));
+    TLOB_CHECK(linear_data_grad(c, into_attention, L->dout, L->dr, L->wc, N, E, D, 0));
     /* 3. dq|dk|dv through the attention */
     TLOB_CHECK(attention_backward(c, math, &heads, L->qkv, L->att, L->dout, L->datt, L->dqkv));
-    /* 1-2. the folded projections: dWqkv_eff = dq|dk|dv^T x, one call (x
-     * shared); dbqkv_eff = the column sums of dq|dk|dv; then the column-sum
-     * launch */
-    sums[nsums++] = (tlob_colsum_task){L->dqkv, L->gbqkv_eff, 3, N, E};
-    TLOB_CHECK(linear_weight_grad3(c, math, L->gwqkv_eff, L->dqkv, x, 1, N, D, E, &scratch, sums,
-                                   &nsums));
+    /* 1-2. the folded projections as one Linear(D -> 3E): dqkv [N, 3E] is its
+     * output gradient, Wqkv_eff [3, E, D] its [3E, D] weight. dWqkv_eff =
+     * dqkv^T x and dbqkv_eff = the column sums of dqkv; then the column-sum
+     * launch. (With dq|dk|dv as three [N, E] blocks this was a batch-3
+     * product over three copies of x, and dx three products and a kernel
+     * adding them: docs/layer-results.md, twelfth pass.) */
+    sums[nsums++] = (tlob_colsum_task){L->dqkv, L->gbqkv_eff, 1, N, 3 * E};
+    TLOB_CHECK(linear_weight_grad(c, math, L->gwqkv_eff, L->dqkv, x, N, D, 3 * E, L->wpart, sums,
+                                  &nsums));
     CUDA_CHECK(tlob_launch_colsums(sums, nsums, c->stream));
     /* the eight parameter gradients from the folded ones (above fold_backward_jobs) */
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
     CUDA_CHECK(tlob_launch_fold(jobs, fold_backward_jobs(L, &w, &g, jobs), c->stream));
-    /* the three dx contributions dq|dk|dv Wqkv_eff, summed into dx */
-    TLOB_CHECK(linear_data_grad3(c, math, L->dxp, L->dqkv, L->wqkv_eff, N, D, E));
-    CUDA_CHECK(tlob_launch_add3(dx, L->dxp, (size_t)N * D, (size_t)N * D, c->stream));
+    /* dx += dqkv Wqkv_eff: the three projections' contributions in one product */
+    TLOB_CHECK(linear_data_grad(c, math, dx, L->dqkv, L->wqkv_eff, N, D, 3 * E, 1));
     return TLOB_OK;
 }
 

@@ -2,14 +2,16 @@
  * time of memory-bound kernels at the layer's tensor sizes, one cuBLAS GEMM
  * of the layer's shape, and the layer's own graph node by node.
  *
- *   build/tests/gpu/launch_floor [DOTFILE [B]]
+ *   build/tests/gpu/launch_floor [DOTFILE [B [T D]]]
  *
  * Every time is a median over repeated measurements with CUDA events around
  * many back-to-back graph replays (the GPU never waits for the host inside a
  * measured interval), except "single launch", which records an event, launches
  * one graph and waits, the way `tlob bench` times one layer call. The layer
  * part captures tlob_forward (+ tlob_backward) at BTC temporal (B=128, T=128,
- * D=40, TF32, AUTO paths; B given: that many samples, e.g. 1 for one inference) and reports, per node of the captured chain, its
+ * D=40, TF32, AUTO paths; B given: that many samples, e.g. 1 for one
+ * inference; T and D given: that shape, Dout = D, and only the layer's
+ * graphs, e.g. 128 40 128 for feature BTC) and reports, per node of the captured chain, its
  * marginal time (graph of the first k nodes minus the first k-1) and its time
  * alone (the node repeated 16 times as child graphs). DOTFILE receives the
  * graph with kernel names (cudaGraphDebugDotPrint). */
@@ -194,8 +196,7 @@ static const char *node_desc(cudaGraphNode_t n, char *buf, size_t len) {
     return buf;
 }
 
-static void layer_graph(int with_bwd, const char *dot, int B) {
-    const int T = 128, D = 40;
+static void layer_graph(int with_bwd, const char *dot, int B, int T, int D) {
     tlob_config cfg = {D, 1, D, T, B, TLOB_MATH_TF32};
     tlob_layer *L;
     CKT(tlob_create(&cfg, &L));
@@ -220,7 +221,7 @@ static void layer_graph(int with_bwd, const char *dot, int B) {
     CK(cudaStreamEndCapture(stream, &g));
     if (dot) CK(cudaGraphDebugDotPrint(g, dot, cudaGraphDebugDotFlagsKernelNodeParams));
     cudaGraphExec_t whole = instantiate(g);
-    printf("\n== layer BTC temporal B=%d T=128 D=40 tf32, %s\n", B,
+    printf("\n== layer B=%d T=%d D=%d tf32, %s\n", B, T, D,
            with_bwd ? "forward+backward" : "forward");
     printf("whole graph: back-to-back %.1f us, single launch %.1f us\n",
            replay_us(whole, 20, 25), single_us(whole, 200));
@@ -276,6 +277,18 @@ int main(int argc, char **argv) {
     printf("device %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount,
            prop.l2CacheSize >> 20);
     CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const int B = argc > 2 ? atoi(argv[2]) : 128;
+    const int T = argc > 4 ? atoi(argv[3]) : 128, D = argc > 4 ? atoi(argv[4]) : 40;
+    if (B < 1 || T < 1 || D < 1 || argc == 4 || argc > 5) {
+        fprintf(stderr, "launch_floor: usage: launch_floor [DOTFILE [B [T D]]] (B, T, D >= 1)\n");
+        return 2;
+    }
+    const char *dot = argc > 1 && argv[1][0] ? argv[1] : NULL;
+    if (argc > 4) { /* the layer's graphs of this shape alone */
+        layer_graph(0, NULL, B, T, D);
+        layer_graph(1, dot, B, T, D);
+        return 0;
+    }
 
     printf("\n== empty kernels (1 block of 32 threads), a chain of n graph nodes\n");
     double t_empty[3];
@@ -385,12 +398,7 @@ int main(int argc, char **argv) {
     CK(cudaFree(b));
 
     /* DOTFILE gets the forward+backward graph (the forward is its first part) */
-    const int B = argc > 2 ? atoi(argv[2]) : 128;
-    if (B < 1) {
-        fprintf(stderr, "launch_floor: bad B '%s'\n", argv[2]);
-        return 2;
-    }
-    layer_graph(0, NULL, B);
-    layer_graph(1, argc > 1 && argv[1][0] ? argv[1] : NULL, B);
+    layer_graph(0, NULL, B, T, D);
+    layer_graph(1, dot, B, T, D);
     return 0;
 }

@@ -273,6 +273,18 @@ static void attention_ref(int B, int T, int D, int nh, const float *qkv, const f
     free(dP);
 }
 
+/* The attention backward's dqkv [rows, 3E] (row n: dq_n | dk_n | dv_n,
+ * layer/attention.h) rearranged in place as three blocks [3, rows, E], the
+ * layout of attention_ref's. */
+static void dqkv_to_blocks(float *d, size_t rows, int E) {
+    float *t = malloc(3 * rows * E * sizeof(float));
+    for (size_t n = 0; n < rows; n++)
+        for (int k = 0; k < 3; k++)
+            memcpy(t + (k * rows + n) * E, d + (3 * n + k) * E, E * sizeof(float));
+    memcpy(d, t, 3 * rows * E * sizeof(float));
+    free(t);
+}
+
 static double max_abs_diff(const float *a, const float *b, size_t n) {
     double m = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -343,6 +355,7 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
         TLOB_OK_OR_DIE(tlob_download(L, hPc[f], Pc, NP));
         TLOB_OK_OR_DIE(tlob_download(L, ho[f], o, NE));
         TLOB_OK_OR_DIE(tlob_download(L, hd[f], dq, 3 * NE));
+        dqkv_to_blocks(hd[f], (size_t)B * T, E);
         const double eP = tlob_rel_l2(hP[f], rP, NP), eo = tlob_rel_l2(ho[f], ro, NE);
         CHECK(eP <= PARITY_TOL_TF32 && eo <= PARITY_TOL_TF32, "%s %s: P %.3g o %.3g", tag,
               pname[f], eP, eo);
