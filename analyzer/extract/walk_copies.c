@@ -262,27 +262,24 @@ fact_copy *record_copy(body_ctx *b, CXCursor call, CXType ftype, const char *nam
 }
 
 /* A call through a function-pointer variable: a copy when the variable
- * holds a copy API (what the unit sets it to), or is named after one (a
- * loader's `cuMemcpyHtoD = dlsym(...)`). Its own type says where the kind
- * is; the finding names both. */
+ * holds a copy API (what the unit sets it to or looks up into it by name,
+ * what its type is made for), or is named after one (a loader's
+ * `cuMemcpyHtoD = dlsym(...)`). Its own type says where the kind is; the
+ * finding names both. */
 void record_copy_through_pointer(body_ctx *b, CXCursor call, CXCursor holder, fact_loc loc)
 {
     CXType ftype = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(holder)));
     char *holder_name = cx_take(clang_getCursorSpelling(holder));
-    cursor_list held = functions_held(b->w, holder);
+    held_apis held = apis_held(b->w, holder);
     fact_copy *copy = NULL;
     for (size_t i = 0; i < held.n && !copy; i++) {
-        char *name = cx_take(clang_getCursorSpelling(held.items[i]));
-        char *api = api_name(name);
-        copy = record_copy(b, call, ftype, api, loc);
+        copy = record_copy(b, call, ftype, held.items[i].api, loc);
         if (copy) {
             free(copy->callee);
-            copy->callee = xasprintf("%s (called through %s)", api, holder_name);
+            copy->callee = xasprintf("%s (called through %s)", held.items[i].api, holder_name);
         }
-        free(api);
-        free(name);
     }
-    free(held.items);
+    free_held_apis(&held);
     if (!copy) {
         char *api = api_name(holder_name);
         record_copy(b, call, ftype, api, loc);
