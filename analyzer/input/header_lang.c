@@ -231,18 +231,24 @@ static bool unit_follows(int found_by, int group)
     return found_by < 0 || found_by == group;
 }
 
-/* A header that several programs include is analysed in one unit of each
+/* Each part's (part_of_unit) context: the first other source file (in
+ * snapshot order) that reaches it through its includes, a CUDA one first,
+ * then C++, then C: the language the header was given is its unit's. A
+ * header with a context already is walked through too: what it includes in
+ * this unit may be another unit's only (unit_follows).
+ *
+ * A header that several programs include is analysed in one unit of each
  * (an #ifdef, a typedef or a macro of the includer may give it other code
- * in each): after its context, every source file that reaches it and is of
- * none of the programs already covered adds its own unit, in the order the
- * context was chosen in. `queue` has room for every file. */
-static void add_other_programs(snapshot *snap, long *const *includes, int *const *found_by,
-                               const size_t *nincludes, const int *group_of,
-                               const bool *included, size_t *queue)
+ * in each): every later source file that reaches it and is of none of the
+ * programs already covered adds its own unit, in the same order.
+ * `queue` has room for every file. */
+static void assign_contexts(snapshot *snap, long *const *includes, int *const *found_by,
+                            const size_t *nincludes, const int *group_of, const bool *included,
+                            size_t *queue)
 {
     static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
     size_t n = snap->nfiles;
-    size_t *seen = xcalloc(n, sizeof *seen);   /* step + 1 of the last visit */
+    size_t *seen = xcalloc(n ? n : 1, sizeof *seen);   /* step + 1 of the last visit */
     for (size_t step = 0; step < 3 * n; step++) {
         size_t s = step % n;
         if (part_of_unit(snap, included, s) || snap->files[s].lang != by_preference[step / n])
@@ -260,10 +266,10 @@ static void add_other_programs(snapshot *snap, long *const *includes, int *const
                     continue;
                 seen[h] = step + 1;
                 queue[tail++] = h;
-                if (hf->context >= 0 && (size_t)hf->context != s &&
-                    !program_has_context(snap, hf, s)) {
+                if (hf->context < 0)
+                    hf->context = (long)s;
+                else if ((size_t)hf->context != s && !program_has_context(snap, hf, s))
                     *XPUSH(hf->other_contexts, hf->nother_contexts) = (long)s;
-                }
             }
         }
     }
@@ -459,37 +465,7 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
             }
         }
     }
-    /* Each part's (part_of_unit) context: the first other source file (in snapshot order)
-     * that reaches it through its includes, a CUDA one first, then C++,
-     * then C: the language the header was given above is its unit's. A
-     * header with a context already is walked through too: what it
-     * includes in this unit may be another unit's only (unit_follows). */
-    static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
-    size_t *seen = xcalloc(n ? n : 1, sizeof *seen);   /* step + 1 of the last visit */
-    for (size_t step = 0; step < 3 * n; step++) {
-        size_t s = step % n;
-        if (part_of_unit(snap, included, s) || snap->files[s].lang != by_preference[step / n])
-            continue;
-        size_t head = 0, tail = 0;
-        queue[tail++] = s;
-        seen[s] = step + 1;
-        while (head < tail) {
-            size_t i = queue[head++];
-            for (size_t k = 0; k < nincludes[i]; k++) {
-                size_t h = (size_t)includes[i][k];
-                source_file *hf = &snap->files[h];
-                if (!part_of_unit(snap, included, h) || seen[h] == step + 1 ||
-                    !unit_follows(found_by[i][k], group_of[s]))
-                    continue;
-                seen[h] = step + 1;
-                if (hf->context < 0)
-                    hf->context = (long)s;
-                queue[tail++] = h;
-            }
-        }
-    }
-    free(seen);
-    add_other_programs(snap, includes, found_by, nincludes, group_of, included, queue);
+    assign_contexts(snap, includes, found_by, nincludes, group_of, included, queue);
     for (size_t i = 0; i < n; i++) {
         free(includes[i]);
         free(found_by[i]);
