@@ -34,6 +34,7 @@
     X(clang_Location_isInSystemHeader) \
     X(clang_ParamCommandComment_getParamName) \
     X(clang_ParamCommandComment_isParamIndexValid) \
+    X(clang_Type_getNamedType) \
     X(clang_Type_getNumTemplateArguments) \
     X(clang_Type_getTemplateArgumentAsType) \
     X(clang_createIndex) \
@@ -88,6 +89,7 @@
     X(clang_getTranslationUnitCursor) \
     X(clang_getTypeDeclaration) \
     X(clang_getTypeSpelling) \
+    X(clang_getTypedefDeclUnderlyingType) \
     X(clang_getUnqualifiedType) \
     X(clang_isConstQualifiedType) \
     X(clang_isCursorDefinition) \
@@ -136,6 +138,7 @@ const char *libclang_path(void);
 #define clang_Location_isInSystemHeader (libclang.bound_clang_Location_isInSystemHeader)
 #define clang_ParamCommandComment_getParamName (libclang.bound_clang_ParamCommandComment_getParamName)
 #define clang_ParamCommandComment_isParamIndexValid (libclang.bound_clang_ParamCommandComment_isParamIndexValid)
+#define clang_Type_getNamedType (libclang.bound_clang_Type_getNamedType)
 #define clang_Type_getNumTemplateArguments (libclang.bound_clang_Type_getNumTemplateArguments)
 #define clang_Type_getTemplateArgumentAsType (libclang.bound_clang_Type_getTemplateArgumentAsType)
 /* Every parse, and every PCH build, starts with an index: creating one loads
@@ -192,6 +195,7 @@ const char *libclang_path(void);
 #define clang_getTranslationUnitCursor (libclang.bound_clang_getTranslationUnitCursor)
 #define clang_getTypeDeclaration (libclang.bound_clang_getTypeDeclaration)
 #define clang_getTypeSpelling (libclang.bound_clang_getTypeSpelling)
+#define clang_getTypedefDeclUnderlyingType (libclang.bound_clang_getTypedefDeclUnderlyingType)
 #define clang_getUnqualifiedType (libclang.bound_clang_getUnqualifiedType)
 #define clang_isConstQualifiedType (libclang.bound_clang_isConstQualifiedType)
 #define clang_isCursorDefinition (libclang.bound_clang_isCursorDefinition)

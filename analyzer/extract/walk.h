@@ -122,8 +122,22 @@ bool is_function_pointer(CXCursor decl);
 /* The function-pointer variable, parameter or field a call goes through
  * (`fp(...)`, `(*fp)(...)`, `api.copy(...)`), or null. */
 CXCursor called_pointer(CXCursor call);
-/* The functions `holder` is set to in the unit (caller frees items). */
-cursor_list functions_held(walk_ctx *ctx, CXCursor holder);
+/* An API a function-pointer variable holds (api_name): `toolkit` when it
+ * is the CUDA toolkit's (a function a system header declares, an entry
+ * point looked up by name, a cudaTypedefs.h PFN_ type). */
+typedef struct {
+    char *api;
+    bool toolkit;
+} held_api;
+typedef struct {
+    held_api *items;
+    size_t n;
+} held_apis;
+/* What `holder` holds: the functions the unit sets it to, the entry points
+ * it looks up into it by name, then the API its declared type is made for
+ * (free with free_held_apis). */
+held_apis apis_held(walk_ctx *ctx, CXCursor holder);
+void free_held_apis(held_apis *held);
 void free_pointer_bindings(walk_ctx *ctx);
 
 /* extract/walk_statuses.c: unchecked statuses. */

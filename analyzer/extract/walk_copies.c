@@ -62,10 +62,10 @@ static bool evaluate_int(CXCursor c, long *value)
     return ok;
 }
 
-/* A kind expression's value through constants, casts, enumerators and const
- * variables. A non-const variable is not resolved: its value at the call is
- * not proven by its initialiser. */
-static bool resolve_kind(CXCursor expr, long *value)
+/* A constant's value through casts, enumerators and const variables. A
+ * non-const variable is not resolved: its value at the call is not proven
+ * by its initialiser. */
+static bool resolve_constant(CXCursor expr, long *value)
 {
     if (evaluate_int(expr, value))
         return true;
@@ -83,6 +83,30 @@ static bool resolve_kind(CXCursor expr, long *value)
     default:
         return false;
     }
+}
+
+/* The values a kind expression can take, bit k for value k: one constant
+ * (resolve_constant), or a conditional expression whose arms are such
+ * (`dev < 0 ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice`), nested. */
+static bool resolve_kinds(CXCursor expr, unsigned long *kinds)
+{
+    long v;
+    if (resolve_constant(expr, &v)) {
+        if (v < 0 || v >= (long)(8 * sizeof *kinds))
+            return false;
+        *kinds = 1UL << v;
+        return true;
+    }
+    CXCursor e = strip_casts(expr);
+    if (clang_getCursorKind(e) != CXCursor_ConditionalOperator)
+        return false;
+    cursor_list parts = children_of(e);
+    unsigned long when_true = 0, when_false = 0;
+    bool known = parts.n == 3 && resolve_kinds(parts.items[1], &when_true) &&
+                 resolve_kinds(parts.items[2], &when_false);
+    free(parts.items);
+    *kinds = when_true | when_false;
+    return known;
 }
 
 /* `.member = value` in the variable's initialiser (C designated
@@ -113,7 +137,7 @@ static CXCursor designated_member(CXCursor var, const char *wanted)
  * assignment before the call in the same function, or in p's initialiser
  * ("where visible"). */
 static bool resolve_member(body_ctx *b, CXCursor call, CXCursor params_arg,
-                           const char *member, long *value)
+                           const char *member, unsigned long *kinds)
 {
     CXCursor e = strip_casts(params_arg);
     if (clang_getCursorKind(e) != CXCursor_UnaryOperator ||
@@ -131,13 +155,26 @@ static bool resolve_member(body_ctx *b, CXCursor call, CXCursor params_arg,
     clang_visitChildren(b->function, find_kind_assignment, &s);
     if (clang_Cursor_isNull(s.value))
         s.value = designated_member(s.var, member);
-    return !clang_Cursor_isNull(s.value) && resolve_kind(s.value, value);
+    return !clang_Cursor_isNull(s.value) && resolve_kinds(s.value, kinds);
 }
 
 /* cudaMemcpy3D*(&p), cudaGraphAddMemcpyNode(..., &p): the kind is p.kind. */
-static bool resolve_params_kind(body_ctx *b, CXCursor call, CXCursor params_arg, long *value)
+static bool resolve_params_kind(body_ctx *b, CXCursor call, CXCursor params_arg,
+                                unsigned long *kinds)
 {
-    return resolve_member(b, call, params_arg, "kind", value);
+    return resolve_member(b, call, params_arg, "kind", kinds);
+}
+
+/* A member that must have one known value (a memory type). */
+static bool resolve_single_member(body_ctx *b, CXCursor call, CXCursor params_arg,
+                                  const char *member, long *value)
+{
+    unsigned long kinds;
+    if (!resolve_member(b, call, params_arg, member, &kinds) || kinds == 0 ||
+        (kinds & (kinds - 1)) != 0)
+        return false;
+    *value = __builtin_ctzl(kinds);
+    return true;
 }
 
 /* CUmemorytype (cuda.h) and cudaMemcpyKind (driver_types.h) values. */
@@ -148,22 +185,22 @@ enum { KIND_H2H = 0, KIND_H2D = 1, KIND_D2D = 3, KIND_DEFAULT = 4 };
  * p.srcMemoryType and p.dstMemoryType, as the cudaMemcpyKind it amounts
  * to. A unified source is resolved by the pointer at run time: Default. */
 static bool resolve_driver_direction(body_ctx *b, CXCursor call, CXCursor params_arg,
-                                     long *value)
+                                     unsigned long *kinds)
 {
     long src, dst;
-    if (!resolve_member(b, call, params_arg, "srcMemoryType", &src))
+    if (!resolve_single_member(b, call, params_arg, "srcMemoryType", &src))
         return false;
     if (src == MEM_DEVICE || src == MEM_ARRAY) {
-        *value = KIND_D2D;   /* from the device: allowed whatever the destination */
+        *kinds = 1UL << KIND_D2D;   /* from the device: allowed whatever the destination */
         return true;
     }
     if (src == MEM_UNIFIED) {
-        *value = KIND_DEFAULT;
+        *kinds = 1UL << KIND_DEFAULT;
         return true;
     }
-    if (src != MEM_HOST || !resolve_member(b, call, params_arg, "dstMemoryType", &dst))
+    if (src != MEM_HOST || !resolve_single_member(b, call, params_arg, "dstMemoryType", &dst))
         return false;
-    *value = dst == MEM_HOST ? KIND_H2H : dst == MEM_UNIFIED ? KIND_DEFAULT : KIND_H2D;
+    *kinds = 1UL << (dst == MEM_HOST ? KIND_H2H : dst == MEM_UNIFIED ? KIND_DEFAULT : KIND_H2D);
     return true;
 }
 
@@ -230,7 +267,7 @@ fact_copy *record_copy(body_ctx *b, CXCursor call, CXType ftype, const char *nam
     fact_copy *copy = XPUSH(b->w->facts->copies, b->w->facts->n_copies);
     copy->callee = xstrdup(name);
     copy->loc = loc;
-    copy->kind_value = -1;
+    copy->kind_values = 0;
     if (always) {
         copy->kind = COPY_ALWAYS_UPLOAD;
         return copy;
@@ -247,13 +284,13 @@ fact_copy *record_copy(body_ctx *b, CXCursor call, CXType ftype, const char *nam
         bool is_params = strstr(t, "cudaMemcpy3D") && strstr(t, "Parms");
         bool is_driver_params = by_memory_type && strstr(t, "CUDA_MEMCPY") && !strstr(t, "PEER");
         free(t);
-        long v;
+        unsigned long kinds;
         CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
-        if ((is_kind && resolve_kind(arg, &v)) ||
-            (is_params && resolve_params_kind(b, call, arg, &v)) ||
-            (is_driver_params && resolve_driver_direction(b, call, arg, &v))) {
+        if ((is_kind && resolve_kinds(arg, &kinds)) ||
+            (is_params && resolve_params_kind(b, call, arg, &kinds)) ||
+            (is_driver_params && resolve_driver_direction(b, call, arg, &kinds))) {
             copy->kind = COPY_KIND_RESOLVED;
-            copy->kind_value = v;
+            copy->kind_values = (long)kinds;
         }
         if (is_kind || is_params || is_driver_params)
             return copy;
@@ -262,27 +299,24 @@ fact_copy *record_copy(body_ctx *b, CXCursor call, CXType ftype, const char *nam
 }
 
 /* A call through a function-pointer variable: a copy when the variable
- * holds a copy API (what the unit sets it to), or is named after one (a
- * loader's `cuMemcpyHtoD = dlsym(...)`). Its own type says where the kind
- * is; the finding names both. */
+ * holds a copy API (what the unit sets it to or looks up into it by name,
+ * what its type is made for), or is named after one (a loader's
+ * `cuMemcpyHtoD = dlsym(...)`). Its own type says where the kind is; the
+ * finding names both. */
 void record_copy_through_pointer(body_ctx *b, CXCursor call, CXCursor holder, fact_loc loc)
 {
     CXType ftype = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(holder)));
     char *holder_name = cx_take(clang_getCursorSpelling(holder));
-    cursor_list held = functions_held(b->w, holder);
+    held_apis held = apis_held(b->w, holder);
     fact_copy *copy = NULL;
     for (size_t i = 0; i < held.n && !copy; i++) {
-        char *name = cx_take(clang_getCursorSpelling(held.items[i]));
-        char *api = api_name(name);
-        copy = record_copy(b, call, ftype, api, loc);
+        copy = record_copy(b, call, ftype, held.items[i].api, loc);
         if (copy) {
             free(copy->callee);
-            copy->callee = xasprintf("%s (called through %s)", api, holder_name);
+            copy->callee = xasprintf("%s (called through %s)", held.items[i].api, holder_name);
         }
-        free(api);
-        free(name);
     }
-    free(held.items);
+    free_held_apis(&held);
     if (!copy) {
         char *api = api_name(holder_name);
         record_copy(b, call, ftype, api, loc);

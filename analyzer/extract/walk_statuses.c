@@ -92,7 +92,8 @@ void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,
 
 /* A program that loads the driver calls it through function-pointer
  * variables: a call through one is a CUDA call when the variable holds a
- * CUDA API (what the unit sets it to, extract/walk_pointers.c) or is named
+ * CUDA API (what the unit sets it to or looks up into it, what its type is
+ * made for: extract/walk_pointers.c) or is named
  * after one (a loader's `cuCtxDestroy = dlsym(...)`, whose declarations are
  * the program's own, not the toolkit's), and its type returns a CUDA status. */
 void record_unchecked_status_through_pointer(body_ctx *b, CXCursor call, CXCursor parent,
@@ -103,16 +104,11 @@ void record_unchecked_status_through_pointer(body_ctx *b, CXCursor call, CXCurso
         return;
     char *holder_name = cx_take(clang_getCursorSpelling(holder));
     char *callee = NULL;
-    cursor_list held = functions_held(b->w, holder);
-    for (size_t i = 0; i < held.n && !callee; i++) {
-        char *name = cx_take(clang_getCursorSpelling(held.items[i]));
-        char *api = api_name(name);
-        if (name_starts(api, "cu") && in_system_header(held.items[i]))
-            callee = xasprintf("%s (called through %s)", api, holder_name);
-        free(api);
-        free(name);
-    }
-    free(held.items);
+    held_apis held = apis_held(b->w, holder);
+    for (size_t i = 0; i < held.n && !callee; i++)
+        if (name_starts(held.items[i].api, "cu") && held.items[i].toolkit)
+            callee = xasprintf("%s (called through %s)", held.items[i].api, holder_name);
+    free_held_apis(&held);
     if (!callee) {
         char *api = api_name(holder_name);
         if (name_starts(api, "cu"))

@@ -43,7 +43,7 @@ typedef enum {
 } fact_launch_kind;
 
 typedef enum {
-    COPY_KIND_RESOLVED,     /* kind_value holds the cudaMemcpyKind */
+    COPY_KIND_RESOLVED,     /* kind_values holds the cudaMemcpyKinds it can take */
     COPY_KIND_UNRESOLVED,   /* a value that cannot be proven (non-const variable,
                                parameter, struct not visible) */
     COPY_ALWAYS_UPLOAD,     /* cudaMemcpyToSymbol*, cuMemcpyHtoD*: no kind needed */

@@ -225,38 +225,64 @@ static bool unit_follows(int found_by, int group)
     return found_by < 0 || found_by == group;
 }
 
-/* A header that several programs include is analysed in one unit of each
+/* Whether snap->files[s] starts a unit of its own in phase `phase` of
+ * assign_contexts: a source file nothing includes, then a header nothing
+ * includes (a library's public header, analysed on its own). */
+static bool unit_root(const snapshot *snap, const bool *included, size_t s, int phase)
+{
+    return phase == 0 ? !part_of_unit(snap, included, s)
+                      : snap->files[s].is_header && !included[s];
+}
+
+/* Each part's (part_of_unit) context: the first other source file (in
+ * snapshot order) that reaches it through its includes, a CUDA one first,
+ * then C++, then C: the language the header was given is its unit's. A
+ * header with a context already is walked through too: what it includes in
+ * this unit may be another unit's only (unit_follows).
+ *
+ * A header that several programs include is analysed in one unit of each
  * (an #ifdef, a typedef or a macro of the includer may give it other code
- * in each): after its context, every source file that reaches it and is of
- * none of the programs already covered adds its own unit, in the order the
- * context was chosen in. `queue` has room for every file. */
-static void add_other_programs(snapshot *snap, long *const *includes, int *const *found_by,
-                               const size_t *nincludes, const int *group_of,
-                               const bool *included, size_t *queue)
+ * in each): every later source file that reaches it and is of none of the
+ * programs already covered adds its own unit, in the same order.
+ *
+ * Then a header that no source file reaches but a header nothing includes
+ * does (a header-only library's detail .inl files, which its public header
+ * includes at its end, needing that header's declarations) is analysed in
+ * that header's unit, as its includers compile it.
+ * `queue` has room for every file. */
+static void assign_contexts(snapshot *snap, long *const *includes, int *const *found_by,
+                            const size_t *nincludes, const int *group_of, const bool *included,
+                            size_t *queue)
 {
     static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
     size_t n = snap->nfiles;
-    size_t *seen = xcalloc(n, sizeof *seen);   /* step + 1 of the last visit */
-    for (size_t step = 0; step < 3 * n; step++) {
-        size_t s = step % n;
-        if (part_of_unit(snap, included, s) || snap->files[s].lang != by_preference[step / n])
-            continue;
-        size_t head = 0, tail = 0;
-        queue[tail++] = s;
-        seen[s] = step + 1;
-        while (head < tail) {
-            size_t i = queue[head++];
-            for (size_t k = 0; k < nincludes[i]; k++) {
-                size_t h = (size_t)includes[i][k];
-                source_file *hf = &snap->files[h];
-                if (!part_of_unit(snap, included, h) || seen[h] == step + 1 ||
-                    !unit_follows(found_by[i][k], group_of[s]))
-                    continue;
-                seen[h] = step + 1;
-                queue[tail++] = h;
-                if (hf->context >= 0 && (size_t)hf->context != s &&
-                    !program_has_context(snap, hf, s)) {
-                    *XPUSH(hf->other_contexts, hf->nother_contexts) = (long)s;
+    size_t *seen = xcalloc(n ? n : 1, sizeof *seen);   /* visit + 1 of the last visit */
+    size_t visit = 0;
+    for (int phase = 0; phase < 2; phase++) {
+        for (size_t step = 0; step < 3 * n; step++) {
+            size_t s = step % n;
+            if (!unit_root(snap, included, s, phase) ||
+                snap->files[s].lang != by_preference[step / n])
+                continue;
+            visit++;
+            size_t head = 0, tail = 0;
+            queue[tail++] = s;
+            seen[s] = visit;
+            while (head < tail) {
+                size_t i = queue[head++];
+                for (size_t k = 0; k < nincludes[i]; k++) {
+                    size_t h = (size_t)includes[i][k];
+                    source_file *hf = &snap->files[h];
+                    if (!part_of_unit(snap, included, h) || seen[h] == visit ||
+                        !unit_follows(found_by[i][k], group_of[s]))
+                        continue;
+                    seen[h] = visit;
+                    queue[tail++] = h;
+                    if (hf->context < 0)
+                        hf->context = (long)s;
+                    else if (phase == 0 && (size_t)hf->context != s &&
+                             !program_has_context(snap, hf, s))
+                        *XPUSH(hf->other_contexts, hf->nother_contexts) = (long)s;
                 }
             }
         }
@@ -453,37 +479,7 @@ void header_langs_resolve(snapshot *snap, const gl_config *cfg)
             }
         }
     }
-    /* Each part's (part_of_unit) context: the first other source file (in snapshot order)
-     * that reaches it through its includes, a CUDA one first, then C++,
-     * then C: the language the header was given above is its unit's. A
-     * header with a context already is walked through too: what it
-     * includes in this unit may be another unit's only (unit_follows). */
-    static const source_lang by_preference[] = { LANG_CUDA, LANG_CXX, LANG_C };
-    size_t *seen = xcalloc(n ? n : 1, sizeof *seen);   /* step + 1 of the last visit */
-    for (size_t step = 0; step < 3 * n; step++) {
-        size_t s = step % n;
-        if (part_of_unit(snap, included, s) || snap->files[s].lang != by_preference[step / n])
-            continue;
-        size_t head = 0, tail = 0;
-        queue[tail++] = s;
-        seen[s] = step + 1;
-        while (head < tail) {
-            size_t i = queue[head++];
-            for (size_t k = 0; k < nincludes[i]; k++) {
-                size_t h = (size_t)includes[i][k];
-                source_file *hf = &snap->files[h];
-                if (!part_of_unit(snap, included, h) || seen[h] == step + 1 ||
-                    !unit_follows(found_by[i][k], group_of[s]))
-                    continue;
-                seen[h] = step + 1;
-                if (hf->context < 0)
-                    hf->context = (long)s;
-                queue[tail++] = h;
-            }
-        }
-    }
-    free(seen);
-    add_other_programs(snap, includes, found_by, nincludes, group_of, included, queue);
+    assign_contexts(snap, includes, found_by, nincludes, group_of, included, queue);
     for (size_t i = 0; i < n; i++) {
         free(includes[i]);
         free(found_by[i]);

@@ -3,8 +3,11 @@
  * kind it could not prove (a non-const variable, a parameter, a params
  * struct filled elsewhere) is not reported: the rule reports what it can
  * show. */
+#include <stdlib.h>
+
 #include "facts/facts.h"
 #include "rules/rule.h"
+#include "util/xalloc.h"
 
 /* cudaMemcpyKind values (driver_types.h). */
 enum { KIND_HOST_TO_HOST = 0, KIND_HOST_TO_DEVICE = 1, KIND_DEFAULT = 4 };
@@ -17,6 +20,27 @@ static const char *forbidden_kind_name(long kind)
     case KIND_DEFAULT: return "cudaMemcpyDefault (cannot be proven device-side)";
     default: return NULL;
     }
+}
+
+/* "A or B" for the kinds a copy can take (bit k for kind k) when every
+ * one of them is forbidden; NULL when one is allowed or unknown: the copy
+ * is not proven. */
+static char *forbidden_kinds_text(unsigned long kinds)
+{
+    if (kinds == 0)
+        return NULL;
+    char *text = NULL;
+    for (long k = 0; k < (long)(8 * sizeof kinds); k++) {
+        if (!(kinds & (1UL << k)))
+            continue;
+        const char *name = forbidden_kind_name(k);
+        char *longer = !name ? NULL : text ? xasprintf("%s or %s", text, name) : xstrdup(name);
+        free(text);
+        if (!longer)
+            return NULL;
+        text = longer;
+    }
+    return text;
 }
 
 static void check(const analysis *a, diag_sink *sink)
@@ -40,13 +64,14 @@ static void check(const analysis *a, diag_sink *sink)
                             c->callee);
                 continue;
             }
-            const char *kind = c->kind == COPY_KIND_RESOLVED
-                                   ? forbidden_kind_name(c->kind_value) : NULL;
-            if (kind)
+            char *kinds = c->kind == COPY_KIND_RESOLVED
+                              ? forbidden_kinds_text((unsigned long)c->kind_values) : NULL;
+            if (kinds)
                 diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
                             "%s with kind %s: only mapped pinned memory crosses host to "
                             "device; copy device-to-device from the mapped buffer",
-                            c->callee, kind);
+                            c->callee, kinds);
+            free(kinds);
         }
     }
 }
@@ -67,11 +92,16 @@ const rule_def rule_mapped_pinned_only = {
         "cuMemcpyHtoD* and cuMemcpyHtoA* (always uploads); and the copies whose\n"
         "direction comes from the pointers (cudaMemcpyBatchAsync, cudaMemcpy3DBatchAsync,\n"
         "cuMemcpy, cuMemcpyAsync, cuMemcpy[3D]BatchAsync), like Default. The kind is resolved through\n"
-        "enumerators, casts, macros, constants and const variables; a kind held in a\n"
+        "enumerators, casts, macros, constants and const variables, and through\n"
+        "conditionals between them (reported when every kind they can take is\n"
+        "forbidden); a kind held in a\n"
         "non-const variable or a parameter is not proven and not reported. A call\n"
         "through a function-pointer variable counts as a call of the API it holds:\n"
-        "one its translation unit sets it to (initialiser or assignment), else the\n"
-        "API it is named after (a loader's `cuMemcpyHtoD = dlsym(...)`).\n"
+        "one its translation unit sets it to (initialiser or assignment) or looks up\n"
+        "into it by name (cuGetProcAddress, cudaGetDriverEntryPoint*, dlsym), the\n"
+        "API its type is made for (cudaTypedefs.h's PFN_cuMemcpyHtoD_v3020,\n"
+        "decltype(&cuMemcpyHtoD)), else the API it is named after (a loader's\n"
+        "`cuMemcpyHtoD = dlsym(...)`).\n"
         "Device-to-device and device-to-host copies are allowed.\n"
         "\n"
         "Why: only the mapped pinned buffer crosses host to device; plain uploads\n"

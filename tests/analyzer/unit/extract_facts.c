@@ -88,15 +88,15 @@ static void copy_kinds_resolve_through_constants_not_variables(void **state)
         "    (void)cudaMemcpyPeer(d, 0, h, 1, n);\n"                      /* 14 */
         "}\n");
     assert_int_equal(copy_at(f, 5)->kind, COPY_KIND_RESOLVED);
-    assert_int_equal(copy_at(f, 5)->kind_value, 2);
-    assert_int_equal(copy_at(f, 6)->kind_value, 4);
-    assert_int_equal(copy_at(f, 7)->kind_value, 1);
+    assert_int_equal(copy_at(f, 5)->kind_values, 1 << 2);
+    assert_int_equal(copy_at(f, 6)->kind_values, 1 << 4);
+    assert_int_equal(copy_at(f, 7)->kind_values, 1 << 1);
     assert_string_equal(copy_at(f, 7)->callee, "cudaMemcpyAsync");
     assert_int_equal(copy_at(f, 8)->kind, COPY_KIND_UNRESOLVED);
     assert_int_equal(copy_at(f, 9)->kind, COPY_KIND_UNRESOLVED);
     assert_int_equal(copy_at(f, 10)->kind, COPY_ALWAYS_UPLOAD);
     assert_int_equal(copy_at(f, 13)->kind, COPY_KIND_RESOLVED);
-    assert_int_equal(copy_at(f, 13)->kind_value, 0);
+    assert_int_equal(copy_at(f, 13)->kind_values, 1 << 0);
     assert_null(copy_at(f, 14));
     facts_free(f);
 }

@@ -14,7 +14,7 @@
 static fact_copy copy_of(const char *callee, unsigned line, long value)
 {
     return (fact_copy){ .callee = xstrdup(callee), .loc = { line, 5 },
-                        .kind = COPY_KIND_RESOLVED, .kind_value = value };
+                        .kind = COPY_KIND_RESOLVED, .kind_values = value };
 }
 
 static fact_function function_of(const char *param)
@@ -61,8 +61,8 @@ static void union_keeps_each_fact_once(void **state)
     facts_merge(into, from);
 
     assert_int_equal(into->n_copies, 2);
-    assert_int_equal(into->copies[0].kind_value, 3);
-    assert_int_equal(into->copies[1].kind_value, 1);
+    assert_int_equal(into->copies[0].kind_values, 3);
+    assert_int_equal(into->copies[1].kind_values, 1);
     assert_int_equal(into->n_functions, 2);
     assert_string_equal(into->functions[0].params.items[0], "float *");
     assert_string_equal(into->functions[1].params.items[0], "double *");

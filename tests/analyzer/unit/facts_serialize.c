@@ -45,7 +45,7 @@ static file_facts *every_kind(void)
     };
     f->copies = xcalloc(f->n_copies = 1, sizeof *f->copies);
     f->copies[0] = (fact_copy){ .callee = xstrdup("cudaMemcpy"), .loc = { 11, 3 },
-                                .kind = COPY_ALWAYS_UPLOAD, .kind_value = -4 };
+                                .kind = COPY_ALWAYS_UPLOAD, .kind_values = -4 };
     f->calls = xcalloc(f->n_calls = 1, sizeof *f->calls);
     f->calls[0] = (fact_call){ .caller_usr = xstrdup("c:@F@h"), .callee_usr = xstrdup("c:@F@g"),
                                .callee_name = xstrdup("g"), .loc = { 12, 7 },
@@ -94,7 +94,7 @@ static void every_field_reads_back_as_written(void **state)
     assert_true(g->launches[0].constant_args == ~0ULL);
     assert_true(g->launches[0].args_known);
     assert_int_equal(g->copies[0].kind, COPY_ALWAYS_UPLOAD);
-    assert_int_equal(g->copies[0].kind_value, -4);
+    assert_int_equal(g->copies[0].kind_values, -4);
     assert_true(g->calls[0].floating_template_args == 1ULL << 63);
     assert_int_equal(g->calls[0].floating_class_args, 5);
     assert_string_equal(g->calls[0].callee_name, "g");
@@ -132,7 +132,7 @@ static void a_missing_field_refuses_the_text(void **state)
     file_facts *f = every_kind();
     char *text = facts_save(f);
     /* one of each codec but TEXT_OR_NULL, which may be missing */
-    static const char *const keys[] = { "usr", "tparams", "loc", "exec", "static", "value" };
+    static const char *const keys[] = { "usr", "tparams", "loc", "exec", "static", "kinds" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         char *cut = without_key(text, keys[i]);
         char *error = NULL;
