@@ -18,6 +18,9 @@ corpora=${BENCH_CORPORA:-repo small llmc samples}   # which rows to run
 clang=${CLANG:-$(command -v clang-19 || command -v /usr/lib/llvm-19/bin/clang || true)}
 cuda=${CUDA_PATH:-/usr/local/cuda}
 [ -x "$gl" ] || { echo "bench-analyzer: $gl not built (make analyzer)" >&2; exit 2; }
+# Each row runs gpulint from inside its corpus: a relative GPULINT would name
+# nothing there, and the row would be left out without a word.
+gl=$(realpath "$gl")
 mkdir -p "$work"
 export XDG_CACHE_HOME=$work/cache
 
