@@ -7,6 +7,7 @@
  * added to the global gradient with one atomicAdd per column per block. */
 #include <cuda_runtime.h>
 
+#include "async_copy.cuh"
 #include "gelu.cuh"
 #include "kernels.h"
 
@@ -38,10 +39,26 @@ __device__ __forceinline__ float warp_max(float v) {
 
 /* ---- kernels --------------------------------------------------------------- */
 
-/* The small products of tlob_launch_fold: one job per (product), its output
- * in FOLD_TILE x FOLD_TILE tiles, one block a tile; first_block is the job's
- * first block in the flat grid. */
-#define FOLD_TILE 16
+/* The small products of tlob_launch_fold: one job per product, its output
+ * in FOLD_BM x FOLD_BN tiles, one block a tile; first_block is the job's
+ * first block in the flat grid.
+ *
+ * A block of FOLD_THREADS threads holds op(A) and op(B) for up to FOLD_KC
+ * values of k at once in shared memory, k-major (As[k][m], Bs[k][n]), all
+ * loaded by asynchronous copies in flight together; each thread then owns
+ * 4 x 2 outputs in registers: per k one 16-byte and one 8-byte shared load
+ * for eight multiply-adds. (One output a thread on 16 x 16 tiles, the
+ * version before, made two shared loads per multiply-add and took 7.0 /
+ * 12.5 us for the forward / backward folds at feature BTC, 7.7 / 14.8 at
+ * FI-2010, on an H200: docs/layer-results.md, twelfth and thirteenth
+ * passes.) Each output is still one chain of fused multiply-adds in k
+ * order, so the results are those of that version, bit for bit. */
+#define FOLD_BM 32
+#define FOLD_BN 32
+#define FOLD_KC 160 /* k values a block holds: K <= 160 (the reference sizes) is one round */
+#define FOLD_LD (FOLD_BM + 4) /* row stride: 16-byte rows, see fold_stage for the banks */
+#define FOLD_THREADS 128      /* 8 x 16 threads of 4 x 2 outputs */
+static_assert(FOLD_BM == 32 && FOLD_BN == 32, "fold_stage maps 32 rows a k");
 struct fold_job_dev {
     tlob_fold_job j;
     unsigned tiles_n, first_block;
@@ -51,37 +68,75 @@ struct fold_jobs_dev {
     int n;
 };
 
+/* S[k][r] = X[(r0 + r) s_r + (k0 + k) s_k] for r < 32, k < kc8 (a multiple
+ * of 8), zero outside [R, K). Consecutive copies run along whichever index
+ * has stride 1 in X: along r, 32 lanes write one row of S; along k (or
+ * neither), a warp covers 8 k x 4 r, which reads four 32-byte sectors and
+ * writes 32 different banks (row stride 36 = 4 mod 32). */
+__device__ __forceinline__ void fold_stage(float (*S)[FOLD_LD], const float *X, int s_r, int s_k,
+                                           int R, int K, int r0, int k0, int kc8) {
+    const int n = 32 * kc8;
+    for (int i = threadIdx.x; i < n; i += FOLD_THREADS) {
+        int r, k;
+        if (s_r == 1) {
+            r = i & 31, k = i >> 5;
+        } else {
+            const int lane = i & 31, w = i >> 5;
+            r = (w & 7) * 4 + (lane >> 3), k = (w >> 3) * 8 + (lane & 7);
+        }
+        const bool ok = r0 + r < R && k0 + k < K;
+        copy4(&S[k][r], ok ? X + (size_t)(r0 + r) * s_r + (size_t)(k0 + k) * s_k : X, ok);
+    }
+}
+
 /* C (+)= op(A) op(B) + u v^T + add, in FP32 fused multiply-adds in k order.
  * __grid_constant__: the job table is read in place from the parameter space
  * (an indexed by-value parameter array would be copied to local memory by
  * every thread, see tlob_colsum_kernel). */
-__global__ void tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
-    __shared__ float As[FOLD_TILE][FOLD_TILE + 1], Bs[FOLD_TILE][FOLD_TILE + 1];
+__global__ void __launch_bounds__(FOLD_THREADS)
+tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
+    __shared__ __align__(16) float As[FOLD_KC][FOLD_LD];
+    __shared__ __align__(16) float Bs[FOLD_KC][FOLD_LD];
     int k = 0;
     while (k + 1 < jobs.n && blockIdx.x >= jobs.job[k + 1].first_block) k++;
     const tlob_fold_job &J = jobs.job[k].j;
     const unsigned t = blockIdx.x - jobs.job[k].first_block;
-    const int tx = threadIdx.x % FOLD_TILE, ty = threadIdx.x / FOLD_TILE;
-    const int m0 = (int)(t / jobs.job[k].tiles_n) * FOLD_TILE;
-    const int n0 = (int)(t % jobs.job[k].tiles_n) * FOLD_TILE;
-    const int m = m0 + ty, n = n0 + tx;
-    float s = 0.0f;
-    for (int k0 = 0; k0 < J.K; k0 += FOLD_TILE) {
-        const int ka = k0 + tx, kb = k0 + ty;
-        As[ty][tx] = m < J.M && ka < J.K ? J.A[(size_t)m * J.a_sm + (size_t)ka * J.a_sk] : 0.0f;
-        const int nb = n0 + tx;
-        Bs[ty][tx] = kb < J.K && nb < J.N ? J.B[(size_t)kb * J.b_sk + (size_t)nb * J.b_sn] : 0.0f;
+    const int m0 = (int)(t / jobs.job[k].tiles_n) * FOLD_BM;
+    const int n0 = (int)(t % jobs.job[k].tiles_n) * FOLD_BN;
+    const int tm = (int)threadIdx.x >> 4, tn = (int)threadIdx.x & 15; /* rows 4 tm, columns 2 tn */
+    float acc[4][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}, {0.0f, 0.0f}, {0.0f, 0.0f}};
+    for (int k0 = 0; k0 < J.K; k0 += FOLD_KC) {
+        const int kc = min(FOLD_KC, J.K - k0), kc8 = (kc + 7) & ~7;
+        fold_stage(As, J.A, J.a_sm, J.a_sk, J.M, J.K, m0, k0, kc8);
+        fold_stage(Bs, J.B, J.b_sn, J.b_sk, J.N, J.K, n0, k0, kc8);
+        copies_wait_all();
         __syncthreads();
-#pragma unroll
-        for (int kk = 0; kk < FOLD_TILE; kk++) s = fmaf(As[ty][kk], Bs[kk][tx], s);
-        __syncthreads();
+#pragma unroll 4
+        for (int kk = 0; kk < kc; kk++) {
+            const float4 a = *reinterpret_cast<const float4 *>(&As[kk][4 * tm]);
+            const float2 b = *reinterpret_cast<const float2 *>(&Bs[kk][2 * tn]);
+            acc[0][0] = fmaf(a.x, b.x, acc[0][0]), acc[0][1] = fmaf(a.x, b.y, acc[0][1]);
+            acc[1][0] = fmaf(a.y, b.x, acc[1][0]), acc[1][1] = fmaf(a.y, b.y, acc[1][1]);
+            acc[2][0] = fmaf(a.z, b.x, acc[2][0]), acc[2][1] = fmaf(a.z, b.y, acc[2][1]);
+            acc[3][0] = fmaf(a.w, b.x, acc[3][0]), acc[3][1] = fmaf(a.w, b.y, acc[3][1]);
+        }
+        __syncthreads(); /* As and Bs free for the next round */
     }
-    if (m < J.M && n < J.N) {
-        const size_t i = (size_t)m * J.N + n;
-        if (J.u) s = fmaf(J.u[m], J.v[n], s);
-        if (J.add) s += J.add[i];
-        if (J.accumulate) s += J.C[i];
-        J.C[i] = s;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int m = m0 + 4 * tm + i;
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const int n = n0 + 2 * tn + j;
+            if (m < J.M && n < J.N) {
+                const size_t o = (size_t)m * J.N + n;
+                float s = acc[i][j];
+                if (J.u) s = fmaf(J.u[m], J.v[n], s);
+                if (J.add) s += J.add[o];
+                if (J.accumulate) s += J.C[o];
+                J.C[o] = s;
+            }
+        }
     }
 }
 
@@ -438,12 +493,12 @@ extern "C" cudaError_t tlob_launch_fold(const tlob_fold_job *jobs, int njobs,
             (!j.u) != (!j.v))
             return cudaErrorInvalidValue;
         d.job[k].j = j;
-        d.job[k].tiles_n = (unsigned)((j.N + FOLD_TILE - 1) / FOLD_TILE);
+        d.job[k].tiles_n = (unsigned)((j.N + FOLD_BN - 1) / FOLD_BN);
         d.job[k].first_block = blocks;
-        blocks += (unsigned)((j.M + FOLD_TILE - 1) / FOLD_TILE) * d.job[k].tiles_n;
+        blocks += (unsigned)((j.M + FOLD_BM - 1) / FOLD_BM) * d.job[k].tiles_n;
     }
     d.n = njobs;
-    tlob_fold_kernel<<<blocks, FOLD_TILE * FOLD_TILE, 0, stream>>>(d);
+    tlob_fold_kernel<<<blocks, FOLD_THREADS, 0, stream>>>(d);
     return cudaGetLastError();
 }
 

@@ -14,6 +14,7 @@
  * serial chain (what lost in the seventh pass: docs/layer-results.md). */
 #include <cuda_runtime.h>
 
+#include "async_copy.cuh"
 #include "gelu.cuh"
 #include "mlp_kernels.h"
 
@@ -51,22 +52,6 @@ __device__ __forceinline__ void mma_tf32(float c[4], const unsigned a[4], const 
                  "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-/* Asynchronous copies global -> shared of `bytes` (4 or 16), zeros where
- * `valid` is false (src-size 0: nothing is read from src). Every load of a
- * tile is in flight at once: the first version stored each loaded value
- * itself, one round trip at a time, and took 14.7 us where cuBLAS and the
- * GELU kernel together take 14.9 (docs/layer-results.md, ninth pass). */
-__device__ __forceinline__ void copy4(float *dst, const float *src, bool valid) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src), "r"(valid ? 4 : 0));
-}
-__device__ __forceinline__ void copy16(float *dst, const float *src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src), "r"(valid ? 16 : 0));
 }
 
 /* dst[r ldd + c] = src[r lds + c] where r < vr and c < vc, else 0, for
@@ -149,7 +134,7 @@ __global__ void __launch_bounds__(MLP_THREADS)
             if (BWD)
                 tile_async(Os, MLP_LDC, aux + (size_t)r0 * cols + c0, (size_t)cols, MLP_ROWS,
                            MLP_CHUNK, vr, cw, o_vec);
-            asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+            copies_wait_all();
             __syncthreads();
             float acc[2][MLP_NT][4];
 #pragma unroll

@@ -294,6 +294,88 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
     return m;
 }
 
+/* tlob_launch_fold against a double product on the CPU, on fresh random
+ * operands: the four stride orientations (A and B each row-major or
+ * transposed), M and N off the kernel's 32 x 32 tiles, K = 333 (three
+ * rounds of the kernel's 160 k values, the last partial), a vector job with
+ * b_sn = 0, a job with K = 0, u v^T, add and accumulate. Non-accumulating
+ * outputs start as NaN (an unwritten element fails), accumulating ones at
+ * random values. Strict FP32: relative L2 <= 1e-5 per job. */
+static void check_fold(void) {
+    enum { NJ = 7 };
+    /* M, N, K, A transposed, B transposed, u v^T, add, accumulate */
+    static const int spec[NJ][8] = {
+        {45, 70, 333, 0, 0, 1, 0, 0}, {33, 31, 40, 1, 0, 0, 1, 1}, {70, 45, 333, 0, 1, 1, 1, 1},
+        {9, 100, 161, 1, 1, 0, 0, 0}, {144, 144, 144, 1, 0, 0, 0, 1},
+        {37, 1, 300, 0, 0, 0, 1, 0},  /* a vector: B [K] with b_sn = 0 */
+        {50, 3, 0, 0, 0, 1, 1, 1},    /* no product */
+    };
+    const tlob_config cfg = {4, 1, 4, 2, 1, TLOB_MATH_FP32}; /* its stream and uploads */
+    tlob_layer *L;
+    TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
+    tlob_fold_job jobs[NJ];
+    float *hA[NJ], *hB[NJ], *hu[NJ], *hv[NJ], *hadd[NJ], *hC0[NJ], *dptr[NJ][6];
+    for (int j = 0; j < NJ; j++) {
+        const int M = spec[j][0], N = spec[j][1], K = spec[j][2];
+        const size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+        hA[j] = malloc((na + 1) * sizeof(float)), hB[j] = malloc((nb + 1) * sizeof(float));
+        hu[j] = malloc(M * sizeof(float)), hv[j] = malloc(N * sizeof(float));
+        hadd[j] = malloc(nc * sizeof(float)), hC0[j] = malloc(nc * sizeof(float));
+        for (size_t i = 0; i < na; i++) hA[j][i] = urand();
+        for (size_t i = 0; i < nb; i++) hB[j][i] = urand();
+        for (int i = 0; i < M; i++) hu[j][i] = urand();
+        for (int i = 0; i < N; i++) hv[j][i] = urand();
+        for (size_t i = 0; i < nc; i++) hadd[j][i] = urand(), hC0[j][i] = urand();
+        float *dA = dev_alloc(na + 1), *dB = dev_alloc(nb + 1), *du = dev_alloc(M),
+              *dv = dev_alloc(N), *dadd = dev_alloc(nc), *dC = dev_alloc(nc);
+        TLOB_OK_OR_DIE(tlob_upload(L, dA, hA[j], na));
+        TLOB_OK_OR_DIE(tlob_upload(L, dB, hB[j], nb));
+        TLOB_OK_OR_DIE(tlob_upload(L, du, hu[j], M));
+        TLOB_OK_OR_DIE(tlob_upload(L, dv, hv[j], N));
+        TLOB_OK_OR_DIE(tlob_upload(L, dadd, hadd[j], nc));
+        if (spec[j][7]) TLOB_OK_OR_DIE(tlob_upload(L, dC, hC0[j], nc));
+        dptr[j][0] = dA, dptr[j][1] = dB, dptr[j][2] = du, dptr[j][3] = dv, dptr[j][4] = dadd,
+        dptr[j][5] = dC;
+        /* op(A)(m, k): A [M, K] row-major, or A^T of a row-major [K, M] */
+        const int a_sm = spec[j][3] ? 1 : K, a_sk = spec[j][3] ? M : 1;
+        int b_sk = spec[j][4] ? 1 : N, b_sn = spec[j][4] ? K : 1;
+        if (N == 1) b_sk = 1, b_sn = 0;
+        jobs[j] = (tlob_fold_job){K ? dA : NULL, K ? dB : NULL, spec[j][5] ? du : NULL,
+                                  spec[j][5] ? dv : NULL, spec[j][6] ? dadd : NULL, dC, M, N, K,
+                                  a_sm, a_sk, b_sk, b_sn, spec[j][7]};
+    }
+    GPU_CHECK(tlob_launch_fold(jobs, NJ, tlob_stream(L)));
+    for (int j = 0; j < NJ; j++) {
+        const tlob_fold_job *J = &jobs[j];
+        const size_t nc = (size_t)J->M * J->N;
+        float *got = malloc(nc * sizeof(float));
+        TLOB_OK_OR_DIE(tlob_download(L, got, dptr[j][5], nc));
+        double num = 0.0, den = 0.0;
+        for (int m = 0; m < J->M; m++)
+            for (int n = 0; n < J->N; n++) {
+                double s = 0.0;
+                for (int k = 0; k < J->K; k++)
+                    s += (double)hA[j][(size_t)m * J->a_sm + (size_t)k * J->a_sk] *
+                         hB[j][(size_t)k * J->b_sk + (size_t)n * J->b_sn];
+                const size_t o = (size_t)m * J->N + n;
+                if (J->u) s += (double)hu[j][m] * hv[j][n];
+                if (J->add) s += hadd[j][o];
+                if (J->accumulate) s += hC0[j][o];
+                const double d = got[o] - s;
+                num += d * d, den += s * s;
+            }
+        const double rel = sqrt(num / den); /* NaN where an element was not written */
+        CHECK(rel <= 1e-5, "fold job %d (M=%d N=%d K=%d): rel L2 %.3g", j, J->M, J->N, J->K, rel);
+        printf("%s fold job %d M=%d N=%d K=%d a_sm=%d b_sn=%d uv=%d add=%d acc=%d: rel L2 %.2e\n",
+               rel <= 1e-5 ? "ok  " : "FAIL", j, J->M, J->N, J->K, J->a_sm, J->b_sn, !!J->u,
+               !!J->add, J->accumulate, rel);
+        free(got);
+        for (int p = 0; p < 6; p++) GPU_CHECK(cudaFree(dptr[j][p]));
+        free(hA[j]), free(hB[j]), free(hu[j]), free(hv[j]), free(hadd[j]), free(hC0[j]);
+    }
+    tlob_destroy(L);
+}
+
 /* The fused attention kernels against the general path and the double
  * reference, TF32, on fresh inputs; every output poisoned with NaN before
  * each path runs. The fused forward runs with each fused backward kernel:
@@ -588,7 +670,7 @@ int main(void) {
     const tlob_status st = tlob_create(&probe, &L);
     if (st == TLOB_ERR_NO_DEVICE) {
         printf("SKIP GPU layer tests: no CUDA device (%s)\n", tlob_last_error());
-        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 9 + 8 + 6);
+        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 9 + 8 + 6 + 7);
         return 0;
     }
     TLOB_OK_OR_DIE(st);
@@ -603,6 +685,7 @@ int main(void) {
     for (int m = 0; m < 2; m++)
         for (int i = 0; i < nshapes; i++)
             if (!quick || i == 1 || i == 4) check_layer(&shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32);
+    check_fold();
     if (!quick) {
         check_fusion(16, 16, 32, 1); /* the origin's M=16-class sizes, N = 256 */
         check_fusion(8, 16, 32, 2);  /* nh > 1 */
