@@ -46,7 +46,8 @@ static int weight_grad_splits(int rows) {
 
 tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW,
                                const float *dy, const float *x, int rows, int in, int out,
-                               float *partials, tlob_colsum_task *tasks, int *ntasks) {
+                               float *partials, tlob_colsum_task *tasks, int *ntasks,
+                               int always_split) {
     /* Split only where the partials stay under a quarter of what the GEMM
      * reads; otherwise the plain call, whose own split-K cuBLAS chooses. At
      * BTC temporal (fc2, fc, w0: 40-160 wide, 16384 rows, 64 splits) this
@@ -55,7 +56,8 @@ tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW
      * and the graphed fwd+bwd lost 4 and 14 us (H200, docs/layer-results.md,
      * eighth pass). */
     int splits = weight_grad_splits(rows);
-    if ((long long)splits * in * out * 4 > (long long)rows * (in + out)) splits = 1;
+    if (!always_split && (long long)splits * in * out * 4 > (long long)rows * (in + out))
+        splits = 1;
     const int chunk = rows / splits;
     if (splits == 1) {
         CUBLAS_CHECK(compute_gemm(ctx, math, N_, T_, in, out, rows, x, in, 0, dy, out, 0, 1.0f, dW,

@@ -50,7 +50,8 @@ size_t linear_weight_grad_partial_floats(int in, int out);
  * them all.) */
 tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW,
                                const float *dy, const float *x, int rows, int in, int out,
-                               float *partials, tlob_colsum_task *tasks, int *ntasks);
+                               float *partials, tlob_colsum_task *tasks, int *ntasks,
+                               int always_split);
 
 #ifdef __cplusplus
 }

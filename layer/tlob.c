@@ -572,7 +572,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     int nsums = 0;
     /* fc2: dWf2 += dz1^T g; then dg = dz1 Wf2 */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2, sums,
-                                  &nsums));
+                                  &nsums, 0));
     /* df = dg GELU'(f + bf); bf grad */
     if (mlp_fused(L, 1)) {
         CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b, N, O,
@@ -583,7 +583,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     }
     /* fc: dWf += df^T y1; dy1 = df Wf */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F, L->wpart_fc, sums,
-                                  &nsums));
+                                  &nsums, 0));
     TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F, 0));
     /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1
      * grads and dbc = sum of dr; dx = dr (+ dy) starts the input gradient */
@@ -592,7 +592,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                                   g.norm_b, L->gbc, N, D, c->stream));
     /* 4-5. the folded out-projection and w0: dWc = dr^T o; dout = dr Wc */
     TLOB_CHECK(linear_weight_grad(c, math, L->gwc, L->dr, L->o, N, E, D, L->wpart_wc, sums,
-                                  &nsums));
+                                  &nsums, 0));
     TLOB_CHECK(linear_data_grad(c, into_attention, L->dout, L->dr, L->wc, N, E, D, 0));
     /* 3. dq|dk|dv through the attention */
     TLOB_CHECK(attention_backward(c, math, &heads, L->qkv, L->att, L->dout, L->datt, L->dqkv));
@@ -604,7 +604,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
      * adding them: docs/layer-results.md, twelfth pass.) */
     sums[nsums++] = (tlob_colsum_task){L->dqkv, L->gbqkv_eff, 1, N, 3 * E};
     TLOB_CHECK(linear_weight_grad(c, math, L->gwqkv_eff, L->dqkv, x, N, D, 3 * E, L->wpart, sums,
-                                  &nsums));
+                                  &nsums, math == TLOB_MATH_FP32));
     CUDA_CHECK(tlob_launch_colsums(sums, nsums, c->stream));
     /* the eight parameter gradients from the folded ones (above fold_backward_jobs) */
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
