@@ -29,6 +29,17 @@ tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, 
     return TLOB_OK;
 }
 
+tlob_status linear_data_grad_chunks(const compute_ctx *ctx, tlob_math math, float *dx,
+                                    const float *dy, const float *W, int rows, int in, int out,
+                                    int accumulate, int chunks) {
+    if (rows % chunks) chunks = 1;
+    const int c = rows / chunks;
+    CUBLAS_CHECK(compute_gemm(ctx, math, N_, N_, in, c, out, W, in, 0, dy, out,
+                              (long long)c * out, accumulate ? 1.0f : 0.0f, dx, in,
+                              (long long)c * in, chunks));
+    return TLOB_OK;
+}
+
 size_t linear_weight_grad_partial_floats(int in, int out) {
     return (size_t)LINEAR_MAX_SPLITS * (size_t)in * (size_t)out;
 }

@@ -40,6 +40,12 @@ tlob_status linear_forward3(const compute_ctx *ctx, tlob_math math, float *y, co
 tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
                              const float *W, int rows, int in, int out, int accumulate);
 
+/* linear_data_grad as `chunks` row chunks in one strided-batched call (one
+ * chunk when rows does not divide). */
+tlob_status linear_data_grad_chunks(const compute_ctx *ctx, tlob_math math, float *dx,
+                                    const float *dy, const float *W, int rows, int in, int out,
+                                    int accumulate, int chunks);
+
 /* Scratch of linear_weight_grad for up to `rows` rows of a Linear(in -> out). */
 size_t linear_weight_grad_partial_floats(int in, int out);
 /* dW [out, in] += dy^T x. When the rows split (see above) the partial

@@ -610,7 +610,7 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
     CUDA_CHECK(tlob_launch_fold(jobs, fold_backward_jobs(L, &w, &g, jobs), c->stream));
     /* dx += dqkv Wqkv_eff: the three projections' contributions in one product */
-    TLOB_CHECK(linear_data_grad(c, math, dx, L->dqkv, L->wqkv_eff, N, D, 3 * E, 1));
+    TLOB_CHECK(linear_data_grad_chunks(c, math, dx, L->dqkv, L->wqkv_eff, N, D, 3 * E, 1, 8));
     return TLOB_OK;
 }
 
