@@ -43,22 +43,27 @@ __device__ __forceinline__ float warp_max(float v) {
  * in FOLD_BM x FOLD_BN tiles, one block a tile; first_block is the job's
  * first block in the flat grid.
  *
- * A block of FOLD_THREADS threads holds op(A) and op(B) for up to FOLD_KC
- * values of k at once in shared memory, k-major (As[k][m], Bs[k][n]), all
- * loaded by asynchronous copies in flight together; each thread then owns
- * 4 x 2 outputs in registers: per k one 16-byte and one 8-byte shared load
- * for eight multiply-adds. (One output a thread on 16 x 16 tiles, the
- * version before, made two shared loads per multiply-add and took 7.0 /
- * 12.5 us for the forward / backward folds at feature BTC, 7.7 / 14.8 at
- * FI-2010, on an H200: docs/layer-results.md, twelfth and thirteenth
- * passes.) Each output is still one chain of fused multiply-adds in k
- * order, so the results are those of that version, bit for bit. */
+ * A block holds op(A) and op(B) for up to FOLD_KC values of k at once in
+ * shared memory, k-major (As[k][m], Bs[k][n]), all loaded by asynchronous
+ * copies in flight together; each thread then owns FOLD_TM x 2 outputs in
+ * registers (per k one shared load of FOLD_TM floats and one of 2 for
+ * 2 FOLD_TM multiply-adds), and loads everything its epilogue reads before
+ * its first store. (One output a thread on 16 x 16 tiles, the version
+ * before, made two shared loads per multiply-add and a global round trip
+ * per 16 values of k: 7.0 / 12.5 us for the forward / backward folds at
+ * feature BTC, 7.7 / 14.8 at FI-2010, on an H200: docs/layer-results.md,
+ * twelfth and thirteenth passes.) Each output is still one chain of fused
+ * multiply-adds in k order, so the results are that version's, bit for bit. */
 #define FOLD_BM 32
 #define FOLD_BN 32
 #define FOLD_KC 160 /* k values a block holds: K <= 160 (the reference sizes) is one round */
 #define FOLD_LD (FOLD_BM + 4) /* row stride: 16-byte rows, see fold_stage for the banks */
-#define FOLD_THREADS 128      /* 8 x 16 threads of 4 x 2 outputs */
-static_assert(FOLD_BM == 32 && FOLD_BN == 32, "fold_stage maps 32 rows a k");
+#ifndef FOLD_THREADS
+#define FOLD_THREADS 128
+#endif
+#define FOLD_TM (FOLD_BM * FOLD_BN / 2 / FOLD_THREADS) /* rows a thread: 4 (128 threads) or 2 */
+static_assert(FOLD_BM == 32 && FOLD_BN == 32 && (FOLD_TM == 2 || FOLD_TM == 4),
+              "fold_stage maps 32 rows a k; a thread reads its rows as one vector");
 struct fold_job_dev {
     tlob_fold_job j;
     unsigned tiles_n, first_block;
@@ -70,22 +75,38 @@ struct fold_jobs_dev {
 
 /* S[k][r] = X[(r0 + r) s_r + (k0 + k) s_k] for r < 32, k < kc8 (a multiple
  * of 8), zero outside [R, K). Consecutive copies run along whichever index
- * has stride 1 in X: along r, 32 lanes write one row of S; along k (or
- * neither), a warp covers 8 k x 4 r, which reads four 32-byte sectors and
- * writes 32 different banks (row stride 36 = 4 mod 32). */
+ * has stride 1 in X. Along r: 16-byte copies of 4 rows where X's rows are
+ * 16-byte aligned, else 4-byte ones, 32 lanes a row of S. Along k (or
+ * neither): a warp covers 8 k x 4 r, which reads four 32-byte sectors and
+ * writes 32 different banks (row stride 36 = 4 mod 32). Each thread steps
+ * one pointer: the index arithmetic of a copy is an add. */
 __device__ __forceinline__ void fold_stage(float (*S)[FOLD_LD], const float *X, int s_r, int s_k,
                                            int R, int K, int r0, int k0, int kc8) {
-    const int n = 32 * kc8;
-    for (int i = threadIdx.x; i < n; i += FOLD_THREADS) {
-        int r, k;
-        if (s_r == 1) {
-            r = i & 31, k = i >> 5;
-        } else {
-            const int lane = i & 31, w = i >> 5;
-            r = (w & 7) * 4 + (lane >> 3), k = (w >> 3) * 8 + (lane & 7);
+    const int t = (int)threadIdx.x;
+    if (s_r == 1 && (s_k & 3) == 0 && ((size_t)X & 15) == 0) {
+        const int r = 4 * (t & 7), vr = min(4, max(0, R - r0 - r));
+        const int step = FOLD_THREADS / 8;
+        const float *p = X + (size_t)(r0 + r) + (size_t)(k0 + t / 8) * s_k;
+        for (int k = t / 8; k < kc8; k += step, p += (size_t)step * s_k) {
+            const int bytes = k0 + k < K ? 4 * vr : 0;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
+                             (unsigned)__cvta_generic_to_shared(&S[k][r])),
+                         "l"(bytes ? p : X), "r"(bytes));
         }
-        const bool ok = r0 + r < R && k0 + k < K;
-        copy4(&S[k][r], ok ? X + (size_t)(r0 + r) * s_r + (size_t)(k0 + k) * s_k : X, ok);
+    } else if (s_r == 1) {
+        const int r = t & 31, step = FOLD_THREADS / 32;
+        const bool rok = r0 + r < R;
+        const float *p = X + (size_t)(r0 + r) + (size_t)(k0 + t / 32) * s_k;
+        for (int k = t / 32; k < kc8; k += step, p += (size_t)step * s_k)
+            copy4(&S[k][r], rok && k0 + k < K ? p : X, rok && k0 + k < K);
+    } else {
+        const int kk = t & 7;
+        for (int r = t / 8; r < 32; r += FOLD_THREADS / 8) {
+            const bool rok = r0 + r < R;
+            const float *p = X + (size_t)(r0 + r) * s_r + (size_t)(k0 + kk) * s_k;
+            for (int k = kk; k < kc8; k += 8, p += (size_t)8 * s_k)
+                copy4(&S[k][r], rok && k0 + k < K ? p : X, rok && k0 + k < K);
+        }
     }
 }
 
@@ -103,38 +124,68 @@ tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
     const unsigned t = blockIdx.x - jobs.job[k].first_block;
     const int m0 = (int)(t / jobs.job[k].tiles_n) * FOLD_BM;
     const int n0 = (int)(t % jobs.job[k].tiles_n) * FOLD_BN;
-    const int tm = (int)threadIdx.x >> 4, tn = (int)threadIdx.x & 15; /* rows 4 tm, columns 2 tn */
-    float acc[4][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}, {0.0f, 0.0f}, {0.0f, 0.0f}};
+    /* rows FOLD_TM tm .., columns 2 tn .. */
+    const int tm = (int)threadIdx.x >> 4, tn = (int)threadIdx.x & 15;
+    float acc[FOLD_TM][2];
+#pragma unroll
+    for (int i = 0; i < FOLD_TM; i++) acc[i][0] = acc[i][1] = 0.0f;
     for (int k0 = 0; k0 < J.K; k0 += FOLD_KC) {
         const int kc = min(FOLD_KC, J.K - k0), kc8 = (kc + 7) & ~7;
         fold_stage(As, J.A, J.a_sm, J.a_sk, J.M, J.K, m0, k0, kc8);
         fold_stage(Bs, J.B, J.b_sn, J.b_sk, J.N, J.K, n0, k0, kc8);
         copies_wait_all();
         __syncthreads();
-#pragma unroll 4
+#pragma unroll 8
         for (int kk = 0; kk < kc; kk++) {
-            const float4 a = *reinterpret_cast<const float4 *>(&As[kk][4 * tm]);
+            float a[FOLD_TM];
+#if FOLD_TM == 4
+            const float4 a4 = *reinterpret_cast<const float4 *>(&As[kk][4 * tm]);
+            a[0] = a4.x, a[1] = a4.y, a[2] = a4.z, a[3] = a4.w;
+#else
+            const float2 a2 = *reinterpret_cast<const float2 *>(&As[kk][2 * tm]);
+            a[0] = a2.x, a[1] = a2.y;
+#endif
             const float2 b = *reinterpret_cast<const float2 *>(&Bs[kk][2 * tn]);
-            acc[0][0] = fmaf(a.x, b.x, acc[0][0]), acc[0][1] = fmaf(a.x, b.y, acc[0][1]);
-            acc[1][0] = fmaf(a.y, b.x, acc[1][0]), acc[1][1] = fmaf(a.y, b.y, acc[1][1]);
-            acc[2][0] = fmaf(a.z, b.x, acc[2][0]), acc[2][1] = fmaf(a.z, b.y, acc[2][1]);
-            acc[3][0] = fmaf(a.w, b.x, acc[3][0]), acc[3][1] = fmaf(a.w, b.y, acc[3][1]);
+#pragma unroll
+            for (int i = 0; i < FOLD_TM; i++)
+                acc[i][0] = fmaf(a[i], b.x, acc[i][0]), acc[i][1] = fmaf(a[i], b.y, acc[i][1]);
         }
         __syncthreads(); /* As and Bs free for the next round */
     }
+    /* Every value the epilogue reads, loaded before the first store (a store
+     * to C may alias them as far as the compiler knows, which would make one
+     * global round trip per output). */
+    float u[FOLD_TM], v[2], ad[FOLD_TM][2], old[FOLD_TM][2];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const int m = m0 + 4 * tm + i;
+    for (int i = 0; i < FOLD_TM; i++) {
+        const int m = m0 + FOLD_TM * tm + i;
+        u[i] = J.u && m < J.M ? J.u[m] : 0.0f;
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const int n = n0 + 2 * tn + j;
+            const bool in = m < J.M && n < J.N;
+            const size_t o = (size_t)m * J.N + n;
+            ad[i][j] = J.add && in ? J.add[o] : 0.0f;
+            old[i][j] = J.accumulate && in ? J.C[o] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+        const int n = n0 + 2 * tn + j;
+        v[j] = J.u && n < J.N ? J.v[n] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < FOLD_TM; i++) {
+        const int m = m0 + FOLD_TM * tm + i;
 #pragma unroll
         for (int j = 0; j < 2; j++) {
             const int n = n0 + 2 * tn + j;
             if (m < J.M && n < J.N) {
-                const size_t o = (size_t)m * J.N + n;
                 float s = acc[i][j];
-                if (J.u) s = fmaf(J.u[m], J.v[n], s);
-                if (J.add) s += J.add[o];
-                if (J.accumulate) s += J.C[o];
-                J.C[o] = s;
+                if (J.u) s = fmaf(u[i], v[j], s);
+                if (J.add) s += ad[i][j];
+                if (J.accumulate) s += old[i][j];
+                J.C[(size_t)m * J.N + n] = s;
             }
         }
     }
