@@ -45,10 +45,10 @@ __device__ __forceinline__ float warp_max(float v) {
  *
  * A block holds op(A) and op(B) for up to FOLD_KC values of k at once in
  * shared memory, k-major (As[k][m], Bs[k][n]), all loaded by asynchronous
- * copies in flight together; each thread then owns FOLD_TM x 2 outputs in
- * registers (per k one shared load of FOLD_TM floats and one of 2 for
- * 2 FOLD_TM multiply-adds), and loads everything its epilogue reads before
- * its first store. (One output a thread on 16 x 16 tiles, the version
+ * copies in flight together; each thread then owns 4 x 2 outputs in
+ * registers (per k one 16-byte and one 8-byte shared load for eight
+ * multiply-adds), and loads everything its epilogue reads before its first
+ * store. (One output a thread on 16 x 16 tiles, the version
  * before, made two shared loads per multiply-add and a global round trip
  * per 16 values of k: 7.0 / 12.5 us for the forward / backward folds at
  * feature BTC, 7.7 / 14.8 at FI-2010, on an H200: docs/layer-results.md,
@@ -58,12 +58,13 @@ __device__ __forceinline__ float warp_max(float v) {
 #define FOLD_BN 32
 #define FOLD_KC 160 /* k values a block holds: K <= 160 (the reference sizes) is one round */
 #define FOLD_LD (FOLD_BM + 4) /* row stride: 16-byte rows, see fold_stage for the banks */
-#ifndef FOLD_THREADS
+/* 8 x 16 threads of FOLD_TM x 2 outputs. 256 threads of 2 x 2 measured the
+ * same or slower (H200: 7.0 against 6.4 us for the backward fold at feature
+ * BTC, docs/layer-results.md, thirteenth pass). */
 #define FOLD_THREADS 128
-#endif
-#define FOLD_TM (FOLD_BM * FOLD_BN / 2 / FOLD_THREADS) /* rows a thread: 4 (128 threads) or 2 */
-static_assert(FOLD_BM == 32 && FOLD_BN == 32 && (FOLD_TM == 2 || FOLD_TM == 4),
-              "fold_stage maps 32 rows a k; a thread reads its rows as one vector");
+#define FOLD_TM 4
+static_assert(FOLD_BM == 32 && FOLD_BN == 32 && FOLD_TM * 2 * FOLD_THREADS == FOLD_BM * FOLD_BN,
+              "fold_stage maps 32 rows a k; a thread's rows are one float4");
 struct fold_job_dev {
     tlob_fold_job j;
     unsigned tiles_n, first_block;
@@ -137,14 +138,8 @@ tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
         __syncthreads();
 #pragma unroll 8
         for (int kk = 0; kk < kc; kk++) {
-            float a[FOLD_TM];
-#if FOLD_TM == 4
-            const float4 a4 = *reinterpret_cast<const float4 *>(&As[kk][4 * tm]);
-            a[0] = a4.x, a[1] = a4.y, a[2] = a4.z, a[3] = a4.w;
-#else
-            const float2 a2 = *reinterpret_cast<const float2 *>(&As[kk][2 * tm]);
-            a[0] = a2.x, a[1] = a2.y;
-#endif
+            const float4 a4 = *reinterpret_cast<const float4 *>(&As[kk][FOLD_TM * tm]);
+            const float a[FOLD_TM] = {a4.x, a4.y, a4.z, a4.w};
             const float2 b = *reinterpret_cast<const float2 *>(&Bs[kk][2 * tn]);
 #pragma unroll
             for (int i = 0; i < FOLD_TM; i++)

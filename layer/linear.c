@@ -65,7 +65,10 @@ tlob_status linear_weight_grad(const compute_ctx *ctx, tlob_math math, float *dW
      * beat cuBLAS's split-K and its reduction kernels; at feature BTC and
      * FI-2010 (128-576 wide) 32 splits made partials larger than the inputs
      * and the graphed fwd+bwd lost 4 and 14 us (H200, docs/layer-results.md,
-     * eighth pass). */
+     * eighth pass). always_split skips the rule: for the folded projection's
+     * [3E, D] gradient in FP32 mode, where cuBLAS's plain FP32 call was the
+     * slower one (FI-2010: graphed fwd+bwd 9 us faster split, thirteenth
+     * pass). */
     int splits = weight_grad_splits(rows);
     if (!always_split && (long long)splits * in * out * 4 > (long long)rows * (in + out))
         splits = 1;

@@ -40,15 +40,20 @@ tlob_status linear_forward3(const compute_ctx *ctx, tlob_math math, float *y, co
 tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
                              const float *W, int rows, int in, int out, int accumulate);
 
-/* linear_data_grad as `chunks` row chunks in one strided-batched call (one
- * chunk when rows does not divide). */
+/* linear_data_grad as `chunks` row chunks of one strided-batched call (W's
+ * stride 0; one chunk when `chunks` does not divide rows). cuBLAS picks
+ * another kernel for the batch: the projections' dx += dqkv Wqkv_eff
+ * ([16384, 120] x [120, 40] at BTC temporal) took 10.0 us as one product;
+ * as 8 chunks the graphed TF32 forward + backward was 3.9 us faster (H200,
+ * docs/layer-results.md, thirteenth pass). */
 tlob_status linear_data_grad_chunks(const compute_ctx *ctx, tlob_math math, float *dx,
                                     const float *dy, const float *W, int rows, int in, int out,
                                     int accumulate, int chunks);
 
 /* Scratch of linear_weight_grad for up to `rows` rows of a Linear(in -> out). */
 size_t linear_weight_grad_partial_floats(int in, int out);
-/* dW [out, in] += dy^T x. When the rows split (see above) the partial
+/* dW [out, in] += dy^T x. When the rows split (see above and
+ * always_split in linear.c) the partial
  * products go to `partials` and the column-sum task that adds them into dW
  * is appended to tasks[*ntasks] (++*ntasks): the caller launches it,
  * together with other column sums, before reading dW. (cuBLAS's own split-K

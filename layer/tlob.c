@@ -603,14 +603,17 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
      * product over three copies of x, and dx three products and a kernel
      * adding them: docs/layer-results.md, twelfth pass.) */
     sums[nsums++] = (tlob_colsum_task){L->dqkv, L->gbqkv_eff, 1, N, 3 * E};
+    /* in FP32 mode always split (linear.c says why) */
     TLOB_CHECK(linear_weight_grad(c, math, L->gwqkv_eff, L->dqkv, x, N, D, 3 * E, L->wpart, sums,
                                   &nsums, math == TLOB_MATH_FP32));
     CUDA_CHECK(tlob_launch_colsums(sums, nsums, c->stream));
     /* the eight parameter gradients from the folded ones (above fold_backward_jobs) */
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
     CUDA_CHECK(tlob_launch_fold(jobs, fold_backward_jobs(L, &w, &g, jobs), c->stream));
-    /* dx += dqkv Wqkv_eff: the three projections' contributions in one product */
-    TLOB_CHECK(linear_data_grad_chunks(c, math, dx, L->dqkv, L->wqkv_eff, N, D, 3 * E, 1, 8));
+    /* dx += dqkv Wqkv_eff: the three projections' contributions in one
+     * strided-batched product over 8 row chunks (linear.h says why) */
+    TLOB_CHECK(
+        linear_data_grad_chunks(c, math, dx, L->dqkv, L->wqkv_eff, N, D, 3 * E, 1, 8));
     return TLOB_OK;
 }
 
