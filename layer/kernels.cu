@@ -48,18 +48,19 @@ __device__ __forceinline__ float warp_max(float v) {
  * copies in flight together; each thread then owns 4 x 2 outputs in
  * registers (per k one 16-byte and one 8-byte shared load for eight
  * multiply-adds), and loads everything its epilogue reads before its first
- * store. (One output a thread on 16 x 16 tiles, the version
- * before, made two shared loads per multiply-add and a global round trip
- * per 16 values of k: 7.0 / 12.5 us for the forward / backward folds at
- * feature BTC, 7.7 / 14.8 at FI-2010, on an H200: docs/layer-results.md,
- * twelfth and thirteenth passes.) Each output is still one chain of fused
- * multiply-adds in k order, so the results are that version's, bit for bit. */
+ * store. (One output a thread on 16 x 16 tiles, the version before, made
+ * two shared loads per multiply-add and a global round trip per 16 values
+ * of k: 7.0 / 12.5 us for the forward / backward folds at feature BTC,
+ * 7.7 / 14.8 at FI-2010, against 4.6 / 6.4 and 5.0 / 7.0 now, on an H200:
+ * docs/layer-results.md, twelfth and thirteenth passes.) Each output is
+ * still one chain of fused multiply-adds in k order, so the results are
+ * that version's, bit for bit. */
 #define FOLD_BM 32
 #define FOLD_BN 32
 #define FOLD_KC 160 /* k values a block holds: K <= 160 (the reference sizes) is one round */
 #define FOLD_LD (FOLD_BM + 4) /* row stride: 16-byte rows, see fold_stage for the banks */
-/* 8 x 16 threads of FOLD_TM x 2 outputs. 256 threads of 2 x 2 measured the
- * same or slower (H200: 7.0 against 6.4 us for the backward fold at feature
+/* 8 x 16 threads of FOLD_TM x 2 outputs. 256 threads of 2 x 2 measured no
+ * faster (H200: 7.0 against 6.4 us for the backward fold at feature
  * BTC, docs/layer-results.md, thirteenth pass). */
 #define FOLD_THREADS 128
 #define FOLD_TM 4
@@ -85,6 +86,7 @@ __device__ __forceinline__ void fold_stage(float (*S)[FOLD_LD], const float *X, 
                                            int R, int K, int r0, int k0, int kc8) {
     const int t = (int)threadIdx.x;
     if (s_r == 1 && (s_k & 3) == 0 && ((size_t)X & 15) == 0) {
+        /* copy16 of layer/async_copy.cuh with a partial source: 4 vr bytes */
         const int r = 4 * (t & 7), vr = min(4, max(0, R - r0 - r));
         const int step = FOLD_THREADS / 8;
         const float *p = X + (size_t)(r0 + r) + (size_t)(k0 + t / 8) * s_k;
