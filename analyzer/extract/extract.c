@@ -1396,7 +1396,13 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
     const char *set_pch = NULL;
     if (g.set_of && tu_index < g.nset_of) {
         include_set_of(src, cfg, g.set_of[tu_index], with_pch, &set);
-        if (set.prelude)
+        /* Leading blocks that take a group where they stand refuse the set
+         * before it is built for this file (preamble.h, "blocks"). */
+        size_t blocks_end = g.blocks_end_of ? g.blocks_end_of[tu_index] : 0;
+        bool blocks_ok = !set.prelude || !blocks_end ||
+                         blocks_inert(cx_index, snap, src, cfg, blocks_end,
+                                      with_pch ? g.pch_path[src->lang] : NULL);
+        if (set.prelude && blocks_ok)
             set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
         hoist_info *hoist = g.hoist_of ? g.hoist_of[tu_index] : NULL;
         if (set_pch && hoist &&
@@ -1405,15 +1411,12 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
             if (getenv("GPULINT_TRACE"))
                 fprintf(stderr, "gpulint: trace: hoist refused %s\n", src->path);
         }
-        size_t blocks_end = g.blocks_end_of ? g.blocks_end_of[tu_index] : 0;
-        if (set_pch && blocks_end &&
-            !(blocks_inert(cx_index, snap, src, cfg, blocks_end,
-                           with_pch ? g.pch_path[src->lang] : NULL) &&
-              blocks_inert(cx_index, snap, src, cfg, blocks_end, set_pch))) {
-            set_pch = NULL;   /* the set would come before what a block does */
-            if (getenv("GPULINT_TRACE"))
-                fprintf(stderr, "gpulint: trace: blocks refused %s\n", src->path);
+        if (set_pch && blocks_end && !blocks_inert(cx_index, snap, src, cfg, blocks_end, set_pch)) {
+            set_pch = NULL;
+            blocks_ok = false;
         }
+        if (!blocks_ok && getenv("GPULINT_TRACE"))
+            fprintf(stderr, "gpulint: trace: blocks refused %s\n", src->path);
     }
     enum CXErrorCode rc = CXError_Failure;
     const char *used = "set";
@@ -2100,6 +2103,11 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
 unsigned long long facts_unit_set(size_t unit)
 {
     return g.set_key && unit < g.nset_of ? g.set_key[unit] : 0;
+}
+
+bool facts_unit_set_on_base(size_t unit)
+{
+    return facts_unit_set(unit) != 0 && g.unit_base && g.unit_base[unit] < LANG_COUNT;
 }
 
 size_t facts_unit_of(const snapshot *snap, size_t index)

@@ -185,3 +185,21 @@ blocks_same_report_as_without_pch() {
   assert_equal "$(grep -c 'set PCH' <<<"$output")" 0
   assert_equal "$(grep -c 'trace: parse one.c (.* no PCH' <<<"$output")" 1
 }
+
+@test "a .cu file that defines a macro before its includes parses on a set holding the define after the base PCH's headers" {
+  [ -r "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ] || skip "no CUDA toolkit here"
+  for f in one two; do
+    printf '#define LIMIT_%s 4\n#include <stdio.h>\n#include <string.h>\n__global__ void %s(char *s) { s[0] = (char)strlen("ab"); }\n' \
+      ONE $f >$f.cu
+  done
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q one.cu two.cu
+  local with_sets=$output status_sets=$status
+  assert_equal "$(grep -c 'trace: parse .*\.cu (.* set PCH' <<<"$stderr")" 2
+  # The set: the base PCH's headers, then the file's define, then its includes.
+  assert_equal "$(cat "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h)" \
+    "$(printf '#include <cuda_runtime.h>\n#include <cublas_v2.h>\n#define LIMIT_ONE 4\n#include <stdio.h>\n#include <string.h>')"
+  rm -rf "$XDG_CACHE_HOME"
+  run env GPULINT_NO_PCH=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q one.cu two.cu
+  assert_equal "$status" "$status_sets"
+  assert_equal "$output" "$with_sets"
+}
