@@ -1312,30 +1312,37 @@ static const char *cx_error_text(enum CXErrorCode rc)
  * content when read on `pch` (NULL: none), as the file's own preprocessor
  * reads them: the file's path and flags, its text cut after the blocks.
  * Their conditions test only which macros are defined, so the answer is
- * kept per PCH and text. */
+ * kept per flags (the PCH among them) and text. */
 static bool blocks_inert(CXIndex cx_index, const snapshot *snap, const source_file *src,
                          const gl_config *cfg, size_t blocks_end, const char *pch)
 {
     static struct {
-        char **keys;
+        char **keys;       /* the flags, each with its NUL, then the text */
+        size_t *key_lens;
         bool *inert;
         size_t n;
         pthread_mutex_t lock;
     } memo = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    char *key = xasprintf("%s\n%.*s", pch ? pch : "", (int)blocks_end, src->text);
+    arg_list args = {0};
+    build_args(&args, snap, src, cfg, pch);
+    byte_buf key_buf = {0};
+    for (size_t i = 0; i < args.n; i++)
+        buf_append(&key_buf, args.argv[i], strlen(args.argv[i]) + 1);   /* with its NUL */
+    buf_append(&key_buf, src->text, blocks_end);
+    char *key = key_buf.data;
+    size_t key_len = key_buf.len;
     pthread_mutex_lock(&memo.lock);
     for (size_t i = 0; i < memo.n; i++) {
-        if (strcmp(memo.keys[i], key) == 0) {
+        if (memo.key_lens[i] == key_len && memcmp(memo.keys[i], key, key_len) == 0) {
             bool inert = memo.inert[i];
             pthread_mutex_unlock(&memo.lock);
             free(key);
+            arg_list_free(&args);
             return inert;
         }
     }
     pthread_mutex_unlock(&memo.lock);
     struct CXUnsavedFile cut = {src->abs_path, src->text, (unsigned long)blocks_end};
-    arg_list args = {0};
-    build_args(&args, snap, src, cfg, pch);
     CXTranslationUnit tu = NULL;
     bool inert = false;
     /* The detailed record is what keeps the skipped ranges. */
@@ -1363,8 +1370,10 @@ static bool blocks_inert(CXIndex cx_index, const snapshot *snap, const source_fi
     arg_list_free(&args);
     pthread_mutex_lock(&memo.lock);
     memo.keys = xrealloc(memo.keys, (memo.n + 1) * sizeof *memo.keys);
+    memo.key_lens = xrealloc(memo.key_lens, (memo.n + 1) * sizeof *memo.key_lens);
     memo.inert = xrealloc(memo.inert, (memo.n + 1) * sizeof *memo.inert);
     memo.keys[memo.n] = key;
+    memo.key_lens[memo.n] = key_len;
     memo.inert[memo.n++] = inert;
     pthread_mutex_unlock(&memo.lock);
     return inert;
