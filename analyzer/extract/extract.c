@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,8 @@ static struct {
     hoist_info **hoist_of;   /* each one's set holds includes hoisted past these
                                 project headers (extract/hoist.h), or NULL */
     char **unhoisted_of;     /* with hoist_of: the set it had without hoisting */
+    size_t *blocks_end_of;   /* each one's set comes after its leading conditional
+                                blocks, up to this offset (preamble.h), or 0 */
     size_t nset_of;
     bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
     /* The files pch_key stamps every key with, stat'ed once per run: a
@@ -689,6 +692,7 @@ void facts_global_cleanup(void)
     }
     free(g.hoist_of);
     free(g.unhoisted_of);
+    free(g.blocks_end_of);
     for (int lang = 0; lang < LANG_COUNT; lang++)
         if (g.pch_builder[lang])
             waitpid(g.pch_builder[lang], NULL, 0);
@@ -913,10 +917,11 @@ static void arg_list_free(arg_list *a)
 }
 
 /* A file's include set (extract/preamble.h): the system headers the file
- * includes first (after the base PCH's prelude, when the file uses the base
- * PCH; else after the #define lines the file starts with), built with the
- * base flags and the config's include dirs and defines (which every parse
- * has too). */
+ * includes first, after the base PCH's prelude when the file uses the base
+ * PCH, and after the #define lines the file starts with (a .cu file's
+ * `#define HELPERGL_EXTERN_GL_FUNC_IMPLEMENTATION` comes after the base
+ * PCH's headers in the file's own parse too), built with the base flags
+ * and the config's include dirs and defines (which every parse has too). */
 typedef struct {
     char *prelude;      /* NULL: the file has no include set of its own */
     arg_list args;
@@ -929,8 +934,8 @@ static void include_set_of(const source_file *src, const gl_config *cfg, const c
     *set = (include_set){0};
     if (!leading)
         return;
-    char *defines = on_base ? xstrdup(pch_prelude[src->lang]) : preamble_leading_defines(src);
-    set->prelude = xasprintf("%s%s", defines, leading);
+    char *defines = preamble_leading_defines(src);
+    set->prelude = xasprintf("%s%s%s", on_base ? pch_prelude[src->lang] : "", defines, leading);
     free(defines);
     const char *base[MAX_BASE_ARGS];
     size_t nb = base_args(src->lang, base);
@@ -1016,19 +1021,20 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
     size_t nprefixes = 0;
     g.hoist_of = xcalloc(n ? n : 1, sizeof *g.hoist_of);
     g.unhoisted_of = xcalloc(n ? n : 1, sizeof *g.unhoisted_of);
+    g.blocks_end_of = xcalloc(n ? n : 1, sizeof *g.blocks_end_of);
     for (size_t i = 0; i < n; i++) {
         const source_file *src = &snap->files[i];
         if (facts_unit_of(snap, i) != i || !can_use_set(src, cfg))
             continue;
         bool on_base = can_use_pch(snap, i, cfg, g.reach);
-        char *all = preamble_leading_includes(src, g.reach, !on_base);
+        char *all = preamble_leading_includes(src, g.reach, true, &g.blocks_end_of[i]);
         leading[i] = on_base ? beyond_base(all, src->lang) : xstrdup(all);
         /* A C file on no base PCH: its set may go on past its project
          * headers (extract/hoist.h), the analyzer's files that start with
          * their own header. */
         if (!on_base && src->lang == LANG_C) {
             hoist_info hoist = {0};
-            char *hoisted = preamble_hoisted_includes(src, g.reach, &hoist);
+            char *hoisted = preamble_hoisted_includes(src, g.reach, &hoist, &g.blocks_end_of[i]);
             if (hoist.crossed && strcmp(hoisted, all) != 0) {
                 free(leading[i]);
                 leading[i] = hoisted;
@@ -1043,15 +1049,13 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
         free(all);
         /* A set's flags and base, and the lines it starts with. */
         size_t prefix = 0;
-        if (!on_base) {
-            char *defines = preamble_leading_defines(src);
-            while (prefix < nprefixes && strcmp(prefixes[prefix], defines) != 0)
-                prefix++;
-            if (prefix == nprefixes) {
-                *XPUSH(prefixes, nprefixes) = defines;
-            } else {
-                free(defines);
-            }
+        char *defines = preamble_leading_defines(src);
+        while (prefix < nprefixes && strcmp(prefixes[prefix], defines) != 0)
+            prefix++;
+        if (prefix == nprefixes) {
+            *XPUSH(prefixes, nprefixes) = defines;
+        } else {
+            free(defines);
         }
         group[i] = (int)(((size_t)prefix * LANG_COUNT + src->lang) * 2) + on_base;
     }
@@ -1303,6 +1307,78 @@ static const char *cx_error_text(enum CXErrorCode rc)
     }
 }
 
+/* Whether the file's leading conditional blocks (its first blocks_end
+ * bytes, after its leading #define lines; preamble.h) take no group with
+ * content when read on `pch` (NULL: none), as the file's own preprocessor
+ * reads them: the file's path and flags, its text cut after the blocks.
+ * Their conditions test only which macros are defined, so the answer is
+ * kept per flags (the PCH among them) and text. */
+static bool blocks_inert(CXIndex cx_index, const snapshot *snap, const source_file *src,
+                         const gl_config *cfg, size_t blocks_end, const char *pch)
+{
+    static struct {
+        char **keys;       /* the flags, each with its NUL, then the text */
+        size_t *key_lens;
+        bool *inert;
+        size_t n;
+        pthread_mutex_t lock;
+    } memo = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    arg_list args = {0};
+    build_args(&args, snap, src, cfg, pch);
+    byte_buf key_buf = {0};
+    for (size_t i = 0; i < args.n; i++)
+        buf_append(&key_buf, args.argv[i], strlen(args.argv[i]) + 1);   /* with its NUL */
+    buf_append(&key_buf, src->text, blocks_end);
+    char *key = key_buf.data;
+    size_t key_len = key_buf.len;
+    pthread_mutex_lock(&memo.lock);
+    for (size_t i = 0; i < memo.n; i++) {
+        if (memo.key_lens[i] == key_len && memcmp(memo.keys[i], key, key_len) == 0) {
+            bool inert = memo.inert[i];
+            pthread_mutex_unlock(&memo.lock);
+            free(key);
+            arg_list_free(&args);
+            return inert;
+        }
+    }
+    pthread_mutex_unlock(&memo.lock);
+    struct CXUnsavedFile cut = {src->abs_path, src->text, (unsigned long)blocks_end};
+    CXTranslationUnit tu = NULL;
+    bool inert = false;
+    /* The detailed record is what keeps the skipped ranges. */
+    if (clang_parseTranslationUnit2(cx_index, src->abs_path, args.argv, (int)args.n, &cut, 1,
+                                    CXTranslationUnit_KeepGoing |
+                                        CXTranslationUnit_DetailedPreprocessingRecord,
+                                    &tu) == CXError_Success) {
+        CXFile file = clang_getFile(tu, src->abs_path);
+        CXSourceRangeList *skipped = file ? clang_getSkippedRanges(tu, file) : NULL;
+        if (skipped) {
+            unsigned (*lines)[2] = xcalloc(skipped->count ? skipped->count : 1, sizeof *lines);
+            for (unsigned r = 0; r < skipped->count; r++) {
+                clang_getSpellingLocation(clang_getRangeStart(skipped->ranges[r]), NULL,
+                                          &lines[r][0], NULL, NULL);
+                clang_getSpellingLocation(clang_getRangeEnd(skipped->ranges[r]), NULL,
+                                          &lines[r][1], NULL, NULL);
+            }
+            inert = preamble_blocks_skipped(src, blocks_end, (const unsigned (*)[2])lines,
+                                            skipped->count);
+            free(lines);
+            clang_disposeSourceRangeList(skipped);
+        }
+        clang_disposeTranslationUnit(tu);
+    }
+    arg_list_free(&args);
+    pthread_mutex_lock(&memo.lock);
+    memo.keys = xrealloc(memo.keys, (memo.n + 1) * sizeof *memo.keys);
+    memo.key_lens = xrealloc(memo.key_lens, (memo.n + 1) * sizeof *memo.key_lens);
+    memo.inert = xrealloc(memo.inert, (memo.n + 1) * sizeof *memo.inert);
+    memo.keys[memo.n] = key;
+    memo.key_lens[memo.n] = key_len;
+    memo.inert[memo.n++] = inert;
+    pthread_mutex_unlock(&memo.lock);
+    return inert;
+}
+
 /* Parse snap->files[tu_index] as a translation unit, handed the snapshot
  * files its includes can reach, with the PCH of its include set, else the
  * language's, else none. */
@@ -1329,7 +1405,13 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
     const char *set_pch = NULL;
     if (g.set_of && tu_index < g.nset_of) {
         include_set_of(src, cfg, g.set_of[tu_index], with_pch, &set);
-        if (set.prelude)
+        /* Leading blocks that take a group where they stand refuse the set
+         * before it is built for this file (preamble.h, "blocks"). */
+        size_t blocks_end = g.blocks_end_of ? g.blocks_end_of[tu_index] : 0;
+        bool blocks_ok = !set.prelude || !blocks_end ||
+                         blocks_inert(cx_index, snap, src, cfg, blocks_end,
+                                      with_pch ? g.pch_path[src->lang] : NULL);
+        if (set.prelude && blocks_ok)
             set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
         hoist_info *hoist = g.hoist_of ? g.hoist_of[tu_index] : NULL;
         if (set_pch && hoist &&
@@ -1338,6 +1420,12 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
             if (getenv("GPULINT_TRACE"))
                 fprintf(stderr, "gpulint: trace: hoist refused %s\n", src->path);
         }
+        if (set_pch && blocks_end && !blocks_inert(cx_index, snap, src, cfg, blocks_end, set_pch)) {
+            set_pch = NULL;
+            blocks_ok = false;
+        }
+        if (!blocks_ok && getenv("GPULINT_TRACE"))
+            fprintf(stderr, "gpulint: trace: blocks refused %s\n", src->path);
     }
     enum CXErrorCode rc = CXError_Failure;
     const char *used = "set";
@@ -2024,6 +2112,11 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
 unsigned long long facts_unit_set(size_t unit)
 {
     return g.set_key && unit < g.nset_of ? g.set_key[unit] : 0;
+}
+
+bool facts_unit_set_on_base(size_t unit)
+{
+    return facts_unit_set(unit) != 0 && g.unit_base && g.unit_base[unit] < LANG_COUNT;
 }
 
 size_t facts_unit_of(const snapshot *snap, size_t index)

@@ -30,6 +30,13 @@ size_t facts_unit_of(const snapshot *snap, size_t index);
  * set builds its PCH and any other parse of it waits meanwhile. */
 unsigned long long facts_unit_set(size_t unit);
 
+/* Whether unit `unit` parses with an include set chained on its language's
+ * base PCH (a CUDA or C++ unit's set, such as this repository's
+ * cooperative_groups set): its build comes after the base PCH's and is the
+ * longest piece of work a cold run can start early (contain.c hands such
+ * units out first). */
+bool facts_unit_set_on_base(size_t unit);
+
 /* Whether the parse of unit `unit` waits for its language's PCH, which a
  * process of its own is building (extract.c, build_needed_pchs): such a
  * unit is handed out after the others, as one whose set is being built. */

@@ -48,6 +48,16 @@ static void add_word(void *ctx, const char *s, size_t n)
     *XPUSH(info->words, info->nwords) = xstrndup(s, n);
 }
 
+/* Record the macro a #define or #undef of P names (part 2 checks every
+ * one) and give its name's length; 0 when the operand is no identifier. */
+static size_t record_macro(hoist_info *info, const char *operand, const char *end)
+{
+    size_t n = identifier_at(operand, end);
+    if (n > 0)
+        *XPUSH(info->macros, info->nmacros) = xstrndup(operand, n);
+    return n;
+}
+
 static bool crossed_already(const hoist_info *info, const source_file *header)
 {
     for (size_t i = 0; i < info->nvisited; i++)
@@ -94,7 +104,7 @@ static bool cross(const source_file *h, const snapshot_reach *reach, hoist_info 
             continue;
         }
         if ((operand = operand_after(s, line.end, "define"))) {
-            size_t n = identifier_at(operand, line.end);
+            size_t n = record_macro(info, operand, line.end);
             if (n == 0)
                 return false;
             if (guard_open && !guard_defined) {
@@ -102,7 +112,6 @@ static bool cross(const source_file *h, const snapshot_reach *reach, hoist_info 
                     return false;
                 guard_defined = true;
             }
-            *XPUSH(info->macros, info->nmacros) = xstrndup(operand, n);
             continue;
         }
         if (guard_open && !guard_defined)
@@ -131,10 +140,8 @@ static bool cross(const source_file *h, const snapshot_reach *reach, hoist_info 
         }
         /* A macro P removes counts as one it defines (part 2). */
         if ((operand = operand_after(s, line.end, "undef"))) {
-            size_t n = identifier_at(operand, line.end);
-            if (n == 0)
+            if (record_macro(info, operand, line.end) == 0)
                 return false;
-            *XPUSH(info->macros, info->nmacros) = xstrndup(operand, n);
             continue;
         }
         if (!(operand = operand_after(s, line.end, "include")))
@@ -198,12 +205,8 @@ void hoist_info_finish(hoist_info *info)
 
 void hoist_info_free(hoist_info *info)
 {
-    for (size_t i = 0; i < info->nmacros; i++)
-        free(info->macros[i]);
-    for (size_t i = 0; i < info->nwords; i++)
-        free(info->words[i]);
-    free(info->macros);
-    free(info->words);
+    str_array_free(info->macros, info->nmacros);
+    str_array_free(info->words, info->nwords);
     free(info->visited);
     *info = (hoist_info){0};
 }
@@ -339,9 +342,7 @@ static enum CXChildVisitResult on_cursor(CXCursor c, CXCursor parent, CXClientDa
             buf_append(&body, " ", 1);
             buf_append(&body, words.words[w], strlen(words.words[w]));
         }
-        for (size_t w = 0; w < words.nwords; w++)
-            free(words.words[w]);
-        free(words.words);
+        str_array_free(words.words, words.nwords);
     }
     *XPUSH(scan->bodies, scan->nbodies) = body.data;
     clang_disposeString(name);
@@ -596,12 +597,8 @@ bool hoist_safe(const char *pch_path, const char *unhoisted, const hoist_info *i
         free(more);
         free(word);
     }
-    for (size_t i = 0; i < ntodo; i++)
-        free(todo[i]);
-    free(todo);
-    for (size_t i = 0; i < nseen; i++)
-        free(seen[i]);
-    free(seen);
+    str_array_free(todo, ntodo);
+    str_array_free(seen, nseen);
     pthread_mutex_unlock(&memo.lock);
     return safe;
 }

@@ -42,6 +42,7 @@
     X(clang_disposeCXTUResourceUsage) \
     X(clang_disposeDiagnostic) \
     X(clang_disposeIndex) \
+    X(clang_disposeSourceRangeList) \
     X(clang_disposeString) \
     X(clang_disposeTranslationUnit) \
     X(clang_equalCursors) \
@@ -85,6 +86,7 @@
     X(clang_getRangeStart) \
     X(clang_getResultType) \
     X(clang_getSpecializedCursorTemplate) \
+    X(clang_getSkippedRanges) \
     X(clang_getSpellingLocation) \
     X(clang_getTranslationUnitCursor) \
     X(clang_getTypeDeclaration) \
@@ -148,6 +150,7 @@ const char *libclang_path(void);
 #define clang_disposeCXTUResourceUsage (libclang.bound_clang_disposeCXTUResourceUsage)
 #define clang_disposeDiagnostic (libclang.bound_clang_disposeDiagnostic)
 #define clang_disposeIndex (libclang.bound_clang_disposeIndex)
+#define clang_disposeSourceRangeList (libclang.bound_clang_disposeSourceRangeList)
 #define clang_disposeString (libclang.bound_clang_disposeString)
 #define clang_disposeTranslationUnit (libclang.bound_clang_disposeTranslationUnit)
 #define clang_equalCursors (libclang.bound_clang_equalCursors)
@@ -191,6 +194,7 @@ const char *libclang_path(void);
 #define clang_getRangeStart (libclang.bound_clang_getRangeStart)
 #define clang_getResultType (libclang.bound_clang_getResultType)
 #define clang_getSpecializedCursorTemplate (libclang.bound_clang_getSpecializedCursorTemplate)
+#define clang_getSkippedRanges (libclang.bound_clang_getSkippedRanges)
 #define clang_getSpellingLocation (libclang.bound_clang_getSpellingLocation)
 #define clang_getTranslationUnitCursor (libclang.bound_clang_getTranslationUnitCursor)
 #define clang_getTypeDeclaration (libclang.bound_clang_getTypeDeclaration)

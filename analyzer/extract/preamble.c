@@ -61,6 +61,112 @@ static bool simple_define(const source_file *src, const char *s, const char *lin
     return t_end == src->text || t_end[-1] != '\\';
 }
 
+/* Whether the #if or #elif operand [p, end) (masked) is only `defined X`,
+ * `defined(X)`, `!`, `&&`, `||`, parentheses and decimal numbers: its value
+ * then expands no macro and depends only on which macros are defined, not
+ * on the file's name, line or the counter (preamble.h, "blocks"). */
+static bool definedness_only(const char *p, const char *end)
+{
+    bool any = false;
+    while ((p = skip_directive_blanks(p, end)) < end) {
+        any = true;
+        if (word_is(p, end, "defined")) {
+            p = skip_directive_blanks(p + 7, end);
+            bool paren = p < end && *p == '(';
+            if (paren)
+                p = skip_directive_blanks(p + 1, end);
+            size_t n = identifier_at(p, end);
+            if (n == 0)
+                return false;
+            p = skip_directive_blanks(p + n, end);
+            if (paren && (p >= end || *p++ != ')'))
+                return false;
+        } else if (*p >= '0' && *p <= '9') {
+            while (p < end && *p >= '0' && *p <= '9')
+                p++;
+        } else if ((*p == '&' || *p == '|') && p + 1 < end && p[1] == *p) {
+            p += 2;
+        } else if (*p == '!' && !(p + 1 < end && p[1] == '=')) {
+            p++;
+        } else if (*p == '(' || *p == ')') {
+            p++;
+        } else {
+            return false;   /* any other identifier is expanded, or an operator on values */
+        }
+    }
+    return any;
+}
+
+/* Whether the directive at s (after its '#') is #ifdef/#ifndef/#elifdef/
+ * #elifndef `word` followed by one identifier and nothing else. */
+static bool tests_one_name(const char *s, const char *end, const char *word)
+{
+    const char *operand = operand_after(s, end, word);
+    size_t n = operand ? identifier_at(operand, end) : 0;
+    return n > 0 && skip_directive_blanks(operand + n, end) == end;
+}
+
+/* *line is at an #if or #ifdef: move it to the block's own #endif and say
+ * whether each of the block's top-level conditions tests definedness only
+ * (definedness_only); nested conditionals are the groups' content. */
+static bool conditional_block(text_line *line)
+{
+    int depth = 0;
+    do {
+        const char *s = line->directive, *end = line->end, *operand;
+        if (!s)
+            continue;
+        bool opens = word_is(s, end, "if") || word_is(s, end, "ifdef") || word_is(s, end, "ifndef");
+        if (opens && depth++ > 0)
+            continue;
+        if (depth == 1) {
+            if ((operand = operand_after(s, end, "if")) || (operand = operand_after(s, end, "elif"))) {
+                if (!definedness_only(operand, end))
+                    return false;
+            } else if (word_is(s, end, "ifdef") || word_is(s, end, "elifdef") ||
+                       word_is(s, end, "elifndef")) {
+                if (!tests_one_name(s, end, "ifdef") && !tests_one_name(s, end, "elifdef") &&
+                    !tests_one_name(s, end, "elifndef"))
+                    return false;
+            }
+        }
+        if (word_is(s, end, "endif") && --depth == 0)
+            return true;
+    } while (text_lines_next(line));
+    return false;
+}
+
+bool preamble_blocks_skipped(const source_file *src, size_t blocks_end,
+                             const unsigned (*skipped)[2], size_t nskipped)
+{
+    text_line line;
+    text_lines_begin(&line, src->masked, blocks_end);
+    int depth = 0;
+    bool in_blocks = false;
+    while (text_lines_next(&line)) {
+        const char *s = line.directive, *end = line.end;
+        bool opens = s && (word_is(s, end, "if") || word_is(s, end, "ifdef") ||
+                           word_is(s, end, "ifndef"));
+        bool top = s && (opens ? depth == 0 : depth == 1) &&
+                   (opens || word_is(s, end, "elif") || word_is(s, end, "else") ||
+                    word_is(s, end, "elifdef") || word_is(s, end, "elifndef") ||
+                    word_is(s, end, "endif"));
+        if (opens)
+            depth++;
+        if (s && word_is(s, end, "endif"))
+            depth--;
+        in_blocks = in_blocks || opens;
+        if (!in_blocks || top || line.blank)
+            continue;
+        bool covered = false;
+        for (size_t r = 0; r < nskipped && !covered; r++)
+            covered = skipped[r][0] <= line.number && line.number <= skipped[r][1];
+        if (!covered)
+            return false;   /* a group the preprocessor took has content */
+    }
+    return true;
+}
+
 char *preamble_leading_defines(const source_file *src)
 {
     byte_buf out = {0};
@@ -86,12 +192,13 @@ char *preamble_leading_defines(const source_file *src)
  * are collected too. Returns false when the set ended inside a followed
  * file. */
 static bool collect_leading(const source_file *src, const snapshot_reach *reach, char ***names,
-                            size_t *n, int depth, bool past_defines, hoist_info *hoist)
+                            size_t *n, int depth, bool past_defines, hoist_info *hoist,
+                            size_t *blocks_end)
 {
     const char *m = src->masked;
     const char *guard = NULL;   /* after "#ifndef X": the name X */
     size_t guard_len = 0;
-    bool first = true;
+    bool first = true, after_block = false;
     text_line line;
     text_lines_begin(&line, m, src->len);
     while (text_lines_next(&line)) {
@@ -102,7 +209,7 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
             return true;
         if ((operand = operand_after(s, line_end, "pragma")) && word_is(operand, line_end, "once"))
             continue;
-        if (first && !guard && (operand = operand_after(s, line_end, "ifndef"))) {
+        if (first && !guard && !after_block && (operand = operand_after(s, line_end, "ifndef"))) {
             guard = operand;
             guard_len = identifier_at(guard, line_end);
             continue;
@@ -117,8 +224,18 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
             return true;
         }
         /* The lines preamble_leading_defines gives the set. */
-        if (past_defines && first && !guard && simple_define(src, s, line_end))
+        if (past_defines && first && !guard && !after_block && simple_define(src, s, line_end))
             continue;
+        /* Leading conditional blocks (preamble_blocks_end): the set holds
+         * what follows them; the parse checks that they take no group. */
+        if (blocks_end && first && !guard &&
+            (word_is(s, line_end, "if") || word_is(s, line_end, "ifdef"))) {
+            if (!conditional_block(&line))
+                return true;
+            after_block = true;
+            *blocks_end = (size_t)(line.end - m);
+            continue;
+        }
         if (!(operand = operand_after(s, line_end, "include")))
             return true;
         first = false;
@@ -133,7 +250,7 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
         if (reach_may_name(reach, t + 1, len)) {
             const source_file *inner = reach_only_candidate(reach, t + 1, len);
             if (inner && depth < MAX_NESTING)
-                collect_leading(inner, reach, names, n, depth + 1, false, NULL);
+                collect_leading(inner, reach, names, n, depth + 1, false, NULL, NULL);
             if (inner && hoist && depth == 0 && hoist_cross(inner, reach, hoist))
                 continue;
             return false;
@@ -146,11 +263,13 @@ static bool collect_leading(const source_file *src, const snapshot_reach *reach,
 }
 
 static char *leading_includes(const source_file *src, const snapshot_reach *reach,
-                              bool past_defines, hoist_info *hoist)
+                              bool past_defines, hoist_info *hoist, size_t *blocks_end)
 {
     char **names = NULL;
     size_t n = 0;
-    collect_leading(src, reach, &names, &n, 0, past_defines, hoist);
+    if (blocks_end)
+        *blocks_end = 0;
+    collect_leading(src, reach, &names, &n, 0, past_defines, hoist, blocks_end);
     if (n > 1)   /* names is NULL when there are none: qsort's array must not be */
         qsort(names, n, sizeof *names, cmp_str);
     byte_buf out = {0};
@@ -169,15 +288,15 @@ static char *leading_includes(const source_file *src, const snapshot_reach *reac
 }
 
 char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach,
-                                bool past_defines)
+                                bool past_defines, size_t *blocks_end)
 {
-    return leading_includes(src, reach, past_defines, NULL);
+    return leading_includes(src, reach, past_defines, NULL, blocks_end);
 }
 
 char *preamble_hoisted_includes(const source_file *src, const snapshot_reach *reach,
-                                hoist_info *hoist)
+                                hoist_info *hoist, size_t *blocks_end)
 {
-    char *set = leading_includes(src, reach, true, hoist);
+    char *set = leading_includes(src, reach, true, hoist, blocks_end);
     hoist_info_finish(hoist);
     return set;
 }

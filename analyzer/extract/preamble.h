@@ -18,15 +18,42 @@
  * #define and #undef lines too, preamble_leading_defines):
  * "#include <a.h>\n#include <b.h>\n", sorted and once each, or ""
  * (malloc'd). An include that names a snapshot file ends the set: its text
- * may differ from the disk a PCH is checked against. */
+ * may differ from the disk a PCH is checked against.
+ *
+ * With blocks_end (else NULL), also after conditional blocks that follow
+ * those lines (`#if defined(_WIN32) ... #endif`, cuda-samples' files),
+ * when each block's own #if, #ifdef and #elif lines test only whether
+ * macros are defined (`defined X`, `!`, `&&`, `||`, parentheses, numbers:
+ * no macro is expanded, so the value depends on nothing but which macros
+ * are defined); *blocks_end gets the offset where the last block's #endif
+ * line ends, 0 when there is none. Such a set is right for the file only
+ * when no group of the blocks has content that the preprocessor takes,
+ * both where the blocks stand in the file and after the set's PCH: the
+ * file is D B I R (D its leading defines, B the blocks, I the leading
+ * includes, R the rest) and the set holds D I. Read as the file, S0 (the
+ * state after the base PCH or none) goes through D and B to I; with the
+ * set, I comes first, then B is read again in the state after I, then I
+ * again (guarded, as for every set). If B takes nothing in S0, I sees what
+ * it saw in the file; if B takes nothing after I either, R sees the state
+ * after I in both. The parse checks both with libclang before it uses the
+ * set (extract.c, `blocks_inert`), reading D B alone as the file, on the
+ * PCH the file would use without the set and on the set's. */
 char *preamble_leading_includes(const source_file *src, const snapshot_reach *reach,
-                                bool past_defines);
+                                bool past_defines, size_t *blocks_end);
 
 /* preamble_leading_includes (past_defines) for a C file that does not use
  * the base PCH, going on past the project headers that extract/hoist.h
  * lets it cross; hoist gets what they define and name. */
 char *preamble_hoisted_includes(const source_file *src, const snapshot_reach *reach,
-                                hoist_info *hoist);
+                                hoist_info *hoist, size_t *blocks_end);
+
+/* Whether no line of the file's leading blocks (up to blocks_end, from
+ * preamble_leading_includes) but their own top-level #if/#elif/#else/#endif
+ * lines and blank ones lies outside the skipped line ranges (first and
+ * last line of each, as libclang reports them): no group the preprocessor
+ * took has content. */
+bool preamble_blocks_skipped(const source_file *src, size_t blocks_end,
+                             const unsigned (*skipped)[2], size_t nskipped);
 
 /* The one-line #define and #undef lines a file starts with (blank lines and
  * comments aside), verbatim and in order, or "" (malloc'd): a set's PCH

@@ -245,9 +245,7 @@ static void translate_response_file(const char *name, const char *directory, str
     if (shell_split(text.data, &words) == 0)
         for (size_t j = 0; j < words.n; j++)
             translate_one(words.items, words.n, &j, directory, out, depth + 1, tr);
-    for (size_t j = 0; j < words.n; j++)
-        free(words.items[j]);
-    free(words.items);
+    str_array_free(words.items, words.n);
     buf_free(&text);
 }
 
@@ -330,9 +328,7 @@ static void translate_one(char *const *argv, size_t argc, size_t *i, const char 
         free(copy);
         for (size_t j = 0; j < words.n; j++)
             translate_one(words.items, words.n, &j, directory, out, depth, tr);
-        for (size_t j = 0; j < words.n; j++)
-            free(words.items[j]);
-        free(words.items);
+        str_array_free(words.items, words.n);
         return;
     }
     /* nvcc's relocatable device code (-dc is -rdc=true -c): a file may then
@@ -438,9 +434,7 @@ compile_db *compile_db_load(const char *path, char **error)
             *error = xasprintf("%s: error: entry %zu needs \"directory\", \"file\" and \"command\" "
                                "or \"arguments\" (strings)", path, i);
         if (!ok) {
-            for (size_t k = 0; k < argv.n; k++)
-                free(argv.items[k]);
-            free(argv.items);
+            str_array_free(argv.items, argv.n);
             json_decref(doc);
             compile_db_free(db);
             return NULL;
@@ -451,9 +445,7 @@ compile_db *compile_db_load(const char *path, char **error)
         char *problem;
         int translated = compile_args_translate(argv.items, argv.n, dir, &entry->args,
                                                 &entry->lang, &problem);
-        for (size_t k = 0; k < argv.n; k++)
-            free(argv.items[k]);
-        free(argv.items);
+        str_array_free(argv.items, argv.n);
         if (translated != 0) {
             *error = xasprintf("%s: error: entry %zu: %s", path, i, problem);
             free(problem);
@@ -473,9 +465,7 @@ void compile_db_free(compile_db *db)
         return;
     for (size_t i = 0; i < db->n; i++) {
         free(db->entries[i].file);
-        for (size_t k = 0; k < db->entries[i].args.n; k++)
-            free(db->entries[i].args.items[k]);
-        free(db->entries[i].args.items);
+        str_array_free(db->entries[i].args.items, db->entries[i].args.n);
     }
     free(db->entries);
     free(db->path);

@@ -268,7 +268,7 @@ void macro_names_free(macro_names *mn)
         free(mn->defs[i].name);
         free(mn->defs[i].value);
         free(mn->defs[i].text);
-        macro_call_strs_free(mn->defs[i].params, mn->defs[i].nparams);
+        str_array_free(mn->defs[i].params, mn->defs[i].nparams);
     }
     free(mn->defs);
     free(mn);
@@ -467,7 +467,7 @@ static bool expand_def(expander *x, const char *open, const char *done, const ma
     for (size_t a = 0; a < nargs; a++)
         str_list_clear(&arg_alts[a]);
     free(arg_alts);
-    macro_call_strs_free(args, nargs);
+    str_array_free(args, nargs);
     return ok;
 }
 

@@ -33,13 +33,6 @@ const char *macro_literal_end(const char *p)
     return *p ? p + 1 : p;
 }
 
-void macro_call_strs_free(char **strs, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(strs[i]);
-    free(strs);
-}
-
 static void push(char ***strs, size_t *n, char *s)
 {
     *strs = xrealloc(*strs, (*n + 1) * sizeof **strs);
@@ -90,7 +83,7 @@ bool macro_call_params(const char *p, const char *end, char ***params, size_t *n
             ident = is_ident(name[i]);
         if (!ident && !(len == 0 && !comma && *nparams == 0)) {
             free(name);
-            macro_call_strs_free(*params, *nparams);
+            str_array_free(*params, *nparams);
             *params = NULL;
             *nparams = 0;
             return false;   /* no name */
@@ -112,7 +105,7 @@ bool macro_call_params(const char *p, const char *end, char ***params, size_t *n
         /* C++20's conditional tokens, which gpulint does not expand. */
         free(*body);
         *body = NULL;
-        macro_call_strs_free(*params, *nparams);
+        str_array_free(*params, *nparams);
         *params = NULL;
         *nparams = 0;
         return false;
@@ -140,7 +133,7 @@ char **macro_call_args(const char *p, const char *end, size_t *nargs, const char
             }
         }
     }
-    macro_call_strs_free(args, *nargs);
+    str_array_free(args, *nargs);
     *nargs = 0;
     return NULL;
 }
@@ -229,8 +222,8 @@ char *macro_call_expand(char *const *params, size_t nparams, bool variadic, cons
         raw[last] = joined(args, last, nargs);
         exp[last] = joined(expanded ? expanded : args, last, nargs);
         char *out = substitute(params, nparams, body, raw, expanded ? exp : NULL);
-        macro_call_strs_free(raw, nparams);
-        macro_call_strs_free(exp, nparams);
+        str_array_free(raw, nparams);
+        str_array_free(exp, nparams);
         return out;
     }
     if (nargs != nparams && !no_args)

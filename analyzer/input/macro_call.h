@@ -40,6 +40,4 @@ char *macro_call_expand(char *const *params, size_t nparams, bool variadic, cons
  * literals whole too. */
 const char *macro_literal_end(const char *p);
 
-void macro_call_strs_free(char **strs, size_t n);
-
 #endif

@@ -61,6 +61,13 @@ char *xasprintf(const char *fmt, ...)
     return s;
 }
 
+void str_array_free(char **strs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(strs[i]);
+    free(strs);
+}
+
 void buf_append(byte_buf *b, const void *data, size_t n)
 {
     if (b->len + n + 1 > b->cap) {

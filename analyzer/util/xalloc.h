@@ -13,6 +13,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Free n strings and the array holding them (either may be NULL when n is 0). */
+void str_array_free(char **strs, size_t n);
+
 /* Append one element to an array (type *arr; size_t count), zeroed, and
  * give its address: a field the caller forgets is 0, never whatever the heap
  * held (which once made a finding depend on what another file's parse had

@@ -124,3 +124,82 @@ same_report_as_without_pch() {
   "$GL" --config "$EMPTY_CONFIG" -q proj.h one.c two.c
   assert_equal "$(cat "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h)" "#include <stddef.h>"
 }
+
+# preamble.h, "blocks": a file's set goes on past leading conditional blocks
+# whose conditions test only whether macros are defined, when no group of
+# them with content is taken, read where they stand and after the set.
+# $1: the block the two files start with; then <errno.h>, <stdio.h> and
+# <string.h>, and a function returning $2 (memmem, declared only under
+# _GNU_SOURCE, unless given).
+block_files() {
+  for f in one two; do
+    printf '%b\n#include <errno.h>\n#include <stdio.h>\n#include <string.h>\nconst void *%s(const char *s) { return %s; }\n' \
+      "$1" $f "${2:-memmem(s, 3, \"a\", 1)}" >$f.c
+  done
+}
+
+# The report with include sets equals the one without any PCH (exit status
+# 1 when not); echoes the run's stderr (the trace).
+blocks_same_report_as_without_pch() {
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q one.c two.c
+  local with_sets=$output status_sets=$status trace=$stderr
+  rm -rf "$XDG_CACHE_HOME"
+  run env GPULINT_NO_PCH=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q one.c two.c
+  printf '%s\n' "$trace"
+  [ "$status" = "$status_sets" ] && [ "$output" = "$with_sets" ]
+}
+
+@test "system includes after a leading block that no group of is taken (#if defined(_WIN32)) go into the set" {
+  block_files '#if defined(_WIN32) || defined(WIN64)\n#define NOMINMAX\n#include <windows.h>\n#else\n#endif' 'strchr(s, 1)'
+  run blocks_same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'trace: parse .* set PCH' <<<"$output")" 2
+  assert_equal "$(grep -c 'blocks refused' <<<"$output")" 0
+  rm -rf "$XDG_CACHE_HOME"
+  run "$GL" --config "$EMPTY_CONFIG" --format json -q one.c two.c
+  assert_success
+  assert_equal "$(cat "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h)" "$(printf '#include <errno.h>\n#include <stdio.h>\n#include <string.h>')"
+}
+
+@test "a leading block whose group is taken where it stands (#define _GNU_SOURCE under __linux__) keeps the set out: refused, the same report" {
+  # Without the check the set's <string.h> would not declare memmem.
+  block_files '#if defined(__linux__)\n#define _GNU_SOURCE\n#endif'
+  run blocks_same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'blocks refused one.c' <<<"$output")" 1
+  assert_equal "$(grep -c 'blocks refused two.c' <<<"$output")" 1
+}
+
+@test "a leading block skipped where it stands but taken after the set's headers (#ifdef EOF) keeps the set out: refused, the same report" {
+  # With <stdio.h> first, the group with a syntax error would be taken.
+  block_files '#ifdef EOF\nint block_x = ;\n#endif' 'strchr(s, 1)'
+  run blocks_same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'blocks refused' <<<"$output")" 2
+}
+
+@test "a leading block whose condition expands a macro (#if EOF < 0) ends the set, as before" {
+  block_files '#if EOF < 0\nint block_x = ;\n#endif' 'strchr(s, 1)'
+  run blocks_same_report_as_without_pch
+  assert_success
+  assert_equal "$(grep -c 'set PCH' <<<"$output")" 0
+  assert_equal "$(grep -c 'trace: parse one.c (.* no PCH' <<<"$output")" 1
+}
+
+@test "a .cu file that defines a macro before its includes parses on a set holding the define after the base PCH's headers" {
+  [ -r "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ] || skip "no CUDA toolkit here"
+  for f in one two; do
+    printf '#define LIMIT_%s 4\n#include <stdio.h>\n#include <string.h>\n__global__ void %s(char *s) { s[0] = (char)strlen("ab"); }\n' \
+      ONE $f >$f.cu
+  done
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q one.cu two.cu
+  local with_sets=$output status_sets=$status
+  assert_equal "$(grep -c 'trace: parse .*\.cu (.* set PCH' <<<"$stderr")" 2
+  # The set: the base PCH's headers, then the file's define, then its includes.
+  assert_equal "$(cat "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h)" \
+    "$(printf '#include <cuda_runtime.h>\n#include <cublas_v2.h>\n#define LIMIT_ONE 4\n#include <stdio.h>\n#include <string.h>')"
+  rm -rf "$XDG_CACHE_HOME"
+  run env GPULINT_NO_PCH=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q one.cu two.cu
+  assert_equal "$status" "$status_sets"
+  assert_equal "$output" "$with_sets"
+}

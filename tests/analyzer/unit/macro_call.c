@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "input/macro_call.h"
+#include "util/xalloc.h"
 
 /* The expansion of a call `args` (with its parentheses) of the macro whose
  * definition after its name is `definition`; NULL when none. */
@@ -25,8 +26,8 @@ static char *expand(const char *definition, const char *call)
     args = macro_call_args(call, call + strlen(call), &nargs, &after);
     assert_non_null(args);
     char *out = macro_call_expand(params, nparams, variadic, body, args, NULL, nargs);
-    macro_call_strs_free(params, nparams);
-    macro_call_strs_free(args, nargs);
+    str_array_free(params, nparams);
+    str_array_free(args, nargs);
     free(body);
     return out;
 }

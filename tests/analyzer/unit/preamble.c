@@ -22,7 +22,7 @@ static char *leading_of(const char *text, bool past_defines, char **defines)
     source_file_init(&f, xstrdup("a.c"), xstrdup("/r/a.c"), xstrdup(text), strlen(text), NULL);
     snapshot_add(&snap, &f);
     snapshot_reach *reach = reach_build(&snap, NULL);
-    char *set = preamble_leading_includes(&snap.files[0], reach, past_defines);
+    char *set = preamble_leading_includes(&snap.files[0], reach, past_defines, NULL);
     if (defines)
         *defines = preamble_leading_defines(&snap.files[0]);
     reach_free(reach);
