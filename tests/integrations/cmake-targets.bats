@@ -3,8 +3,8 @@
 # "Programs"): a CMake project with two executables in one directory, a
 # library beside them, and one executable whose sources sit in two sibling
 # directories. extern "C" declarations are compared with the definitions
-# their own target links with; without targets in the database, by
-# directory, as before.
+# their own target links with, and a call binds to its own target's
+# definition; without targets in the database, by directory, as before.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -18,9 +18,9 @@ cmake_minimum_required(VERSION 3.18)
 project(targets LANGUAGES C CUDA)
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 add_library(tg_util STATIC blend/util.cu)
-add_executable(tg_one blend/one_main.c blend/one.cu)
+add_executable(tg_one blend/one_main.c blend/one.cu blend/util_one.c)
 target_link_libraries(tg_one tg_util)
-add_executable(tg_two blend/two_main.c blend/two.cu)
+add_executable(tg_two blend/two_main.c blend/two.cu blend/one_fast.c)
 add_executable(tg_three app/main.c kern/mix.cu)
 CMAKE
   # Target tg_one: its fade() declaration lags its own definition, and
@@ -29,13 +29,37 @@ CMAKE
 void tg_blend(float *x, int n);
 void tg_fade(float *x, int n);
 void tg_lerp(float *x, int n, int m);
+void tg_prepare(float *x, int n);
+__attribute__((annotate("gpulint:hot"))) void tg_hot_step(float *x, int n)
+{
+    tg_prepare(x, n);
+}
 int main(void)
 {
     float x[4] = {0};
     tg_blend(x, 4);
     tg_fade(x, 4);
     tg_lerp(x, 4, 1);
+    tg_hot_step(x, 4);
     return 0;
+}
+C
+  # tg_prepare twice: tg_one's counts in integers; tg_two's computes in
+  # floats in a loop, in a file whose path is nearer one_main.c's.
+  cat >"$PROJ/blend/util_one.c" <<'C'
+void tg_prepare(float *x, int n)
+{
+    int even = 0;
+    for (int i = 0; i < n; i++)
+        even += i % 2 == 0;
+    x[0] = (float)even;
+}
+C
+  cat >"$PROJ/blend/one_fast.c" <<'C'
+void tg_prepare(float *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = x[i] * 0.5f;
 }
 C
   cat >"$PROJ/blend/one.cu" <<'CU'
@@ -102,9 +126,11 @@ setup() { gpulint_env_setup; }
   refute_output --partial 'blend/two_main.c'
   # A library's definition is still compared by directory.
   assert_output --partial "blend/one_main.c:3:6: error: declaration 'void tg_lerp(float *, int, int)' differs from the extern \"C\" definition 'void tg_lerp(float *, int)' at blend/util.cu:1"
+  # tg_hot_step's call binds to tg_one's tg_prepare, which computes nothing.
+  refute_output --partial 'no-cpu-compute'
   # One target over two sibling directories: its header's stale prototype.
   assert_output --partial "app/mix.h:1:6: error: declaration 'void tg_mix(float *, int)' differs from the extern \"C\" definition 'void tg_mix(float *, int, int)' at kern/mix.cu:1"
-  assert_output --partial 'gpulint: 3 errors, 0 warnings in 8 files analysed'
+  assert_output --partial 'gpulint: 3 errors, 0 warnings in 10 files analysed'
 }
 
 @test "a database whose objects name no target (bear over a Makefile): programs by directory" {
@@ -121,5 +147,7 @@ setup() { gpulint_env_setup; }
   assert_output --partial "blend/one_main.c:3:6: error: declaration 'void tg_lerp(float *, int, int)'"
   # Sibling directories, separate programs: the header is not compared.
   refute_output --partial 'app/mix.h'
-  assert_output --partial 'gpulint: 2 errors, 0 warnings in 8 files analysed'
+  # The call binds to the definition nearest in the tree: tg_two's.
+  assert_output --partial 'blend/one_main.c:7:5: error: hot path computes on the CPU: tg_hot_step -> tg_prepare computes floating-point arithmetic in a loop at blend/one_fast.c:4'
+  assert_output --partial 'gpulint: 3 errors, 0 warnings in 10 files analysed'
 }
