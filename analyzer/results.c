@@ -115,6 +115,10 @@ static char *entry_path(const snapshot *snap, const gl_config *cfg, bool fresh,
         add_text(&b, snap->files[i].path);
         add_text(&b, key);
         free(key);
+        /* Which files link together (rules/programs.h) is no file's facts. */
+        add_number(&b, snap->files[i].ntargets);
+        for (size_t t = 0; t < snap->files[i].ntargets; t++)
+            add_text(&b, snap->files[i].targets[t]);
     }
     add_number(&b, snap->ncontext);
     for (size_t i = 0; i < snap->ncontext; i++) {

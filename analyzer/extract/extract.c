@@ -1199,14 +1199,15 @@ static void find_include_site(CXFile included, CXSourceLocation *stack, unsigned
 /* A fatal error (an #include that cannot be found, mostly) anywhere in the
  * translation unit: clang skipped what it could not read, so the file was
  * not checked in full. One fact per fatal error, at the main file's line
- * that leads to it. In another program's unit, one after the header was
- * read in full is that unit's own (its file reports it), not the header's:
- * ggml's CANN and arch/ units, whose SDK headers are absent, made 301
- * findings at 12 shared headers (docs/realcode.md, branch s9-real). */
+ * that leads to it. In the walk of a header, one after the header was read
+ * in full is the unit's own (its file reports it), not the header's, in
+ * its own unit as in another program's: ggml's CANN and arch/ units, whose
+ * SDK headers are absent, made 301 findings at 12 shared headers
+ * (docs/realcode.md, branches s9-real and s10-real). */
 static void record_fatal(walk_ctx *ctx, char *message, CXFile file, unsigned line,
                          unsigned col, unsigned offset)
 {
-    if (ctx->other_program && file &&
+    if (ctx->header_in_unit && file &&
         include_order_after(ctx->tu, ctx->main_file, file, offset)) {
         free(message);
         return;
@@ -1816,7 +1817,6 @@ static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
         .tu = tu,
         .main_file = main_file,
         .header_in_unit = true,
-        .other_program = true,
         .src = src,
         .facts = facts,
         .reach = reach,

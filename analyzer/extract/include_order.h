@@ -1,8 +1,9 @@
 /* Where two points of a translation unit lie in the order clang reads it,
- * for a header that another program's unit includes (input/header_lang.c,
- * other_contexts): an #include that fails after that unit has read the
- * header leaves the header's view in that unit checked in full; one that
- * fails before it, or inside it, does not (rules/not_checked.c). */
+ * for a header analysed in a unit that includes it (its context, or
+ * another program's: input/header_lang.c): an #include that fails after
+ * that unit has read the header leaves the header's view in that unit
+ * checked in full; one that fails before it, or inside it, does not
+ * (rules/not_checked.c). */
 #ifndef GPULINT_EXTRACT_INCLUDE_ORDER_H
 #define GPULINT_EXTRACT_INCLUDE_ORDER_H
 

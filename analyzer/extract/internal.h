@@ -22,8 +22,6 @@ typedef struct {
     CXFile main_file;      /* the file facts are for: the unit's main file, or a
                               header analysed inside an includer's unit */
     bool header_in_unit;   /* main_file is such a header */
-    bool other_program;    /* ...in the unit of another program than its
-                              context's (source_file.other_contexts) */
     const source_file *src;
     file_facts *facts;
     /* Bodies of __global__ and __device__-only functions: clang's host-only

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "input/compile_target.h"
 #include "util/paths.h"
 #include "util/files.h"
 #include "util/xalloc.h"
@@ -21,6 +22,7 @@ typedef struct {
     size_t order;    /* position in the file: the first entry of a file wins */
     str_list args;
     source_lang lang;   /* its -x, else LANG_COUNT: its extension's */
+    char *target;       /* compile_target: the build target it compiles for, or NULL */
 } db_entry;
 
 struct compile_db {
@@ -442,6 +444,8 @@ compile_db *compile_db_load(const char *path, char **error)
         db_entry *entry = &db->entries[db->n];
         entry->order = db->n++;
         entry->file = real_or_normalised(dir, file);
+        entry->target = compile_target(dir, argv.items, argv.n,
+                                       json_string_value(json_object_get(e, "output")));
         char *problem;
         int translated = compile_args_translate(argv.items, argv.n, dir, &entry->args,
                                                 &entry->lang, &problem);
@@ -465,6 +469,7 @@ void compile_db_free(compile_db *db)
         return;
     for (size_t i = 0; i < db->n; i++) {
         free(db->entries[i].file);
+        free(db->entries[i].target);
         str_array_free(db->entries[i].args.items, db->entries[i].args.n);
     }
     free(db->entries);
@@ -504,6 +509,10 @@ bool compile_db_give(const compile_db *db, source_file *f)
     f->nargs = e->args.n;
     if (e->lang != LANG_COUNT)
         f->lang = e->lang;
+    /* Every entry of the file: one source may be built into several targets. */
+    for (const db_entry *t = e; t < db->entries + db->n && compare_files(t, e) == 0; t++)
+        if (t->target)
+            source_add_target(f, t->target);
     return true;
 }
 

@@ -278,6 +278,10 @@ static void assign_contexts(snapshot *snap, long *const *includes, int *const *f
                         continue;
                     seen[h] = visit;
                     queue[tail++] = h;
+                    /* It is part of every target that compiles a unit that
+                     * reaches it (a header of two targets is of both). */
+                    for (size_t t = 0; phase == 0 && t < snap->files[s].ntargets; t++)
+                        source_add_target(hf, snap->files[s].targets[t]);
                     if (hf->context < 0)
                         hf->context = (long)s;
                     else if (phase == 0 && (size_t)hf->context != s &&

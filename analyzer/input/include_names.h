@@ -36,7 +36,7 @@ typedef void (*include_name_fn)(const char *name, size_t len, bool quoted, void 
  * fn, the written one or those a macro's definitions come down to. false
  * when it may name a file gpulint cannot tell: an expansion that is no file
  * name (an expression, a name that is not defined anywhere gpulint sees),
- * a macro whose body has __VA_OPT__, more expansions than the bounds of
+ * a macro whose body stringifies __VA_OPT__, more expansions than the bounds of
  * include_names.c, or no operand. The operand is expanded as the
  * preprocessor does, with each definition of each macro (a definition's
  * lines joined at backslashes): object-like macros replaced, calls of

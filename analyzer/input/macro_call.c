@@ -101,8 +101,8 @@ bool macro_call_params(const char *p, const char *end, char ***params, size_t *n
             break;
         }
     *body = trimmed(close + 1, body_end);
-    if (has_word(*body, "__VA_OPT__")) {
-        /* C++20's conditional tokens, which gpulint does not expand. */
+    if (!*variadic && has_word(*body, "__VA_OPT__")) {
+        /* C++20's conditional tokens belong to variadic macros only. */
         free(*body);
         *body = NULL;
         str_array_free(*params, *nparams);
@@ -205,7 +205,7 @@ static char *joined(char *const *strs, size_t from, size_t n)
 }
 
 static char *substitute(char *const *params, size_t nparams, const char *body,
-                        char *const *args, char *const *expanded);
+                        char *const *args, char *const *expanded, long va);
 
 char *macro_call_expand(char *const *params, size_t nparams, bool variadic, const char *body,
                         char *const *args, char *const *expanded, size_t nargs)
@@ -221,19 +221,39 @@ char *macro_call_expand(char *const *params, size_t nparams, bool variadic, cons
         }
         raw[last] = joined(args, last, nargs);
         exp[last] = joined(expanded ? expanded : args, last, nargs);
-        char *out = substitute(params, nparams, body, raw, expanded ? exp : NULL);
+        char *out = substitute(params, nparams, body, raw, expanded ? exp : NULL, (long)last);
         str_array_free(raw, nparams);
         str_array_free(exp, nparams);
         return out;
     }
     if (nargs != nparams && !no_args)
         return NULL;
-    return substitute(params, nparams, body, args, expanded);
+    return substitute(params, nparams, body, args, expanded, -1);
 }
 
-/* body with one argument (and its expansion) per parameter in place. */
+/* The ')' that closes the '(' at p, past nested parentheses and literals,
+ * or NULL. */
+static const char *closing_paren(const char *p)
+{
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '"' || *p == '\'') {
+            p = macro_literal_end(p) - 1;
+        } else if (*p == '(') {
+            depth++;
+        } else if (*p == ')' && --depth == 0) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* body with one argument (and its expansion) per parameter in place; va:
+ * the variadic parameter's index (-1: none), whose argument decides each
+ * `__VA_OPT__(tokens)` (C++20): its tokens, substituted, when the
+ * variable arguments have any, else nothing. */
 static char *substitute(char *const *params, size_t nparams, const char *body,
-                        char *const *args, char *const *expanded)
+                        char *const *args, char *const *expanded, long va)
 {
     out_text o = {0};
     append(&o, "", 0);
@@ -267,6 +287,38 @@ static char *substitute(char *const *params, size_t nparams, const char *body,
         } else if (is_ident_start(*p)) {
             while (is_ident(*p))
                 p++;
+            if (va >= 0 && p - start == 10 && strncmp(start, "__VA_OPT__", 10) == 0) {
+                while (isspace((unsigned char)*p))
+                    p++;
+                const char *close = *p == '(' ? closing_paren(p) : NULL;
+                if (!close) {
+                    free(o.text);
+                    return NULL;
+                }
+                char *inner = xstrndup(p + 1, (size_t)(close - p - 1));
+                p = close + 1;
+                piece = args[va][0] ? substitute(params, nparams, inner, args, expanded, va)
+                                    : xstrdup("");
+                free(inner);
+                if (!piece) {
+                    free(o.text);
+                    return NULL;
+                }
+                if (!*piece) {
+                    /* A placemarker: `x ## __VA_OPT__(...)` is x, with
+                     * what follows the ')' as it is spaced from it. */
+                    free(piece);
+                    if (paste)
+                        space = paste = false;
+                    continue;
+                }
+                if (space && !paste && o.len > 0)
+                    append(&o, " ", 1);
+                append(&o, piece, strlen(piece));
+                free(piece);
+                space = paste = false;
+                continue;
+            }
             long k = param_index(params, nparams, start, (size_t)(p - start));
             /* An operand of ## takes the argument as written; elsewhere
              * the preprocessor has expanded it first. */

@@ -10,7 +10,8 @@
 
 /* The parameters of a definition whose text after the macro's name is
  * [p, end): "(a, b) body". false for no parameter list, a parameter that
- * is not an identifier, or a body with __VA_OPT__. *params (malloc'd
+ * is not an identifier, or __VA_OPT__ in a macro that is not variadic.
+ * *params (malloc'd
  * strings), *variadic and *body (the body without the comments that end
  * the line, trimmed, malloc'd) when true. A variadic macro's last
  * parameter takes the arguments past the others: `...` is __VA_ARGS__,
@@ -29,8 +30,10 @@ char **macro_call_args(const char *p, const char *end, size_t *nargs, const char
  * parameter is its argument macro-expanded (expanded, as the caller
  * expanded it: input/include_names.c; NULL: as written). A variadic
  * macro's last parameter is the arguments from its position on, joined
- * with ", " (none: empty). NULL when the argument count does not fit the
- * parameters, or `#` is not before a parameter. */
+ * with ", " (none: empty), and its `__VA_OPT__(tokens)` (C++20) is those
+ * tokens, substituted, when it has any, else nothing. NULL when the
+ * argument count does not fit the parameters, or `#` is not before a
+ * parameter (`#__VA_OPT__(...)` included). */
 char *macro_call_expand(char *const *params, size_t nparams, bool variadic, const char *body,
                         char *const *args, char *const *expanded, size_t nargs);
 

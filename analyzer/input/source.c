@@ -121,6 +121,18 @@ void snapshot_add_context(snapshot *snap, source_file *f)
     memset(f, 0, sizeof *f);
 }
 
+void source_add_target(source_file *f, const char *t)
+{
+    size_t at = 0;
+    while (at < f->ntargets && strcmp(f->targets[at], t) < 0)
+        at++;
+    if (at < f->ntargets && strcmp(f->targets[at], t) == 0)
+        return;
+    *XPUSH(f->targets, f->ntargets) = NULL;
+    memmove(f->targets + at + 1, f->targets + at, (f->ntargets - 1 - at) * sizeof *f->targets);
+    f->targets[at] = xstrdup(t);
+}
+
 static void source_file_free(source_file *f)
 {
     free(f->path);
@@ -131,6 +143,9 @@ static void source_file_free(source_file *f)
     free(f->not_checked);
     free(f->other_contexts);
     free(f->unlisted_in);
+    for (size_t i = 0; i < f->ntargets; i++)
+        free(f->targets[i]);
+    free(f->targets);
     for (size_t i = 0; i < f->nargs; i++)
         free(f->args[i]);
     free(f->args);

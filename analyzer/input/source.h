@@ -46,6 +46,13 @@ typedef struct {
                           include-dirs and defines apply to every file and are
                           added by extraction itself */
     size_t nargs;
+    char **targets;       /* the build targets that compile it, sorted, each once (the
+                             object directory input/compile_target.h reads from its
+                             database entries); a part of other files' units (a
+                             header): the targets of every source file that reaches
+                             it (input/header_lang.c); none: no database, or one
+                             whose entries name no target (docs/rules.md, "Programs") */
+    size_t ntargets;
     char *unlisted_in;    /* a source file (not a header): the compilation database
                              (-p, or the one compile_db_discover found) that does not
                              list it, so it was parsed with the config's flags alone
@@ -102,6 +109,9 @@ bool source_is_analysable(const char *path, const gl_config *cfg);
  * input/header_lang.c). */
 void source_file_init(source_file *f, char *path, char *abs_path, char *text, size_t len,
                       const gl_config *cfg);
+
+/* Add target t (copied) to f's targets unless it is there. */
+void source_add_target(source_file *f, const char *t);
 
 /* Append a file (moved: *f's pointers now belong to the snapshot). */
 void snapshot_add(snapshot *snap, source_file *f);

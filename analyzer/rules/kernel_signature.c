@@ -21,7 +21,6 @@
 #include "facts/facts.h"
 #include "rules/rule.h"
 #include "rules/symbol_index.h"
-#include "util/paths.h"
 #include "util/xalloc.h"
 
 static bool is_dependent(const char *type)
@@ -335,8 +334,8 @@ static void check_declarations(const analysis *a, const symbol_index *kernels,
             if (decl->is_definition || decl->no_prototype || decl->unresolved_types ||
                 (!kernel && !decl->is_c_linkage))
                 continue;
-            symbol_list c =
-                symbol_index_candidates(kernel ? kernels : c_functions, decl->name, fi);
+            const symbol_index *idx = kernel ? kernels : c_functions;
+            symbol_list c = symbol_index_candidates(idx, decl->name, fi);
             bool matched = false;
             const symbol_def *shown = NULL;
             for (size_t i = 0; i < c.n && !matched; i++) {
@@ -347,7 +346,7 @@ static void check_declarations(const analysis *a, const symbol_index *kernels,
                                 a->snap->files[d->file].is_header))
                     continue;
                 if (d->fn->is_template != decl->is_template || d->fn->unresolved_types ||
-                    !path_same_program(a->snap->files[fi].path, a->snap->files[d->file].path))
+                    !programs_same(&idx->programs, fi, d->file))
                     continue;
                 shown = d;
                 matched = decl->is_c_linkage && d->fn->is_c_linkage
@@ -445,9 +444,11 @@ const rule_def rule_kernel_signature = {
         "when there is one, else against every definition of that (namespace-\n"
         "qualified) name: kernels defined in two separate programs are fine as long\n"
         "as it matches one. Static kernels match within their own file. A\n"
-        "declaration is compared only with definitions it can link with: in its\n"
-        "own directory or one above or below it; sibling directories (one sample\n"
-        "per directory) are separate programs. A launch of a kernel template's\n"
+        "declaration is compared only with definitions it can link with: of a\n"
+        "compile database target that builds it too, never of another executable\n"
+        "target; without targets, in its own directory or one above or below it\n"
+        "(sibling directories, one sample each, are separate programs: docs/\n"
+        "rules.md, Programs). A launch of a kernel template's\n"
         "specialisation is compared with the parameter types the compiler\n"
         "resolved for it (Tag<N> is Tag<3> there), and a `void *` slot of an args\n"
         "array fits a pointer parameter. A <<<>>>\n"

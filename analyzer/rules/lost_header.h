@@ -16,7 +16,7 @@
  *    the units that do; a `#define` in a branch not taken is the second
  *    case).
  *  - a unit opens it through an #include of a macro that gpulint cannot
- *    follow (`#include HEADER_OF(x)` with __VA_OPT__ in its body): the
+ *    follow (`#include HEADER_OF(x)` with #__VA_OPT__ in its body): the
  *    unit says so at its #include, and the header is reported once too;
  *  - its unit's #include opens a copy of it outside the snapshot whose
  *    content differs (a build's output directory first on the include

@@ -150,7 +150,7 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag
     case UNCHECKED_MACRO_INCLUDE:
         diag_report(sink, "not-checked", path, u->loc.line, u->loc.col,
                     "'%s' is included here%s through an #include of a macro that gpulint "
-                    "cannot follow (a macro with __VA_OPT__, an expansion "
+                    "cannot follow (a stringified __VA_OPT__, an expansion "
                     "that is no file name, or a name defined nowhere it sees), so that header "
                     "was not analysed in this unit: what "
                     "this unit's types and macros make of it was not checked; name it with "
@@ -329,7 +329,7 @@ const rule_def rule_not_checked = {
         "no unit of this build includes it: its includer could not find it, its\n"
         "#include (or the #define of the macro an #include expands to name it)\n"
         "sits in a preprocessor branch this build does not take, or an #include of\n"
-        "a macro that gpulint cannot follow (HEADER_OF(...) with __VA_OPT__)\n"
+        "a macro that gpulint cannot follow (HEADER_OF(...) with #__VA_OPT__)\n"
         "opened it (once, not one parse error per use of the types and macros its\n"
         "includer gives it; that #include is reported too). The message names the\n"
         "cause and the fix.\n"

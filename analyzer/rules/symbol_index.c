@@ -24,6 +24,7 @@ void symbol_index_build(symbol_index *idx, const analysis *a,
 {
     memset(idx, 0, sizeof *idx);
     idx->snap = a->snap;
+    programs_build(&idx->programs, a);
     /* Sized once: growing by one per definition copied the whole array each
      * time under ASan's realloc (a 110,000-function file: minutes). */
     size_t most = 0;
@@ -52,6 +53,7 @@ void symbol_index_free(symbol_index *idx)
 {
     free(idx->defs);
     free(idx->by_name);
+    programs_free(&idx->programs);
     memset(idx, 0, sizeof *idx);
 }
 
@@ -85,15 +87,20 @@ long symbol_index_resolve(const symbol_index *idx, const char *usr, size_t file)
     size_t first, n = symbol_index_usr(idx, usr, &first);
     long best = -1;
     size_t best_prefix = 0;
+    program_relation best_rel = PROGRAMS_SEPARATE;
     for (size_t i = first; i < first + n; i++) {
         const symbol_def *cand = &idx->defs[i];
         if (cand->file == file)
             return (long)i;
+        program_relation rel = programs_relate(&idx->programs, cand->file, file);
+        if (rel == PROGRAMS_SEPARATE)
+            continue;
         size_t prefix = common_prefix(idx->snap->files[cand->file].path,
                                       idx->snap->files[file].path);
-        if (best < 0 || prefix > best_prefix) {
+        if (best < 0 || rel > best_rel || (rel == best_rel && prefix > best_prefix)) {
             best = (long)i;
             best_prefix = prefix;
+            best_rel = rel;
         }
     }
     return best;

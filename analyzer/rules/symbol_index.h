@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "facts/facts.h"
+#include "rules/programs.h"
 #include "rules/rule.h"
 
 typedef struct {
@@ -30,6 +31,7 @@ typedef struct {
     symbol_def *defs;   /* sorted by USR, then snapshot order */
     size_t n;
     const symbol_def **by_name;   /* the same, by name, then snapshot order */
+    program_map programs;         /* which files link together */
 } symbol_index;
 
 typedef struct {
@@ -47,8 +49,10 @@ size_t symbol_index_usr(const symbol_index *idx, const char *usr, size_t *first)
 
 /* The definition with this USR that a use in file `file` means, as an index
  * into defs, or -1. The same external symbol defined in two files is two
- * programs (two mains, two `prepare`s): the use's own file's, else the one
- * whose path shares most with the use's. */
+ * programs (two mains, two `prepare`s): the use's own file's, else one of
+ * a target that builds the use's file too, else the one whose path shares
+ * most with the use's; never one of another executable target
+ * (rules/programs.h). */
 long symbol_index_resolve(const symbol_index *idx, const char *usr, size_t file);
 
 /* The definitions named `name` that a use in file `file` can refer to, in

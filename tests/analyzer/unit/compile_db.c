@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "input/compile_db.h"
+#include "input/compile_target.h"
 
 static void free_list(str_list *l)
 {
@@ -183,6 +184,82 @@ static void database_lookup(void **state)
     compile_db_free(db);
 }
 
+/* The target an entry's object path names, or none (NULL: compared as ""). */
+static void expect_target(const char *directory, const char *command, const char *output,
+                          const char *want)
+{
+    str_list argv = {0};
+    assert_int_equal(shell_split(command, &argv), 0);
+    char *got = compile_target(directory, argv.items, argv.n, output);
+    assert_string_equal(got ? got : "", want);
+    free(got);
+    free_list(&argv);
+}
+
+static void build_targets(void **state)
+{
+    (void)state;
+    /* CMake, Unix Makefiles and Ninja alike; a target of a subdirectory. */
+    expect_target("/b", "nvcc -x cu -c /s/a/x.cu -o CMakeFiles/one.dir/a/x.cu.o", NULL,
+                  "/b/CMakeFiles/one.dir");
+    expect_target("/b/sub", "c++ -o CMakeFiles/two.dir/z.cpp.o -c /s/sub/z.cpp", NULL,
+                  "/b/sub/CMakeFiles/two.dir");
+    expect_target("/b", "c++ -c z.cpp -o sub/CMakeFiles/two.dir/z.cpp.o", NULL,
+                  "/b/sub/CMakeFiles/two.dir");
+    /* A source directory named like an object directory below CMake's. */
+    expect_target("/b", "cc -c a.c -oCMakeFiles/t.dir/lib.p/a.c.o", NULL, "/b/CMakeFiles/t.dir");
+    /* The entry's "output" field first; nvcc's --output-file. */
+    expect_target("/b", "cc -c a.c -o a.o", "CMakeFiles/t.dir/a.c.o", "/b/CMakeFiles/t.dir");
+    expect_target("/b", "nvcc -c a.cu --output-file=CMakeFiles/k.dir/a.cu.o", NULL,
+                  "/b/CMakeFiles/k.dir");
+    expect_target("/b", "nvcc -c a.cu --output-file CMakeFiles/k.dir/a.cu.o", NULL,
+                  "/b/CMakeFiles/k.dir");
+    /* Meson: <target file>.p. */
+    expect_target("/b", "cc -Isrc/prog.p -o src/prog.p/main.c.o -c ../src/main.c", NULL,
+                  "/b/src/prog.p");
+    /* No target: a Makefile's objects (bear), a .dir outside CMakeFiles, no -o. */
+    expect_target("/b", "cc -c main.c -o obj/main.o", NULL, "");
+    expect_target("/b", "cc -c main.c -o x.dir/main.o", NULL, "");
+    expect_target("/b", "cc -c main.c", NULL, "");
+    expect_target("/b", "cc -c main.c -o CMakeFiles/t.dir", NULL, "");   /* a file, no directory */
+}
+
+static void entry_targets(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gpulint-unit-cdb-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *fp = fdopen(fd, "w");
+    fputs("[\n"
+          " {\"directory\": \"/b\", \"file\": \"/s/common.cu\",\n"
+          "  \"command\": \"nvcc -c /s/common.cu -o CMakeFiles/two.dir/common.cu.o\"},\n"
+          " {\"directory\": \"/b\", \"file\": \"/s/common.cu\",\n"
+          "  \"command\": \"nvcc -c /s/common.cu -o CMakeFiles/one.dir/common.cu.o\"},\n"
+          " {\"directory\": \"/b\", \"file\": \"/s/flat.c\",\n"
+          "  \"command\": \"cc -c /s/flat.c -o flat.o\"}\n"
+          "]\n",
+          fp);
+    fclose(fp);
+    char *error = NULL;
+    compile_db *db = compile_db_load(path, &error);
+    unlink(path);
+    assert_non_null(db);
+    snapshot snap = {.root = "/s"};
+    source_file f;
+    source_file_init(&f, strdup("common.cu"), strdup("/s/common.cu"), strdup("x;\n"), 3, NULL);
+    snapshot_add(&snap, &f);
+    source_file_init(&f, strdup("flat.c"), strdup("/s/flat.c"), strdup("x;\n"), 3, NULL);
+    snapshot_add(&snap, &f);
+    assert_int_equal(compile_db_apply(db, &snap), 2);
+    /* Built into two targets: both, sorted. */
+    assert_int_equal(snap.files[0].ntargets, 2);
+    assert_string_equal(snap.files[0].targets[0], "/b/CMakeFiles/one.dir");
+    assert_string_equal(snap.files[0].targets[1], "/b/CMakeFiles/two.dir");
+    assert_int_equal(snap.files[1].ntargets, 0);
+    snapshot_free(&snap);
+    compile_db_free(db);
+}
+
 static void malformed_database(void **state)
 {
     (void)state;
@@ -208,6 +285,8 @@ int main(void)
         cmocka_unit_test(language_flags),
         cmocka_unit_test(database_lookup),
         cmocka_unit_test(malformed_database),
+        cmocka_unit_test(build_targets),
+        cmocka_unit_test(entry_targets),
     };
     return cmocka_run_group_tests_name("compile_db", tests, NULL, NULL);
 }

@@ -83,7 +83,9 @@ static void what_cannot_be_expanded_gives_nothing(void **state)
     expect_expansion("(x) #y", "(a.h)", NULL);            /* # before no parameter */
     expect_expansion("(x) #x", "(\"a.h\")", NULL);       /* a quote in the argument */
     expect_expansion("(x, y) x", "(a.h)", NULL);         /* too few arguments */
-    expect_expansion("(...) __VA_OPT__(x)", "(a.h)", NULL); /* C++20's __VA_OPT__ */
+    expect_expansion("(x) __VA_OPT__(x)", "(a.h)", NULL);   /* __VA_OPT__, not variadic */
+    expect_expansion("(...) #__VA_OPT__(x)", "(a.h)", NULL); /* # of __VA_OPT__ */
+    expect_expansion("(...) <__VA_OPT__(x>", "(a.h)", NULL); /* unclosed */
 }
 
 /* The last parameter of a variadic macro takes the arguments from its
@@ -96,6 +98,21 @@ static void a_variadic_parameter_takes_the_rest(void **state)
     expect_expansion("(dir, ...) <dir ## __VA_ARGS__.h>", "(lib)", "<lib.h>");
     expect_expansion("(dir, rest...) <dir/rest.h>", "(lib, x)", "<lib/x.h>");
     expect_expansion("(dir, ...) dir", "(lib.h, a)", "lib.h");
+}
+
+/* C++20's __VA_OPT__(tokens): the tokens when the variable arguments have
+ * any (as `g++ -std=c++20 -E` gives), nothing when they have none. */
+static void va_opt_follows_the_variable_arguments(void **state)
+{
+    (void)state;
+    expect_expansion("(name, ...) <name ## __VA_OPT__(_ ## __VA_ARGS__).h>", "(table, upload)",
+                     "<table_upload.h>");
+    expect_expansion("(name, ...) <name ## __VA_OPT__(_ ## __VA_ARGS__).h>", "(table)",
+                     "<table.h>");
+    expect_expansion("(dir, ...) <dir/__VA_OPT__(__VA_ARGS__/)x.h>", "(lib, sub)",
+                     "<lib/sub/x.h>");
+    expect_expansion("(dir, ...) <dir/__VA_OPT__(__VA_ARGS__/)x.h>", "(lib)", "<lib/x.h>");
+    expect_expansion("(...) <a __VA_OPT__((b)) c>", "(1)", "<a (b) c>");
 }
 
 /* With expanded arguments: `TABLE` the argument as written, `table` as
@@ -140,6 +157,7 @@ int main(void)
         cmocka_unit_test(a_comment_ends_the_body),
         cmocka_unit_test(what_cannot_be_expanded_gives_nothing),
         cmocka_unit_test(a_variadic_parameter_takes_the_rest),
+        cmocka_unit_test(va_opt_follows_the_variable_arguments),
         cmocka_unit_test(an_operand_of_hash_or_paste_takes_the_argument_as_written),
         cmocka_unit_test(unbalanced_arguments_are_no_call),
     };
