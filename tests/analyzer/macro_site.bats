@@ -55,3 +55,9 @@ H
   run -1 "$GL" --config "$EMPTY_CONFIG" --color never src/c.cu
   assert_line "src/c.cu:4:5: error: the status cudaDeviceSynchronize returns is dropped: check it (CUDA_CHECK, CUBLAS_CHECK) or cast it to (void) to say it does not matter [unchecked-status]"
 }
+
+@test "a macro that only renames the function names no body: the call is written at the use" {
+  printf '#include <cuda_runtime.h>\n#define release_buffer cudaFree\nvoid r(float *d) {\n    release_buffer(d);\n}\n' >rename.cu
+  run -1 "$GL" --config "$EMPTY_CONFIG" --color never rename.cu
+  assert_line "rename.cu:4:5: error: the status cudaFree returns is dropped: check it (CUDA_CHECK, CUBLAS_CHECK) or cast it to (void) to say it does not matter [unchecked-status]"
+}
