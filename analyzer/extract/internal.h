@@ -47,6 +47,11 @@ void extract_walk(walk_ctx *ctx);
 /* Whether the cursor's expansion location is in the main file; *loc gets it. */
 bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc);
 
+/* Where a cursor that a macro's body supplies is written: "PATH:LINE" of
+ * that body (the snapshot's path for one of its files), or NULL when it is
+ * written where it is used, a macro argument included. */
+char *macro_body_site(const walk_ctx *ctx, CXCursor c);
+
 /* clang's CXString as a malloc'd C string. */
 char *cx_take(CXString s);
 

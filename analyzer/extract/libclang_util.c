@@ -1,7 +1,12 @@
 /* libclang helpers that both the parse (extract/extract.c) and the AST walk
  * use: in a file of their own, so that the walk does not call back into the
  * parse that calls it. */
+#include <ctype.h>
+#include <stdlib.h>
+
 #include "extract/internal.h"
+#include "extract/reach.h"
+#include "util/paths.h"
 
 char *cx_take(CXString s)
 {
@@ -23,4 +28,86 @@ bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
         loc->col = col;
     }
     return true;
+}
+
+/* A file outside the snapshot, relative to the directory the unit's own
+ * file is named relative to (the repository root), as findings name paths;
+ * NULL when it is outside that directory (the toolkit's headers). */
+static char *path_in_repository(const source_file *src, const char *abs)
+{
+    size_t la = strlen(src->abs_path), lp = strlen(src->path);
+    if (src->path[0] != '/' && la > lp && src->abs_path[la - lp - 1] == '/' &&
+        strcmp(src->abs_path + la - lp, src->path) == 0 &&
+        strncmp(abs, src->abs_path, la - lp) == 0)
+        return xstrdup(abs + la - lp);
+    return NULL;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+static const char *skip_identifier(const char *p, const char *end)
+{
+    while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+        p++;
+    return p;
+}
+
+/* Whether the line at `offset` is `#define NAME OTHER`: a macro that only
+ * renames a function, whose call is written where the name is used. */
+static bool renames_only(CXTranslationUnit tu, CXFile file, unsigned offset)
+{
+    size_t size;
+    const char *text = clang_getFileContents(tu, file, &size);
+    if (!text || offset >= size)
+        return false;
+    const char *line = text + offset, *end = text + offset;
+    while (line > text && line[-1] != '\n')
+        line--;
+    while (end < text + size && *end != '\n' && *end != '\r')
+        end++;
+    const char *p = skip_blanks(line, end);
+    if (p == end || *p != '#')
+        return false;
+    p = skip_blanks(p + 1, end);
+    if ((size_t)(end - p) < 6 || strncmp(p, "define", 6) != 0)
+        return false;
+    const char *name = skip_blanks(p + 6, end);
+    p = skip_identifier(name, end);
+    if (p == name || p == end || (*p != ' ' && *p != '\t'))
+        return false;
+    const char *other = skip_blanks(p, end);
+    p = skip_identifier(other, end);
+    return p > other && skip_blanks(p, end) == end;
+}
+
+/* libclang 19's spelling location of a token from a macro's body is in the
+ * #define (docs/libclang.md); that of an argument is at the use, after the
+ * macro's name, where the body of a macro defined in the same file comes
+ * before it. A body outside the repository (the toolkit's headers) or one
+ * that only renames the callee names no place a change could mend. */
+char *macro_body_site(const walk_ctx *ctx, CXCursor c)
+{
+    CXSourceLocation at = clang_getCursorLocation(c);
+    CXFile used, written;
+    unsigned used_offset, line, written_offset;
+    clang_getExpansionLocation(at, &used, NULL, NULL, &used_offset);
+    clang_getSpellingLocation(at, &written, &line, NULL, &written_offset);
+    if (!written || !used ||
+        (clang_File_isEqual(written, used) && written_offset >= used_offset) ||
+        renames_only(ctx->tu, written, written_offset))
+        return NULL;
+    char *name = cx_take(clang_getFileName(written));
+    char *canon = path_canonical(name);
+    const source_file *f = ctx->reach ? reach_find(ctx->reach, canon) : NULL;
+    char *path = f ? xstrdup(f->path) : path_in_repository(ctx->src, canon);
+    char *site = path ? xasprintf("%s:%u", path, line) : NULL;
+    free(path);
+    free(canon);
+    free(name);
+    return site;
 }

@@ -267,6 +267,7 @@ fact_copy *record_copy(body_ctx *b, CXCursor call, CXType ftype, const char *nam
     fact_copy *copy = XPUSH(b->w->facts->copies, b->w->facts->n_copies);
     copy->callee = xstrdup(name);
     copy->loc = loc;
+    copy->macro_site = macro_body_site(b->w, call);
     copy->kind_values = 0;
     if (always) {
         copy->kind = COPY_ALWAYS_UPLOAD;

@@ -88,6 +88,7 @@ void record_unchecked_status(body_ctx *b, CXCursor call, CXCursor parent,
     fact_unchecked *u = XPUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
     u->callee = xstrdup(name);
     u->loc = loc;
+    u->macro_site = macro_body_site(b->w, call);
 }
 
 /* A program that loads the driver calls it through function-pointer
@@ -121,4 +122,5 @@ void record_unchecked_status_through_pointer(body_ctx *b, CXCursor call, CXCurso
     fact_unchecked *u = XPUSH(b->w->facts->unchecked, b->w->facts->n_unchecked);
     u->callee = callee;
     u->loc = loc;
+    u->macro_site = macro_body_site(b->w, call);
 }

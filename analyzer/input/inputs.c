@@ -301,9 +301,18 @@ static int load_given_paths(snapshot *snap, const input_request *req, const gl_c
                 dir[--n] = '\0';
             walk_skip skip;
             walk_skip_load(&skip, abs_path);
+            size_t before = snap->nfiles;
             rc = walk_directory(snap, req, cfg, &skip, abs_path, dir, error);
             if (rc == 0)
                 walk_skip_report(&skip, dir);
+            /* Said, so that a directory the config excludes (or one with no
+             * source in it) does not read as a clean result. */
+            if (rc == 0 && snap->nfiles == before)
+                fprintf(stderr,
+                        "gpulint: note: no file to analyse under '%s' (none of a C, C++ or CUDA "
+                        "kind, or all left out by the config's exclude: or git's ignore "
+                        "rules); name a file to analyse it whatever they say\n",
+                        dir);
             walk_skip_free(&skip);
             free(dir);
         } else if (!S_ISREG(st.st_mode)) {

@@ -50,28 +50,26 @@ static void check(const analysis *a, diag_sink *sink)
         const char *path = a->snap->files[fi].path;
         for (size_t k = 0; k < facts->n_copies; k++) {
             const fact_copy *c = &facts->copies[k];
-            if (c->kind == COPY_ALWAYS_UPLOAD) {
+            char *note = macro_site_note(c->macro_site);
+            char *kinds = c->kind == COPY_KIND_RESOLVED
+                              ? forbidden_kinds_text((unsigned long)c->kind_values) : NULL;
+            if (c->kind == COPY_ALWAYS_UPLOAD)
                 diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
                             "%s copies host to device: upload through the mapped pinned "
-                            "buffer and a device-to-device copy", c->callee);
-                continue;
-            }
-            if (c->kind == COPY_BY_POINTERS) {
+                            "buffer and a device-to-device copy%s", c->callee, note);
+            else if (c->kind == COPY_BY_POINTERS)
                 diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
                             "%s takes its direction from the pointers at run time, as "
                             "cudaMemcpyDefault: it cannot be proven device-side; upload "
-                            "through the mapped pinned buffer and a device-to-device copy",
-                            c->callee);
-                continue;
-            }
-            char *kinds = c->kind == COPY_KIND_RESOLVED
-                              ? forbidden_kinds_text((unsigned long)c->kind_values) : NULL;
-            if (kinds)
+                            "through the mapped pinned buffer and a device-to-device copy%s",
+                            c->callee, note);
+            else if (kinds)
                 diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
                             "%s with kind %s: only mapped pinned memory crosses host to "
-                            "device; copy device-to-device from the mapped buffer",
-                            c->callee, kinds);
+                            "device; copy device-to-device from the mapped buffer%s",
+                            c->callee, kinds, note);
             free(kinds);
+            free(note);
         }
     }
 }

@@ -35,4 +35,10 @@ extern const size_t rule_registry_len;
 
 const rule_def *rule_find(const char *id);
 
+/* What a finding's message ends with when its fact comes from a macro's
+ * body (a fact's macro_site, "path:line", facts/fact_kinds.def): every
+ * expansion is reported where it is used, and this names the one place
+ * whose change mends them all. "" for NULL. Free it. */
+char *macro_site_note(const char *site);
+
 #endif

@@ -2,6 +2,8 @@
  * expression statement. Extraction decides what a dropped status is
  * (extract/walk_statuses.c: functions declared in the CUDA headers returning
  * cudaError_t, CUresult or cublasStatus_t, called as a statement). */
+#include <stdlib.h>
+
 #include "facts/facts.h"
 #include "rules/rule.h"
 
@@ -11,11 +13,13 @@ static void check(const analysis *a, diag_sink *sink)
         const file_facts *facts = a->facts[fi];
         for (size_t k = 0; k < facts->n_unchecked; k++) {
             const fact_unchecked *u = &facts->unchecked[k];
+            char *note = macro_site_note(u->macro_site);
             diag_report(sink, "unchecked-status", a->snap->files[fi].path, u->loc.line,
                         u->loc.col,
                         "the status %s returns is dropped: check it (CUDA_CHECK, "
-                        "CUBLAS_CHECK) or cast it to (void) to say it does not matter",
-                        u->callee);
+                        "CUBLAS_CHECK) or cast it to (void) to say it does not matter%s",
+                        u->callee, note);
+            free(note);
         }
     }
 }

@@ -96,3 +96,17 @@ ignoring_repo() {
   [[ $output == *'"files_analyzed": 2'* ]]
   [[ $stderr != *"note:"* ]]
 }
+
+@test "a named directory with nothing left to analyse says so instead of passing in silence" {
+  mkdir -p vendored docs
+  bad_c vendored/lib.c
+  printf 'notes\n' >docs/readme.txt
+  printf 'exclude: ["vendored/**"]\n' >excl.yaml
+  run --separate-stderr "$GL" --config excl.yaml --color never vendored docs
+  assert_success
+  assert_output ''
+  [ "$stderr" = "gpulint: note: no file to analyse under 'vendored' (none of a C, C++ or CUDA kind, or all left out by the config's exclude: or git's ignore rules); name a file to analyse it whatever they say
+gpulint: note: no file to analyse under 'docs' (none of a C, C++ or CUDA kind, or all left out by the config's exclude: or git's ignore rules); name a file to analyse it whatever they say" ]
+  run --separate-stderr "$GL" --config excl.yaml --color never vendored/lib.c
+  assert_failure 1
+}
