@@ -10,7 +10,10 @@
  *     and FP32 math; where the fused forward runs, the graphs once more with
  *     the general forward forced (an A/B of the two in one run); in TF32, the
  *     graphs with the MLP's products forced to cuBLAS and to the tensor-core
- *     kernels of layer/mlp_kernels.h (the A/B behind AUTO's choice).
+ *     kernels of layer/mlp_kernels.h (the A/B behind AUTO's choice); and
+ *     the graphed forward+backward with each of the backward's data-gradient
+ *     products forced to 1, 2, ..., 64 row chunks (layer/internal.h), the
+ *     others left to choose (the sweep behind the chosen counts).
  * Times are medians of per-iteration CUDA-event intervals (throughput) or of
  * host-clocked call+synchronize intervals (latency of one call). */
 #define _POSIX_C_SOURCE 200809L
@@ -315,6 +318,12 @@ static void print_attention_row(FILE *f, const char *name, const char *pass, dou
 
 /* ---- 3. the whole layer ----------------------------------------------------- */
 
+/* Row chunks tried for each data-gradient product (every reference size's
+ * B * T rows divide by all of them) and the products' names. */
+enum { DGRAD_SWEEP = 7 };
+static const int dgrad_sweep[DGRAD_SWEEP] = {1, 2, 4, 8, 16, 32, 64};
+static const char *const dgrad_name[TLOB_DGRAD_COUNT] = {"dx", "dy1", "dout", "dg"};
+
 typedef struct {
     const bench_case *c;
     tlob_math math;
@@ -332,6 +341,11 @@ typedef struct {
     /* TF32: the same graphs with the MLP's products forced to cuBLAS
      * ([0]) and to the tensor-core kernels ([1], where they fit); else -1 */
     double mlp_fwd_graph_us[2], mlp_fwdbwd_graph_us[2];
+    /* graphed fwd+bwd with data-gradient product p forced to
+     * dgrad_sweep[k] row chunks ([p][k]; -1 where p does not run: dg
+     * beside the MLP's backward kernel), and the chunks p takes by default */
+    double dgrad_fwdbwd_graph_us[TLOB_DGRAD_COUNT][DGRAD_SWEEP];
+    int dgrad_auto[TLOB_DGRAD_COUNT];
 } layer_result;
 
 static int validate_layer(tlob_layer *L, const bench_case *c, layer_result *r) {
@@ -478,6 +492,22 @@ static int bench_layer(layer_result *r, int iters) {
             return 1;
         BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwd));
         BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
+    }
+    BENCH_CHECK_TLOB(tlob_internal_force_mlp(L, 0));
+    for (int p = 0; p < TLOB_DGRAD_COUNT; p++) {
+        r->dgrad_auto[p] = tlob_internal_data_grad_chunks(L, p, B);
+        const int runs = p != TLOB_DGRAD_DG || !(tlob_internal_mlp_fused(L) & 2);
+        for (int k = 0; k < DGRAD_SWEEP; k++) {
+            r->dgrad_fwdbwd_graph_us[p][k] = -1.0;
+            if (!runs) continue;
+            BENCH_CHECK_TLOB(tlob_internal_force_data_grad_chunks(L, p, dgrad_sweep[k]));
+            if (capture(L, B, x, y, att, dy, dx, 1, &fwdbwd) ||
+                time_layer(L, B, x, y, att, dy, dx, 1, fwdbwd, iters,
+                           &r->dgrad_fwdbwd_graph_us[p][k]))
+                return 1;
+            BENCH_CHECK_CUDA(cudaGraphExecDestroy(fwdbwd));
+        }
+        BENCH_CHECK_TLOB(tlob_internal_force_data_grad_chunks(L, p, 0));
     }
     BENCH_CHECK_CUDA(cudaFree(x));
     BENCH_CHECK_CUDA(cudaFree(y));
@@ -661,6 +691,20 @@ int tlob_bench_main(int argc, char **argv) {
                lr[i].mlp_fwd_graph_us[0], lr[i].mlp_fwdbwd_graph_us[0], lr[i].mlp_fwd_graph_us[1],
                lr[i].mlp_fwdbwd_graph_us[1], lr[i].mlp_fused);
     }
+    printf("\nThe backward's data-gradient products (dx += dqkv Wqkv_eff, dy1 = df Wf, dout = "
+           "dr Wc, dg = dz1 Wf2), each forced to N row chunks of one cuBLAS call (1: the plain "
+           "call), the others as chosen: graphed fwd+bwd, us; 'auto': the chunks chosen\n");
+    printf("%-18s %4s %4s %-4s |", "case", "B", "math", "prod");
+    for (int k = 0; k < DGRAD_SWEEP; k++) printf(" %7d", dgrad_sweep[k]);
+    printf(" | %4s\n", "auto");
+    for (int i = 0; i < 2 * NCASES; i++)
+        for (int p = 0; p < TLOB_DGRAD_COUNT; p++) {
+            if (lr[i].dgrad_fwdbwd_graph_us[p][0] < 0) continue;
+            printf("%-18s %4d %4s %-4s |", lr[i].c->name, lr[i].c->B,
+                   lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", dgrad_name[p]);
+            for (int k = 0; k < DGRAD_SWEEP; k++) printf(" %7.1f", lr[i].dgrad_fwdbwd_graph_us[p][k]);
+            printf(" | %4d\n", lr[i].dgrad_auto[p]);
+        }
     return 0;
 }
 
@@ -684,7 +728,7 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
                 ar[i].bwd_us[3], ar[i].bwd_us[4], ar[i].fwd_bytes,
                 ar[i].bwd_bytes, ar[i].fwd_flop, ar[i].bwd_flop);
     fprintf(f, "],\"layer\":[");
-    for (int i = 0; i < 2 * NCASES; i++)
+    for (int i = 0; i < 2 * NCASES; i++) {
         fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"Dout\":%d,\"heads\":1,"
                    "\"math\":\"%s\",\"fwd_us\":%.2f,\"fwd_bwd_us\":%.2f,\"fwd_graph_us\":%.2f,"
                    "\"fwd_bwd_graph_us\":%.2f,\"err_y\":%.3g,\"err_att\":%.3g,\"err_dx\":%.3g,"
@@ -693,7 +737,7 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
                    "\"two_launch_fwd_graph_us\":%.2f,\"two_launch_fwd_bwd_graph_us\":%.2f,"
                    "\"mlp_kernels_auto\":%d,\"mlp_cublas_fwd_graph_us\":%.2f,"
                    "\"mlp_cublas_fwd_bwd_graph_us\":%.2f,\"mlp_kernels_fwd_graph_us\":%.2f,"
-                   "\"mlp_kernels_fwd_bwd_graph_us\":%.2f}",
+                   "\"mlp_kernels_fwd_bwd_graph_us\":%.2f",
                 i ? "," : "", lr[i].c->name, lr[i].c->B, lr[i].c->T, lr[i].c->D, lr[i].c->Dout,
                 lr[i].math == TLOB_MATH_FP32 ? "fp32" : "tf32", lr[i].fwd_us, lr[i].fwdbwd_us,
                 lr[i].fwd_graph_us, lr[i].fwdbwd_graph_us, lr[i].err_y, lr[i].err_att,
@@ -702,5 +746,17 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
                 lr[i].two_fwd_graph_us, lr[i].two_fwdbwd_graph_us, lr[i].mlp_fused, lr[i].mlp_fwd_graph_us[0],
                 lr[i].mlp_fwdbwd_graph_us[0], lr[i].mlp_fwd_graph_us[1],
                 lr[i].mlp_fwdbwd_graph_us[1]);
+        fprintf(f, ",\"data_grad_chunks\":[");
+        for (int k = 0; k < DGRAD_SWEEP; k++) fprintf(f, "%s%d", k ? "," : "", dgrad_sweep[k]);
+        fprintf(f, "]");
+        for (int p = 0; p < TLOB_DGRAD_COUNT; p++) {
+            fprintf(f, ",\"%s_chunks_auto\":%d,\"%s_chunks_fwd_bwd_graph_us\":[", dgrad_name[p],
+                    lr[i].dgrad_auto[p], dgrad_name[p]);
+            for (int k = 0; k < DGRAD_SWEEP; k++)
+                fprintf(f, "%s%.2f", k ? "," : "", lr[i].dgrad_fwdbwd_graph_us[p][k]);
+            fprintf(f, "]");
+        }
+        fprintf(f, "}");
+    }
     fprintf(f, "]}\n");
 }

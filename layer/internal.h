@@ -2,7 +2,8 @@
  * the layer's projection output, to check the folded strided-batched
  * projection against separate GEMMs on identical inputs; the choice
  * between the fused forward (layer/forward_kernels.h) and the general one;
- * and the choice of the MLP's kernels (layer/mlp_kernels.h). */
+ * the choice of the MLP's kernels (layer/mlp_kernels.h); and the row chunks
+ * of the backward's data-gradient products (layer/linear.h). */
 #ifndef TLOB_INTERNAL_H
 #define TLOB_INTERNAL_H
 
@@ -37,6 +38,17 @@ int tlob_internal_forward_launches(const tlob_layer *layer, int batch);
 tlob_status tlob_internal_force_mlp(tlob_layer *layer, int path);
 /* Which MLP kernels run now: 1 the forward's, 2 the backward's, 3 both, 0 none. */
 int tlob_internal_mlp_fused(const tlob_layer *layer);
+
+/* The backward's data-gradient products, each one cuBLAS call over row
+ * chunks (linear_data_grad): dx += dqkv Wqkv_eff, dy1 = df Wf, dout = dr Wc,
+ * and dg = dz1 Wf2 where the MLP's backward kernel does not run it. */
+enum { TLOB_DGRAD_DX, TLOB_DGRAD_DY1, TLOB_DGRAD_DOUT, TLOB_DGRAD_DG, TLOB_DGRAD_COUNT };
+/* chunks: 0 = choose (the default), 1 to TLOB_DGRAD_MAX_CHUNKS = that many
+ * (one where it does not divide the rows). */
+#define TLOB_DGRAD_MAX_CHUNKS 64
+tlob_status tlob_internal_force_data_grad_chunks(tlob_layer *layer, int product, int chunks);
+/* The row chunks `product` runs as for `batch` (1: the plain call). */
+int tlob_internal_data_grad_chunks(const tlob_layer *layer, int product, int batch);
 
 #ifdef __cplusplus
 }

@@ -23,20 +23,14 @@ tlob_status linear_forward3(const compute_ctx *ctx, tlob_math math, float *y, co
 }
 
 tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
-                             const float *W, int rows, int in, int out, int accumulate) {
-    CUBLAS_CHECK(compute_gemm(ctx, math, N_, N_, in, rows, out, W, in, 0, dy, out, 0,
-                              accumulate ? 1.0f : 0.0f, dx, in, 0, 1));
-    return TLOB_OK;
-}
-
-tlob_status linear_data_grad_chunks(const compute_ctx *ctx, tlob_math math, float *dx,
-                                    const float *dy, const float *W, int rows, int in, int out,
-                                    int accumulate, int chunks) {
-    if (rows % chunks) chunks = 1;
+                             const float *W, int rows, int in, int out, int accumulate,
+                             int chunks) {
+    if (chunks < 1 || rows % chunks) chunks = 1;
     const int c = rows / chunks;
-    CUBLAS_CHECK(compute_gemm(ctx, math, N_, N_, in, c, out, W, in, 0, dy, out,
-                              (long long)c * out, accumulate ? 1.0f : 0.0f, dx, in,
-                              (long long)c * in, chunks));
+    /* one chunk: the plain call (zero strides), not a batch of one */
+    const long long sdy = chunks > 1 ? (long long)c * out : 0, sdx = chunks > 1 ? (long long)c * in : 0;
+    CUBLAS_CHECK(compute_gemm(ctx, math, N_, N_, in, c, out, W, in, 0, dy, out, sdy,
+                              accumulate ? 1.0f : 0.0f, dx, in, sdx, chunks));
     return TLOB_OK;
 }
 

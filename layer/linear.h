@@ -36,19 +36,16 @@ tlob_status linear_forward3(const compute_ctx *ctx, tlob_math math, float *y, co
                             int x_shared, const float *W, int rows, int in, int out,
                             int accumulate);
 
-/* dx [rows, in] = dy [rows, out] W, plus dx's old value when accumulate. */
-tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
-                             const float *W, int rows, int in, int out, int accumulate);
-
-/* linear_data_grad as `chunks` row chunks of one strided-batched call (W's
- * stride 0; one chunk when `chunks` does not divide rows). cuBLAS picks
+/* dx [rows, in] = dy [rows, out] W, plus dx's old value when accumulate,
+ * as `chunks` row chunks of one strided-batched call (W's stride 0; the
+ * plain call when `chunks` is 1 or does not divide rows). cuBLAS picks
  * another kernel for the batch: the projections' dx += dqkv Wqkv_eff
  * ([16384, 120] x [120, 40] at BTC temporal) took 10.0 us as one product;
  * as 8 chunks the graphed TF32 forward + backward was 3.9 us faster (H200,
  * docs/layer-results.md, thirteenth pass). */
-tlob_status linear_data_grad_chunks(const compute_ctx *ctx, tlob_math math, float *dx,
-                                    const float *dy, const float *W, int rows, int in, int out,
-                                    int accumulate, int chunks);
+tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
+                             const float *W, int rows, int in, int out, int accumulate,
+                             int chunks);
 
 /* Scratch of linear_weight_grad for up to `rows` rows of a Linear(in -> out). */
 size_t linear_weight_grad_partial_floats(int in, int out);

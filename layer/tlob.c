@@ -82,6 +82,7 @@ struct tlob_layer {
     int forward_one_fits[2];     /* tlob_forward_one_fits for 16- and 32-row tiles */
     attention_path mlp_path;     /* the MLP's products: AUTO, cuBLAS (GENERAL) or
                                   * layer/mlp_kernels.h (FUSED), forced by the tests */
+    int dgrad_chunks[TLOB_DGRAD_COUNT]; /* data-gradient row chunks: 0 picks (data_grad_chunks) */
     int folded;                  /* the last forward computed the folded weights below */
     layer_context ctx;
     tlob_tensor_info tensors[TLOB_NUM_TENSORS];
@@ -472,6 +473,29 @@ int tlob_internal_forward_launches(const tlob_layer *L, int batch) {
     return rows ? (forward_one_launch(L, rows) ? 1 : 2) : 0;
 }
 
+/* Row chunks of a backward data-gradient product (internal.h) over `rows`
+ * rows: forced, or dx in 8 chunks (thirteenth pass) and the others as
+ * plain calls. linear_data_grad takes one where the count does not divide. */
+static int data_grad_chunks(const tlob_layer *L, int product, int rows) {
+    int chunks = L->dgrad_chunks[product];
+    if (!chunks) chunks = product == TLOB_DGRAD_DX ? 8 : 1;
+    return rows % chunks ? 1 : chunks;
+}
+
+tlob_status tlob_internal_force_data_grad_chunks(tlob_layer *L, int product, int chunks) {
+    if (!L || product < 0 || product >= TLOB_DGRAD_COUNT || chunks < 0 ||
+        chunks > TLOB_DGRAD_MAX_CHUNKS)
+        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT,
+                         "tlob_internal_force_data_grad_chunks: bad argument");
+    L->dgrad_chunks[product] = chunks;
+    return TLOB_OK;
+}
+
+int tlob_internal_data_grad_chunks(const tlob_layer *L, int product, int batch) {
+    if (!L || product < 0 || product >= TLOB_DGRAD_COUNT || batch < 1) return 0;
+    return data_grad_chunks(L, product, batch * L->T);
+}
+
 TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, float *y,
                                   float *att) {
     TLOB_CHECK(check_call(L, batch));
@@ -578,13 +602,15 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
         CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b, N, O,
                                                F, c->stream));
     } else {
-        TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O, 0));
+        TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O, 0,
+                                    data_grad_chunks(L, TLOB_DGRAD_DG, N)));
         CUDA_CHECK(tlob_launch_gelu_bwd(L->dg, L->f, w.fc_b, L->df, g.fc_b, N, F, c->stream));
     }
     /* fc: dWf += df^T y1; dy1 = df Wf */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F, L->wpart_fc, sums,
                                   &nsums, 0));
-    TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F, 0));
+    TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F, 0,
+                                data_grad_chunks(L, TLOB_DGRAD_DY1, N)));
     /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1
      * grads and dbc = sum of dr; dx = dr (+ dy) starts the input gradient */
     CUDA_CHECK(tlob_launch_ln_bwd(L->dy1, L->res ? L->dz1 : NULL, 0, L->h1, L->mean1, L->rstd1,
@@ -593,7 +619,8 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* 4-5. the folded out-projection and w0: dWc = dr^T o; dout = dr Wc */
     TLOB_CHECK(linear_weight_grad(c, math, L->gwc, L->dr, L->o, N, E, D, L->wpart_wc, sums,
                                   &nsums, 0));
-    TLOB_CHECK(linear_data_grad(c, into_attention, L->dout, L->dr, L->wc, N, E, D, 0));
+    TLOB_CHECK(linear_data_grad(c, into_attention, L->dout, L->dr, L->wc, N, E, D, 0,
+                                data_grad_chunks(L, TLOB_DGRAD_DOUT, N)));
     /* 3. dq|dk|dv through the attention */
     TLOB_CHECK(attention_backward(c, math, &heads, L->qkv, L->att, L->dout, L->datt, L->dqkv));
     /* 1-2. the folded projections as one Linear(D -> 3E): dqkv [N, 3E] is its
@@ -611,9 +638,9 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     tlob_fold_job jobs[TLOB_FOLD_MAX_JOBS];
     CUDA_CHECK(tlob_launch_fold(jobs, fold_backward_jobs(L, &w, &g, jobs), c->stream));
     /* dx += dqkv Wqkv_eff: the three projections' contributions in one
-     * strided-batched product over 8 row chunks (linear.h says why) */
-    TLOB_CHECK(
-        linear_data_grad_chunks(c, math, dx, L->dqkv, L->wqkv_eff, N, D, 3 * E, 1, 8));
+     * strided-batched product over row chunks (linear.h says why) */
+    TLOB_CHECK(linear_data_grad(c, math, dx, L->dqkv, L->wqkv_eff, N, D, 3 * E, 1,
+                                data_grad_chunks(L, TLOB_DGRAD_DX, N)));
     return TLOB_OK;
 }
 

@@ -647,6 +647,53 @@ static void check_mlp_paths(const shape *s) {
     layer_inputs_free(&in);
 }
 
+/* The backward's data-gradient products (layer/internal.h) forced to row
+ * chunk counts that divide the rows and to ones that do not (then the plain
+ * call): what each runs as, and forward and backward against the double
+ * reference (parity_run) for every count. dg runs only beside cuBLAS's fc2
+ * product, so the MLP's products are forced to cuBLAS for it. */
+static void check_data_grad_chunks(const shape *s, tlob_math math) {
+    const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
+    const double tol = parity_tolerance(math);
+    const tlob_config cfg = {s->D, s->nh, s->O, s->T, s->max_B, math};
+    tlob_layer *L;
+    TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
+    layer_inputs in = random_inputs(L, s);
+    const int N = s->B * s->T;
+    char tag[128];
+    snprintf(tag, sizeof tag, "data-grad chunks B=%d T=%d D=%d Dout=%d %s", s->B, s->T, s->D,
+             s->O, mname);
+    CHECK(tlob_internal_force_data_grad_chunks(L, TLOB_DGRAD_COUNT, 2) ==
+                  TLOB_ERR_INVALID_ARGUMENT &&
+              tlob_internal_force_data_grad_chunks(L, TLOB_DGRAD_DX, -1) ==
+                  TLOB_ERR_INVALID_ARGUMENT &&
+              tlob_internal_force_data_grad_chunks(L, TLOB_DGRAD_DX, TLOB_DGRAD_MAX_CHUNKS + 1) ==
+                  TLOB_ERR_INVALID_ARGUMENT,
+          "%s: a bad product or count is refused", tag);
+    static const char *pname[TLOB_DGRAD_COUNT] = {"dx", "dy1", "dout", "dg"};
+    enum { NC = 5 };
+    static const int counts[NC] = {1, 2, 8, 64, 3};
+    for (int p = 0; p < TLOB_DGRAD_COUNT; p++) {
+        TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, p == TLOB_DGRAD_DG ? 1 : 0));
+        for (int k = 0; k < NC; k++) {
+            TLOB_OK_OR_DIE(tlob_internal_force_data_grad_chunks(L, p, counts[k]));
+            const int expect = N % counts[k] ? 1 : counts[k];
+            char variant[32];
+            snprintf(variant, sizeof variant, "%s in %d chunks", pname[p], counts[k]);
+            CHECK(tlob_internal_data_grad_chunks(L, p, s->B) == expect, "%s %s: runs as %d (%d)",
+                  tag, variant, expect, tlob_internal_data_grad_chunks(L, p, s->B));
+            parity_result r;
+            const double worst = checked_variant(L, s->B, &in, tol, tag, variant, &r);
+            printf("%s %s %s (runs as %d): rel L2 y %.2e dx %.2e worst grad %.2e\n",
+                   worst <= tol ? "ok  " : "FAIL", tag, variant, expect, r.y, r.dx,
+                   r.grad[r.worst_grad]);
+        }
+        TLOB_OK_OR_DIE(tlob_internal_force_data_grad_chunks(L, p, 0));
+    }
+    tlob_destroy(L);
+    layer_inputs_free(&in);
+}
+
 int main(void) {
     const shape shapes[] = {
         {1, 1, 33, 40, 1, 40, 1},    /* B = 1, odd T */
@@ -670,7 +717,7 @@ int main(void) {
     const tlob_status st = tlob_create(&probe, &L);
     if (st == TLOB_ERR_NO_DEVICE) {
         printf("SKIP GPU layer tests: no CUDA device (%s)\n", tlob_last_error());
-        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 9 + 8 + 6 + 7);
+        printf("0 passed, 0 failed, %d skipped\n", 2 * nshapes + 3 + 9 + 8 + 6 + 7 + 4);
         return 0;
     }
     TLOB_OK_OR_DIE(st);
@@ -723,5 +770,12 @@ int main(void) {
     };
     for (int i = 0; i < 6; i++)
         if (!quick || i < 2) check_mlp_paths(&mlp_shapes[i]);
+    /* the data-gradient products' row chunks: 2048 rows (every count
+     * divides), feature BTC sizes at 80 rows (64 and 3 do not: the plain
+     * call). Not in the quick set: they vary only cuBLAS's calls. */
+    const shape chunk_shapes[] = {{16, 16, 128, 40, 1, 40, 1}, {2, 2, 40, 128, 1, 128, 1}};
+    for (int m = 0; m < 2 && !quick; m++)
+        for (int i = 0; i < 2; i++)
+            check_data_grad_chunks(&chunk_shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32);
     return test_summary();
 }
