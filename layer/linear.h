@@ -42,7 +42,8 @@ tlob_status linear_forward3(const compute_ctx *ctx, tlob_math math, float *y, co
  * another kernel for the batch: the projections' dx += dqkv Wqkv_eff
  * ([16384, 120] x [120, 40] at BTC temporal) took 10.0 us as one product;
  * as 8 chunks the graphed TF32 forward + backward was 3.9 us faster (H200,
- * docs/layer-results.md, thirteenth pass). */
+ * docs/layer-results.md, thirteenth pass). The layer's counts:
+ * data_grad_chunks in layer/tlob.c. */
 tlob_status linear_data_grad(const compute_ctx *ctx, tlob_math math, float *dx, const float *dy,
                              const float *W, int rows, int in, int out, int accumulate,
                              int chunks);
