@@ -76,10 +76,41 @@ static char *unlisted(const analysis *a, size_t fi)
     return s;
 }
 
-static void report(const analysis *a, size_t fi, const fact_not_checked *u, diag_sink *sink)
+/* Causes at one place of a file that happened in other files (a header's
+ * unit stopped by #includes of its own before it had read the header, all
+ * reported at the header's first line): facts k and j say the same there. */
+static bool same_place_elsewhere(const fact_not_checked *k, const fact_not_checked *j)
+{
+    return k->via && j->via && !k->unit && !j->unit && k->loc.line == j->loc.line &&
+           k->loc.col == j->loc.col;
+}
+
+/* How many facts after k are said with it (same_place_elsewhere), and
+ * whether an earlier one said it already. */
+static size_t said_with(const file_facts *f, size_t k, bool *said_before)
+{
+    size_t more = 0;
+    *said_before = false;
+    for (size_t j = 0; j < f->n_not_checked; j++)
+        if (j != k && same_place_elsewhere(&f->not_checked[k], &f->not_checked[j])) {
+            if (j < k)
+                *said_before = true;
+            else
+                more++;
+        }
+    return more;
+}
+
+/* One finding for fact u and the `more` causes at its place after it
+ * (said_with): a header whose unit failed at twelve #includes before
+ * reaching it says so once (NVIDIA/gdrcopy's gdrdrv.h, docs/realcode.md). */
+static void report(const analysis *a, size_t fi, const fact_not_checked *u, size_t more,
+                   diag_sink *sink)
 {
     const char *path = a->snap->files[fi].path;
-    char *via = shown_via(a->snap, u->via);
+    char *in = shown_via(a->snap, u->via);
+    char *via = more ? xasprintf("%s, and %zu more in the unit it was analysed in", in, more) : xstrdup(in);
+    free(in);
     switch (u->cause) {
     case UNCHECKED_MISSING_INCLUDE: {
         /* A header of the snapshot itself: its directory is the fix. */
@@ -315,8 +346,12 @@ static void check(const analysis *a, diag_sink *sink)
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
         bool said_other_units = false;
         for (size_t k = 0; k < a->facts[fi]->n_not_checked; k++) {
+            bool said_before;
+            size_t more = said_with(a->facts[fi], k, &said_before);
+            if (said_before)
+                continue;
             if (!a->facts[fi]->not_checked[k].unit)
-                report(a, fi, &a->facts[fi]->not_checked[k], sink);
+                report(a, fi, &a->facts[fi]->not_checked[k], more, sink);
             else if (!said_other_units) {
                 report_other_units(a, fi, k, sink);
                 said_other_units = true;
