@@ -109,7 +109,7 @@ static void report(const analysis *a, size_t fi, const fact_not_checked *u, size
 {
     const char *path = a->snap->files[fi].path;
     char *in = shown_via(a->snap, u->via);
-    char *via = more ? xasprintf("%s, and %zu more in the unit it was analysed in", in, more) : xstrdup(in);
+    char *via = more ? xasprintf("%s, and %zu more at this line", in, more) : xstrdup(in);
     free(in);
     switch (u->cause) {
     case UNCHECKED_MISSING_INCLUDE: {
