@@ -2,13 +2,40 @@
  * that drops a status, or an upload macro, is reported at each of its
  * uses, as docs/gpulint.md's location contract says; without the note
  * each reads as a separate fault. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "rules/rule.h"
 #include "util/xalloc.h"
 
-char *macro_site_note(const char *site)
+void macro_sites_add(macro_sites *s, const char *site)
 {
     if (!site)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->sites[i], site) == 0)
+            return;
+    *XPUSH(s->sites, s->n) = site;
+}
+
+char *macro_sites_note(const macro_sites *s)
+{
+    if (s->n == 0)
         return xstrdup("");
-    return xasprintf(" (written in a macro's body at %s: one change there mends every use)",
-                     site);
+    char *list = xstrdup(s->sites[0]);
+    for (size_t i = 1; i < s->n; i++) {
+        char *longer = xasprintf("%s%s%s", list, i + 1 == s->n ? " and " : ", ", s->sites[i]);
+        free(list);
+        list = longer;
+    }
+    char *note = xasprintf(" (written in a macro's body at %s: one change there mends every "
+                           "use)", list);
+    free(list);
+    return note;
+}
+
+void macro_sites_free(macro_sites *s)
+{
+    free(s->sites);
+    memset(s, 0, sizeof *s);
 }

@@ -3,7 +3,9 @@
  * kind it could not prove (a non-const variable, a parameter, a params
  * struct filled elsewhere) is not reported: the rule reports what it can
  * show. */
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "facts/facts.h"
 #include "rules/rule.h"
@@ -43,6 +45,14 @@ static char *forbidden_kinds_text(unsigned long kinds)
     return text;
 }
 
+/* Copies that are one finding but for the macro body line they come from
+ * (rules/rule.h, macro_sites). */
+static bool same_finding(const fact_copy *a, const fact_copy *b)
+{
+    return a->loc.line == b->loc.line && a->loc.col == b->loc.col && a->kind == b->kind &&
+           a->kind_values == b->kind_values && strcmp(a->callee, b->callee) == 0;
+}
+
 static void check(const analysis *a, diag_sink *sink)
 {
     for (size_t fi = 0; fi < a->snap->nfiles; fi++) {
@@ -50,7 +60,17 @@ static void check(const analysis *a, diag_sink *sink)
         const char *path = a->snap->files[fi].path;
         for (size_t k = 0; k < facts->n_copies; k++) {
             const fact_copy *c = &facts->copies[k];
-            char *note = macro_site_note(c->macro_site);
+            bool said = false;
+            for (size_t j = 0; j < k && !said; j++)
+                said = same_finding(&facts->copies[j], c);
+            if (said)
+                continue;
+            macro_sites sites = {0};
+            for (size_t j = k; j < facts->n_copies; j++)
+                if (same_finding(&facts->copies[j], c))
+                    macro_sites_add(&sites, facts->copies[j].macro_site);
+            char *note = macro_sites_note(&sites);
+            macro_sites_free(&sites);
             char *kinds = c->kind == COPY_KIND_RESOLVED
                               ? forbidden_kinds_text((unsigned long)c->kind_values) : NULL;
             if (c->kind == COPY_ALWAYS_UPLOAD)

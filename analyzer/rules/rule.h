@@ -37,8 +37,17 @@ const rule_def *rule_find(const char *id);
 
 /* What a finding's message ends with when its fact comes from a macro's
  * body (a fact's macro_site, "path:line", facts/fact_kinds.def): every
- * expansion is reported where it is used, and this names the one place
- * whose change mends them all. "" for NULL. Free it. */
-char *macro_site_note(const char *site);
+ * expansion is reported where it is used, and this names the places whose
+ * change mends them all. Facts that are the same finding but for the body
+ * line (one use of a cleanup macro that drops five statuses) are one
+ * finding naming every line, as they were one before lines were named:
+ * add each fact's site, then take the note (rules/macro_site.c). */
+typedef struct {
+    const char **sites;   /* distinct, in the order added; not owned */
+    size_t n;
+} macro_sites;
+void macro_sites_add(macro_sites *s, const char *site);   /* NULL: nothing */
+char *macro_sites_note(const macro_sites *s);   /* "" for none; free it */
+void macro_sites_free(macro_sites *s);
 
 #endif

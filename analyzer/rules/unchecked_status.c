@@ -2,10 +2,18 @@
  * expression statement. Extraction decides what a dropped status is
  * (extract/walk_statuses.c: functions declared in the CUDA headers returning
  * cudaError_t, CUresult or cublasStatus_t, called as a statement). */
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "facts/facts.h"
 #include "rules/rule.h"
+
+static bool same_finding(const fact_unchecked *a, const fact_unchecked *b)
+{
+    return a->loc.line == b->loc.line && a->loc.col == b->loc.col &&
+           strcmp(a->callee, b->callee) == 0;
+}
 
 static void check(const analysis *a, diag_sink *sink)
 {
@@ -13,13 +21,23 @@ static void check(const analysis *a, diag_sink *sink)
         const file_facts *facts = a->facts[fi];
         for (size_t k = 0; k < facts->n_unchecked; k++) {
             const fact_unchecked *u = &facts->unchecked[k];
-            char *note = macro_site_note(u->macro_site);
+            bool said = false;
+            for (size_t j = 0; j < k && !said; j++)
+                said = same_finding(&facts->unchecked[j], u);
+            if (said)
+                continue;
+            macro_sites sites = {0};
+            for (size_t j = k; j < facts->n_unchecked; j++)
+                if (same_finding(&facts->unchecked[j], u))
+                    macro_sites_add(&sites, facts->unchecked[j].macro_site);
+            char *note = macro_sites_note(&sites);
             diag_report(sink, "unchecked-status", a->snap->files[fi].path, u->loc.line,
                         u->loc.col,
                         "the status %s returns is dropped: check it (CUDA_CHECK, "
                         "CUBLAS_CHECK) or cast it to (void) to say it does not matter%s",
                         u->callee, note);
             free(note);
+            macro_sites_free(&sites);
         }
     }
 }

@@ -61,3 +61,10 @@ H
   run -1 "$GL" --config "$EMPTY_CONFIG" --color never rename.cu
   assert_line "rename.cu:4:5: error: the status cudaFree returns is dropped: check it (CUDA_CHECK, CUBLAS_CHECK) or cast it to (void) to say it does not matter [unchecked-status]"
 }
+
+@test "one use of a macro whose body drops a status on two lines is one finding naming both" {
+  printf '#include <cuda_runtime.h>\n#define RELEASE_ALL(a, b) \\\n    do {                 \\\n        cudaFree(a);     \\\n        cudaFree(b);     \\\n    } while (0)\nvoid done(float *x, float *y) {\n    RELEASE_ALL(x, y);\n}\n' >cleanup.cu
+  run -1 "$GL" --config "$EMPTY_CONFIG" --color never cleanup.cu
+  assert_line "cleanup.cu:8:5: error: the status cudaFree returns is dropped: check it (CUDA_CHECK, CUBLAS_CHECK) or cast it to (void) to say it does not matter (written in a macro's body at cleanup.cu:4 and cleanup.cu:5: one change there mends every use) [unchecked-status]"
+  assert_line "gpulint: 1 error, 0 warnings in 1 file analysed, 1 fully checked"
+}
