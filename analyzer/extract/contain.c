@@ -384,9 +384,23 @@ static void order_needy_first(schedule *plan, size_t n)
      * cooperative_groups set (0.9 s of CPU) was built while the other
      * worker had nothing left to do (docs/performance.md, "Branch
      * s10-speed"). A file listed twice is skipped when taken. */
+    /* Not a unit that a needy job needs: it goes out in that job, parsed
+     * once for both. Sent ahead, on whichever worker was free, nccl's
+     * .cc units under src/ (each another directory program's unit of
+     * src/include's headers) were held by both workers when the job of
+     * those headers came; it was parked to the end and parsed 20 of them
+     * again (docs/realcode.md, "Branch s11-nccl"). */
+    bool *needed = xcalloc(n ? n : 1, sizeof *needed);
+    for (size_t k = 0; k < nneedy; k++) {
+        size_t u = needy[k].unit;
+        for (size_t m = plan->need_start[u]; m < plan->need_start[u + 1]; m++)
+            if (plan->need_list[m] != u)
+                needed[plan->need_list[m]] = true;
+    }
     for (size_t u = 0; u < n; u++)
-        if (facts_unit_set_on_base(u))
+        if (facts_unit_set_on_base(u) && !needed[u])
             plan->order[plan->norder++] = u;
+    free(needed);
     for (size_t k = 0; k < nneedy; k++)
         plan->order[plan->norder++] = needy[k].unit;
     for (size_t i = 0; i < n; i++)
