@@ -524,6 +524,24 @@ static int cheapest_taker(const schedule *plan, const snapshot *snap, int jobs)
     return best;
 }
 
+/* Whether the job of `unit` starts with other programs' units it needs
+ * that are not out yet (with_needed_units): it is not deferred for its own
+ * set or base PCH, which is built while the worker parses those. Deferred,
+ * the other workers took those units as their own jobs meanwhile, and the
+ * job parsed them again at the end (nccl's src/device/common.cu, the
+ * context of src/include's headers, waited for the CUDA base PCH while 20
+ * of the .cc units it needs went out: docs/realcode.md, "Branch
+ * s11-nccl"). */
+static bool parses_needed_first(const schedule *plan, size_t unit)
+{
+    for (size_t k = plan->need_start[unit]; k < plan->need_start[unit + 1]; k++) {
+        size_t need = plan->need_list[k];
+        if (need != unit && !plan->taken[need] && !plan->unit_parked[need])
+            return true;
+    }
+    return false;
+}
+
 /* An idle worker takes a parked job anyway (parsing a unit again) when at
  * least this many are parked: fewer are done sooner by their holder than
  * by a worker that first parses their units again. */
@@ -751,8 +769,9 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                             size_t unit = facts_unit_of(snap, i);
                             if (plan.unit_parked[unit])
                                 plan.taken[i] = false;   /* joins the parked job */
-                            else if (in_order && (set_building(&plan, facts_unit_set(unit)) ||
-                                                  facts_unit_waits(unit))) {
+                            else if (in_order && !parses_needed_first(&plan, unit) &&
+                                     (set_building(&plan, facts_unit_set(unit)) ||
+                                      facts_unit_waits(unit))) {
                                 plan.taken[i] = false;
                                 plan.deferred[plan.ndeferred++] = i;
                             } else if (!parses_again(&plan, unit, k))
