@@ -385,11 +385,10 @@ static void order_needy_first(schedule *plan, size_t n)
      * worker had nothing left to do (docs/performance.md, "Branch
      * s10-speed"). A file listed twice is skipped when taken. */
     /* Not a unit that a needy job needs: it goes out in that job, parsed
-     * once for both. Sent ahead, on whichever worker was free, nccl's
-     * .cc units under src/ (each another directory program's unit of
-     * src/include's headers) were held by both workers when the job of
-     * those headers came; it was parked to the end and parsed 20 of them
-     * again (docs/realcode.md, "Branch s11-nccl"). */
+     * once for both. Sent ahead, one to each worker, two such units were
+     * held by both workers when the needy job came; it was parked to the
+     * end and parsed one of them again (tests/analyzer/parse_once.bats,
+     * "a needy job takes the big units it needs with it ..."). */
     bool *needed = xcalloc(n ? n : 1, sizeof *needed);
     for (size_t k = 0; k < nneedy; k++) {
         size_t u = needy[k].unit;
