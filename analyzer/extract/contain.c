@@ -384,9 +384,22 @@ static void order_needy_first(schedule *plan, size_t n)
      * cooperative_groups set (0.9 s of CPU) was built while the other
      * worker had nothing left to do (docs/performance.md, "Branch
      * s10-speed"). A file listed twice is skipped when taken. */
+    /* Not a unit that a needy job needs: it goes out in that job, parsed
+     * once for both. Sent ahead, one to each worker, two such units were
+     * held by both workers when the needy job came; it was parked to the
+     * end and parsed one of them again (tests/analyzer/parse_once.bats,
+     * "a needy job takes the big units it needs with it ..."). */
+    bool *needed = xcalloc(n ? n : 1, sizeof *needed);
+    for (size_t k = 0; k < nneedy; k++) {
+        size_t u = needy[k].unit;
+        for (size_t m = plan->need_start[u]; m < plan->need_start[u + 1]; m++)
+            if (plan->need_list[m] != u)
+                needed[plan->need_list[m]] = true;
+    }
     for (size_t u = 0; u < n; u++)
-        if (facts_unit_set_on_base(u))
+        if (facts_unit_set_on_base(u) && !needed[u])
             plan->order[plan->norder++] = u;
+    free(needed);
     for (size_t k = 0; k < nneedy; k++)
         plan->order[plan->norder++] = needy[k].unit;
     for (size_t i = 0; i < n; i++)
@@ -508,6 +521,24 @@ static int cheapest_taker(const schedule *plan, const snapshot *snap, int jobs)
             }
         }
     return best;
+}
+
+/* Whether the job of `unit` starts with other programs' units it needs
+ * that are not out yet (with_needed_units): it is not deferred for its own
+ * set or base PCH, which is built while the worker parses those. Deferred,
+ * the other workers took those units as their own jobs meanwhile, and the
+ * job parsed them again at the end (nccl's src/device/common.cu, the
+ * context of src/include's headers, waited for the CUDA base PCH while 20
+ * of the .cc units it needs went out: docs/realcode.md, "Branch
+ * s11-nccl"). */
+static bool parses_needed_first(const schedule *plan, size_t unit)
+{
+    for (size_t k = plan->need_start[unit]; k < plan->need_start[unit + 1]; k++) {
+        size_t need = plan->need_list[k];
+        if (need != unit && !plan->taken[need] && !plan->unit_parked[need])
+            return true;
+    }
+    return false;
 }
 
 /* An idle worker takes a parked job anyway (parsing a unit again) when at
@@ -737,8 +768,9 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                             size_t unit = facts_unit_of(snap, i);
                             if (plan.unit_parked[unit])
                                 plan.taken[i] = false;   /* joins the parked job */
-                            else if (in_order && (set_building(&plan, facts_unit_set(unit)) ||
-                                                  facts_unit_waits(unit))) {
+                            else if (in_order && !parses_needed_first(&plan, unit) &&
+                                     (set_building(&plan, facts_unit_set(unit)) ||
+                                      facts_unit_waits(unit))) {
                                 plan.taken[i] = false;
                                 plan.deferred[plan.ndeferred++] = i;
                             } else if (!parses_again(&plan, unit, k))

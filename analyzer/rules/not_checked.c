@@ -50,6 +50,17 @@ static char *parsed_alone(const analysis *a, size_t fi)
         return xstrdup(" (no file analysed includes this header: it was parsed on its own, "
                        "without the flags of a file that includes it; one the build generates, "
                        "or one outside the paths given, is not analysed)");
+    /* Analysed in the parse of a header that nothing analysed includes
+     * (input/header_lang.c gives such a header's headers its parse): that
+     * parse had no unit's flags either (nccl's src/device/primitives.h, in
+     * all_gather.h's parse), so -p DIR alone does not mend it. */
+    const source_file *ctx = f->is_header && f->context >= 0 ? &a->snap->files[f->context] : NULL;
+    if (ctx && ctx->is_header && ctx->context < 0)
+        return xasprintf(" (analysed in the parse of %s, a header that no file analysed "
+                         "includes: it was parsed on its own, without the flags of a file that "
+                         "includes it; one the build generates, or one outside the paths given, "
+                         "is not analysed)",
+                         ctx->path);
     return xstrdup("");
 }
 
@@ -65,7 +76,7 @@ static char *unlisted(const analysis *a, size_t fi)
     if (!unit->unlisted_in)
         return NULL;
     char *whose = unit == f ? xstrdup("this file")
-                            : xasprintf("%s, the unit this header was analysed in,", unit->path);
+                            : xasprintf("%s, the unit this header was analysed in", unit->path);
     char *s = xasprintf("the compilation database %s does not list %s, so it was parsed with "
                         "the config's flags alone, not the build's: configure the build so "
                         "that it compiles the file and regenerate the database (or regenerate "

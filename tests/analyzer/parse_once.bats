@@ -89,3 +89,54 @@ H
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
     "$(printf 'lib/%s.h:4 unchecked-status\n' a b c)"
 }
+
+@test "a needy job takes the big units it needs with it even when their include sets sit on a base PCH" {
+  # p1's unit is the context of lib/a.h; p2's and p3's, each over the 64 MB
+  # a worker keeps (<thrust/device_vector.h>), are the header's other
+  # programs' units. Their include sets sit on the CUDA base PCH, which
+  # sent their own jobs out first, one to each worker; p1's job then found
+  # both held by different workers, waited to the end and parsed one of
+  # them again (nccl's src/include: 20 units; docs/realcode.md, "Branch
+  # s11-nccl").
+  mkdir big big/lib big/p1 big/p2 big/p3
+  cat >big/lib/a.h <<'H'
+#pragma once
+#include <cuda_runtime.h>
+static inline void sync_a(void) { cudaDeviceSynchronize(); }
+H
+  printf '#include "../lib/a.h"\n' >big/p1/main.cu
+  for p in p2 p3; do
+    printf '#include <thrust/device_vector.h>\n#include "../lib/a.h"\n' >big/$p/main.cu
+  done
+  cd big
+  run -1 --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" \
+    --format json -j2 -q lib/a.h p1/main.cu p2/main.cu p3/main.cu
+  assert_equal "$(parses "$stderr")" "$(printf 'p1/main.cu\np2/main.cu\np3/main.cu')"
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "lib/a.h:3 unchecked-status"
+}
+
+@test "a needy job that waits for its base PCH still goes out first when it starts with units it needs" {
+  # p1/main.cu is the context of lib/a.h and needs p2's and p3's units (C++):
+  # deferred while the CUDA base PCH was built, it let both go out as jobs
+  # of their own, one to each worker, and parsed one again at the end
+  # (nccl's src/device/common.cu and 20 .cc units; docs/realcode.md,
+  # "Branch s11-nccl"). It now goes out at once, those units first.
+  mkdir cpp cpp/lib cpp/p1 cpp/p2 cpp/p3
+  cat >cpp/lib/a.h <<'H'
+#pragma once
+#include <cuda_runtime_api.h>
+static inline void sync_a(void) { cudaDeviceSynchronize(); }
+H
+  printf '#include "../lib/a.h"\n' >cpp/p1/main.cu
+  for p in p2 p3; do
+    printf '#include <vector>\n#include "../lib/a.h"\nint %s_n(void) { return (int)std::vector<int>(3).size(); }\n' \
+      $p >cpp/$p/main.cpp
+  done
+  cd cpp
+  run -1 --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" \
+    --format json -j2 -q lib/a.h p1/main.cu p2/main.cpp p3/main.cpp
+  assert_equal "$(parses "$stderr")" "$(printf 'p1/main.cu\np2/main.cpp\np3/main.cpp')"
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "lib/a.h:3 unchecked-status"
+}
