@@ -376,16 +376,9 @@ static void order_needy_first(schedule *plan, size_t n)
     }
     qsort(needy, nneedy, sizeof *needy, by_needs_then_unit);
     plan->order = xcalloc(nneedy + 2 * n + 1, sizeof *plan->order);
-    /* First the units whose set is chained on a base PCH: they wait for it
-     * (facts_unit_waits), deferred ahead of any other unit that waits, and
-     * go out as soon as it is built, so that their set's build runs beside
-     * the other units' parses. In the snapshot's order, this repository's
-     * layer/attention_kernels.cu came near the end, and its
-     * cooperative_groups set (0.9 s of CPU) was built while the other
-     * worker had nothing left to do (docs/performance.md, "Branch
-     * s10-speed"). A file listed twice is skipped when taken. */
-    /* Not a unit that a needy job needs: it goes out in that job, parsed
-     * once for both. Sent ahead, one to each worker, two such units were
+    /* The units a needy job needs, which the loop below does not send
+     * ahead: they go out in that job, parsed once for both. Sent ahead,
+     * one to each worker, two such units were
      * held by both workers when the needy job came; it was parked to the
      * end and parsed one of them again (tests/analyzer/parse_once.bats,
      * "a needy job takes the big units it needs with it ..."). */
@@ -396,6 +389,14 @@ static void order_needy_first(schedule *plan, size_t n)
             if (plan->need_list[m] != u)
                 needed[plan->need_list[m]] = true;
     }
+    /* First the units whose set is chained on a base PCH: they wait for it
+     * (facts_unit_waits), deferred ahead of any other unit that waits, and
+     * go out as soon as it is built, so that their set's build runs beside
+     * the other units' parses. In the snapshot's order, this repository's
+     * layer/attention_kernels.cu came near the end, and its
+     * cooperative_groups set (0.9 s of CPU) was built while the other
+     * worker had nothing left to do (docs/performance.md, "Branch
+     * s10-speed"). A file listed twice is skipped when taken. */
     for (size_t u = 0; u < n; u++)
         if (facts_unit_set_on_base(u) && !needed[u])
             plan->order[plan->norder++] = u;
