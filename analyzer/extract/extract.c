@@ -29,7 +29,6 @@
 #include "input/inputs.h"
 #include "util/hash.h"
 #include "util/paths.h"
-#include "util/str_table.h"
 
 /* CUDA 13 dropped texture_fetch_functions.h, clang 19's CUDA wrapper still
  * includes it: an empty one found through -idirafter satisfies it. */
@@ -1273,26 +1272,6 @@ static void collect_parse_errors(walk_ctx *ctx)
         record_not_checked(ctx, UNCHECKED_NO_CUDA, xstrdup(g.cuda_path), NULL, 1, 1);
 }
 
-/* path_canonical of a header libclang names, once per name and process:
- * a unit lists each inclusion (stddef.h dozens of times) and most units
- * include the same headers, so resolving each anew was two stat calls per
- * inclusion, 60,000 of a cold run's 98,000 here (docs/performance.md,
- * "Branch s12-speed"). A name resolves as it did when the run first asked,
- * as the run's stat memo (cache.c) answers for a header's state. */
-static char *canonical_once(const char *name)
-{
-    static str_table memo = STR_TABLE_INIT;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
-    bool added;
-    str_table_entry *e = str_table_add(&memo, 0, name, &added);
-    if (added)
-        e->value = path_canonical(name);
-    char *canonical = xstrdup(e->value);
-    pthread_mutex_unlock(&lock);
-    return canonical;
-}
-
 static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth,
                            CXClientData data)
 {
@@ -1301,7 +1280,7 @@ static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned de
         return;   /* the main file: it is in the key */
     char *name = cx_take(clang_getFileName(included));
     fact_strs *files = data;
-    *XPUSH(files->items, files->n) = canonical_once(name);
+    *XPUSH(files->items, files->n) = facts_cache_canonical(name);
     free(name);
 }
 
