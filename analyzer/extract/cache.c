@@ -106,7 +106,7 @@ typedef struct {
 
 static struct {
     bool on;
-    str_table paths;     /* tag 0; value: a stat_memo_entry */
+    str_table paths;     /* tag 0: a stat_memo_entry; the tags below stat_once */
     pthread_mutex_t lock;
 } memo = {.paths = STR_TABLE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 

@@ -228,7 +228,7 @@ typedef struct {
     /* hoist_names' words and files by name: the words of a set's headers
      * (clang-c/Index.h, glibc's) are hundreds of thousands, a few thousand
      * of them distinct; sorting them all with their repeats was 5 % of a
-     * cold run's CPU here (docs/performance.md, "Branch s12-speed"). The
+     * cold run's perf samples here (docs/performance.md, "Branch s12-speed"). The
      * table owns the words; a file's value is 1 + its first entry's index. */
     str_table word_set, file_set;
     entered *files;
