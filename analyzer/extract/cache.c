@@ -27,6 +27,7 @@
 #include "facts/facts.h"
 #include "input/inputs.h"
 #include "util/hash.h"
+#include "util/paths.h"
 #include "util/str_table.h"
 
 /* An entry not used for this long goes when its directory is next written:
@@ -105,7 +106,7 @@ typedef struct {
 
 static struct {
     bool on;
-    str_table paths;     /* tag 0; value: a stat_memo_entry */
+    str_table paths;     /* tag 0: a stat_memo_entry; the tags below stat_once */
     pthread_mutex_t lock;
 } memo = {.paths = STR_TABLE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -159,6 +160,51 @@ static bool stat_once(const char *path, stat_print *print)
     bool exists = m->exists;
     pthread_mutex_unlock(&memo.lock);
     return exists;
+}
+
+/* Tags of the run's memo besides stat_once's (0). */
+enum { MEMO_CANONICAL = 1, MEMO_DIR_MADE = 2 };
+
+/* A unit lists each inclusion (stddef.h dozens of times) and most units
+ * include the same headers: resolving each anew was two stat calls per
+ * inclusion, 60,000 of a cold run's 98,000 over this repository
+ * (docs/performance.md, "Branch s12-speed"). In a run a name resolves as it
+ * did first, as stat_once answers for a header's state. */
+char *facts_cache_canonical(const char *name)
+{
+    pthread_mutex_lock(&memo.lock);
+    if (!memo.on) {
+        pthread_mutex_unlock(&memo.lock);
+        return path_canonical(name);
+    }
+    bool added;
+    str_table_entry *e = str_table_add(&memo.paths, MEMO_CANONICAL, name, &added);
+    if (added)
+        e->value = path_canonical(name);
+    char *canonical = xstrdup(e->value);
+    pthread_mutex_unlock(&memo.lock);
+    return canonical;
+}
+
+/* mkdir of a cache directory, once per run: two per stored entry, most of
+ * them failing with EEXIST, each locking the parent directory that the
+ * other worker creates its entries in. */
+static bool dir_made(const char *dir)
+{
+    pthread_mutex_lock(&memo.lock);
+    bool known = memo.on && str_table_find(&memo.paths, MEMO_DIR_MADE, dir);
+    pthread_mutex_unlock(&memo.lock);
+    if (known)
+        return true;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return false;
+    pthread_mutex_lock(&memo.lock);
+    if (memo.on) {
+        bool added;
+        str_table_add(&memo.paths, MEMO_DIR_MADE, dir, &added);
+    }
+    pthread_mutex_unlock(&memo.lock);
+    return true;
 }
 
 /* What a dependency is now: its snapshot hash (*hash, owned by the
@@ -467,7 +513,7 @@ void facts_cache_store(const char *dir, const char *key, const file_facts *f,
     char *sub = xasprintf("%s/%.2s", dir, key);
     char *tmp = xasprintf("%s.%ld.%p.tmp", path, (long)getpid(), (void *)f);
     bool stored = false;
-    if ((mkdir(dir, 0755) == 0 || errno == EEXIST) && (mkdir(sub, 0755) == 0 || errno == EEXIST)) {
+    if (dir_made(dir) && dir_made(sub)) {
         FILE *out = fopen(tmp, "w");
         if (out) {
             bool written = fprintf(out, "%sdeps %zu\n", ENTRY_MAGIC, ndeps) > 0 &&

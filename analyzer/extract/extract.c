@@ -1280,7 +1280,7 @@ static void note_inclusion(CXFile included, CXSourceLocation *stack, unsigned de
         return;   /* the main file: it is in the key */
     char *name = cx_take(clang_getFileName(included));
     fact_strs *files = data;
-    *XPUSH(files->items, files->n) = path_canonical(name);
+    *XPUSH(files->items, files->n) = facts_cache_canonical(name);
     free(name);
 }
 

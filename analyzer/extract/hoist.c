@@ -2,12 +2,14 @@
 #include "extract/hoist.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "input/directive.h"
 #include "input/inputs.h"
+#include "util/str_table.h"
 #include "util/xalloc.h"
 
 #define MAX_NESTING 8
@@ -216,12 +218,19 @@ void hoist_info_free(hoist_info *info)
 typedef struct {
     char *path;
     char *chain;
+    size_t next;   /* 1 + the index of the next entry of the same file, 0: none */
 } entered;
 
 typedef struct {
     CXTranslationUnit tu;
     char **words;
     size_t nwords;
+    /* hoist_names' words and files by name: the words of a set's headers
+     * (clang-c/Index.h, glibc's) are hundreds of thousands, a few thousand
+     * of them distinct; sorting them all with their repeats was 5 % of a
+     * cold run's perf samples here (docs/performance.md, "Branch s12-speed"). The
+     * table owns the words; a file's value is 1 + its first entry's index. */
+    str_table word_set, file_set;
     entered *files;
     size_t nfiles;
     char **defs;   /* "name path" */
@@ -234,6 +243,22 @@ static void scan_word(void *ctx, const char *s, size_t n)
 {
     names_scan *scan = ctx;
     *XPUSH(scan->words, scan->nwords) = xstrndup(s, n);
+}
+
+/* scan_word for hoist_names: each word once, owned by word_set. */
+static void scan_distinct_word(void *ctx, const char *s, size_t n)
+{
+    names_scan *scan = ctx;
+    char word[256];
+    char *key = n < sizeof word ? word : xmalloc(n + 1);
+    memcpy(key, s, n);
+    key[n] = '\0';
+    bool added;
+    str_table_entry *e = str_table_add(&scan->word_set, 0, key, &added);
+    if (added)
+        *XPUSH(scan->words, scan->nwords) = e->key;
+    if (key != word)
+        free(key);
 }
 
 static char *file_path(CXFile file)
@@ -285,17 +310,25 @@ static void on_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth, C
         free(name);
     }
     char *path = file_path(file);
-    bool seen = false;
-    for (size_t i = 0; i < scan->nfiles && !seen; i++)
-        seen = strcmp(scan->files[i].path, path) == 0;
-    *XPUSH(scan->files, scan->nfiles) = (entered){path, chain.data};
-    if (seen)
+    bool added;
+    str_table_entry *first = str_table_add(&scan->file_set, 0, path, &added);
+    size_t index = scan->nfiles;
+    if (added) {
+        first->value = (void *)(uintptr_t)(index + 1);
+    } else {
+        size_t last = (size_t)(uintptr_t)first->value - 1;
+        while (scan->files[last].next)
+            last = scan->files[last].next - 1;
+        scan->files[last].next = index + 1;
+    }
+    *XPUSH(scan->files, scan->nfiles) = (entered){path, chain.data, 0};
+    if (!added)
         return;   /* its words and #undefs are in already */
     size_t size = 0;
     const char *text = clang_getFileContents(scan->tu, file, &size);
     if (!text)
         return;
-    each_word(text, text + size, scan_word, scan);
+    each_word(text, text + size, scan_distinct_word, scan);
     /* An #undef leaves no cursor: every one of the text counts, taken or not. */
     text_line line;
     text_lines_begin(&line, text, size);
@@ -355,7 +388,8 @@ char *hoist_names(CXTranslationUnit tu)
     names_scan scan = {.tu = tu};
     clang_getInclusions(tu, on_inclusion, &scan);
     clang_visitChildren(clang_getTranslationUnitCursor(tu), on_cursor, &scan);
-    sort_unique(scan.words, &scan.nwords);
+    if (scan.nwords > 1)   /* distinct already */
+        qsort(scan.words, scan.nwords, sizeof *scan.words, cmp_str);
     sort_unique(scan.defs, &scan.ndefs);
     sort_unique(scan.bodies, &scan.nbodies);
     byte_buf out = {0};
@@ -371,17 +405,15 @@ char *hoist_names(CXTranslationUnit tu)
         buf_append(&out, "W ", 2);
         buf_append(&out, scan.words[i], strlen(scan.words[i]));
         buf_append(&out, "\n", 1);
-        free(scan.words[i]);
     }
     /* A macro of the prelude itself (the file's own leading #define lines)
      * comes before P in both orders: only those of entered files. */
     for (size_t i = 0; i < scan.ndefs; i++) {
         const char *path = strchr(scan.defs[i], ' ') + 1;
-        for (size_t f = 0; f < scan.nfiles; f++) {
-            if (strcmp(scan.files[f].path, path) != 0)
-                continue;
+        str_table_entry *first = str_table_find(&scan.file_set, 0, path);
+        for (size_t f = first ? (size_t)(uintptr_t)first->value : 0; f; f = scan.files[f - 1].next) {
             char *line = xasprintf("D %.*s %s\n", (int)(path - 1 - scan.defs[i]), scan.defs[i],
-                                   scan.files[f].chain);
+                                   scan.files[f - 1].chain);
             buf_append(&out, line, strlen(line));
             free(line);
         }
@@ -393,6 +425,8 @@ char *hoist_names(CXTranslationUnit tu)
     }
     free(scan.files);
     free(scan.words);
+    str_table_clear(&scan.word_set, NULL);
+    str_table_clear(&scan.file_set, NULL);
     free(scan.defs);
     return out.data;
 }

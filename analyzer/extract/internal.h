@@ -72,9 +72,12 @@ void facts_cache_store(const char *dir, const char *key, const file_facts *facts
                        const snapshot_reach *snap, const fact_strs *included,
                        const fact_strs *absent);
 /* Between these, a file outside the snapshot is stat'ed once (the first
- * look is what every entry is checked against); call them around a run over
- * one snapshot, before the worker processes start. */
+ * look is what every entry is checked against), a header's name resolved
+ * once (facts_cache_canonical) and a cache directory made once; call them
+ * around a run over one snapshot, before the worker processes start. */
 void facts_cache_run_begin(void);
 void facts_cache_run_end(void);
+/* path_canonical of a file name libclang reports, malloc'd. */
+char *facts_cache_canonical(const char *name);
 
 #endif

@@ -58,8 +58,9 @@ char *path_canonical(const char *path)
     struct stat given, normal;
     if (stat(path, &given) != 0)
         return lexical;
-    if (stat(lexical, &normal) == 0 && normal.st_dev == given.st_dev &&
-        normal.st_ino == given.st_ino)
+    if (strcmp(lexical, path) == 0 ||
+        (stat(lexical, &normal) == 0 && normal.st_dev == given.st_dev &&
+         normal.st_ino == given.st_ino))
         return lexical;
     char resolved[PATH_MAX];
     if (!realpath(path, resolved))
