@@ -4,7 +4,8 @@
  *   forward:  f = y1 Wf^T and g = GELU(f + bf), one pass (cuBLAS's fc, then
  *             tlob_launch_bias_gelu_fwd, on the general path);
  *   backward: df = (dz1 Wf2) * GELU'(f + bf) and dbf += the column sums of
- *             df, one pass (cuBLAS's dg, then tlob_launch_gelu_bwd).
+ *             df, one pass (cuBLAS's dg, then tlob_launch_gelu_bwd); where
+ *             tlob_mlp_dy1_fits, also dy1 = df Wf (cuBLAS's dy1).
  * Shapes are row-major; rows = B*T, F = 4D the hidden width. */
 #ifndef TLOB_MLP_KERNELS_H
 #define TLOB_MLP_KERNELS_H
@@ -20,9 +21,14 @@ extern "C" {
  * tile spans the whole output width and A is read once. */
 #define TLOB_MLP_CHUNK 160
 
-/* Shared memory (bytes) of one block of each kernel. */
+/* Whether the backward kernel can compute dy1 = df Wf as well: F <= one
+ * chunk and D <= 40 (one warp's columns of its tile). */
+int tlob_mlp_dy1_fits(int D, int F);
+
+/* Shared memory (bytes) of one block of each kernel (the backward's with
+ * dy1 where tlob_mlp_dy1_fits). */
 size_t tlob_mlp_fwd_smem(int D);
-size_t tlob_mlp_bwd_smem(int O);
+size_t tlob_mlp_bwd_smem(int O, int D, int F);
 
 /* Raises both kernels' dynamic shared-memory limit to `smem_limit` bytes;
  * host-side setup, once per layer (tlob_create). */
@@ -35,10 +41,13 @@ cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const floa
                                     float *g, int rows, int D, int F, cudaStream_t stream);
 
 /* dz1 [rows, O], Wf2 [O, F], f [rows, F], bf [F] -> df [rows, F];
- * dbf [F] += column sums of df. F even, f and df 8-byte aligned. */
+ * dbf [F] += column sums of df. F even, f and df 8-byte aligned. With wf
+ * [F, D] and dy1 [rows, D] (both or neither; tlob_mlp_dy1_fits(D, F)), also
+ * dy1 = df Wf. */
 cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float *wf2, const float *f,
-                                        const float *bf, float *df, float *dbf, int rows, int O,
-                                        int F, cudaStream_t stream);
+                                        const float *bf, float *df, float *dbf, const float *wf,
+                                        float *dy1, int rows, int O, int F, int D,
+                                        cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -426,7 +426,8 @@ static int mlp_fused(const tlob_layer *L, int backward) {
      * TLOB_MLP_CHUNK: D <= 40, BTC temporal); wider, every column chunk
      * reloads the A tile (docs/layer-results.md, ninth pass) */
     if (L->mlp_path == ATTENTION_AUTO && L->F > TLOB_MLP_CHUNK) return 0;
-    const size_t smem = backward ? tlob_mlp_bwd_smem(L->O) : tlob_mlp_fwd_smem(L->D);
+    const size_t smem =
+        backward ? tlob_mlp_bwd_smem(L->O, L->D, L->F) : tlob_mlp_fwd_smem(L->D);
     return smem <= (size_t)L->ctx.attention.smem_limit;
 }
 
@@ -438,7 +439,9 @@ tlob_status tlob_internal_force_mlp(tlob_layer *L, int path) {
 }
 
 int tlob_internal_mlp_fused(const tlob_layer *L) {
-    return L ? mlp_fused(L, 0) + 2 * mlp_fused(L, 1) : 0;
+    return L ? mlp_fused(L, 0) + 2 * mlp_fused(L, 1) +
+                   4 * (mlp_fused(L, 1) && tlob_mlp_dy1_fits(L->D, L->F))
+             : 0;
 }
 
 tlob_status tlob_internal_force_forward(tlob_layer *L, int path, int rows) {
@@ -604,10 +607,14 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* fc2: dWf2 += dz1^T g; then dg = dz1 Wf2 */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2, sums,
                                   &nsums, 0));
-    /* df = dg GELU'(f + bf); bf grad */
+    /* df = dg GELU'(f + bf); bf grad; where it fits, the kernel also
+     * computes dy1 = df Wf below (one graph node fewer) */
+    const int dy1_folded = mlp_fused(L, 1) && tlob_mlp_dy1_fits(D, F);
     if (mlp_fused(L, 1)) {
-        CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b, N, O,
-                                               F, c->stream));
+        CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b,
+                                               dy1_folded ? w.fc_w : NULL,
+                                               dy1_folded ? L->dy1 : NULL, N, O, F, D,
+                                               c->stream));
     } else {
         TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O, 0,
                                     data_grad_chunks(L, TLOB_DGRAD_DG, N)));
@@ -616,8 +623,9 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* fc: dWf += df^T y1; dy1 = df Wf */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F, L->wpart_fc, sums,
                                   &nsums, 0));
-    TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F, 0,
-                                data_grad_chunks(L, TLOB_DGRAD_DY1, N)));
+    if (!dy1_folded)
+        TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F, 0,
+                                    data_grad_chunks(L, TLOB_DGRAD_DY1, N)));
     /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1
      * grads and dbc = sum of dr; dx = dr (+ dy) starts the input gradient */
     CUDA_CHECK(tlob_launch_ln_bwd(L->dy1, L->res ? L->dz1 : NULL, 0, L->h1, L->mean1, L->rstd1,

@@ -617,13 +617,16 @@ static void check_mlp_paths(const shape *s) {
     snprintf(tag, sizeof tag, "mlp paths B=%d (max %d) T=%d D=%d nh=%d Dout=%d tf32", s->B,
              s->max_B, s->T, s->D, s->nh, s->O);
     /* AUTO takes the kernels where a block's tile spans the hidden width */
-    CHECK(tlob_internal_mlp_fused(L) == (4 * s->D <= 160 ? 3 : 0), "%s: AUTO's choice", tag);
+    /* (7: dy1 = df Wf in the backward kernel too, where F = 4D fits its tile) */
+    const int dy1_fits = 4 * s->D <= 160;
+    CHECK(tlob_internal_mlp_fused(L) == (dy1_fits ? 7 : 0), "%s: AUTO's choice", tag);
     static const char *vname[2] = {"cuBLAS", "tensor-core kernels"};
     const size_t nb = t[TLOB_FC_B].numel;
     float *hy[2], *hdx[2], *hgb[2];
     for (int v = 0; v < 2; v++) {
         TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, v + 1));
-        CHECK(tlob_internal_mlp_fused(L) == 3 * v, "%s %s: path taken", tag, vname[v]);
+        CHECK(tlob_internal_mlp_fused(L) == (v ? 3 + 4 * dy1_fits : 0), "%s %s: path taken",
+              tag, vname[v]);
         parity_result r;
         const double worst = checked_variant(L, s->B, &in, tol, tag, vname[v], &r);
         hy[v] = malloc(ny * sizeof(float)), hdx[v] = malloc(nx * sizeof(float));
@@ -650,8 +653,10 @@ static void check_mlp_paths(const shape *s) {
 /* The backward's data-gradient products (layer/internal.h) forced to row
  * chunk counts that divide the rows and to ones that do not (then the plain
  * call): what each runs as, and forward and backward against the double
- * reference (parity_run) for every count. dg runs only beside cuBLAS's fc2
- * product, so the MLP's products are forced to cuBLAS for it. */
+ * reference (parity_run) for every count. dg and dy1 run only beside
+ * cuBLAS's fc2 product (the MLP's backward kernel computes both where it
+ * runs, dy1 where D <= 40), so the MLP's products are forced to cuBLAS for
+ * them. */
 static void check_data_grad_chunks(const shape *s, tlob_math math) {
     const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
     const double tol = parity_tolerance(math);
@@ -682,7 +687,8 @@ static void check_data_grad_chunks(const shape *s, tlob_math math) {
     enum { NC = 5 };
     static const int counts[NC] = {1, 2, 8, 64, 3};
     for (int p = 0; p < TLOB_DGRAD_COUNT; p++) {
-        TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, p == TLOB_DGRAD_DG ? 1 : 0));
+        TLOB_OK_OR_DIE(
+            tlob_internal_force_mlp(L, p == TLOB_DGRAD_DG || p == TLOB_DGRAD_DY1 ? 1 : 0));
         for (int k = 0; k < NC; k++) {
             TLOB_OK_OR_DIE(tlob_internal_force_data_grad_chunks(L, p, counts[k]));
             const int expect = N % counts[k] ? 1 : counts[k];
