@@ -478,17 +478,24 @@ int tlob_internal_forward_launches(const tlob_layer *L, int batch) {
 
 /* Row chunks of a backward data-gradient product (internal.h) over `rows`
  * rows: forced, or by default 8 for dx, 8 for dy1 where its output is at
- * most 64 wide (D), and the plain call for the others. Measured on the H200
+ * most 64 wide (D), 8 for dout and dg over at most DGRAD_FEW_ROWS rows (one
+ * sample: at B = 1, 128 rows, each alone in 2-64 chunks measured 1.8-3.0 us
+ * faster, fourteenth pass, both together in the fifteenth), and the plain
+ * call for the others. Measured on the H200
  * (docs/layer-results.md, thirteenth and fourteenth passes, `tlob bench`'s
  * sweep of 1-64 chunks): dx as one product cost 5.2 us of BTC temporal's
  * graphed TF32 fwd+bwd (FP32 FI-2010: 5.9); dy1 = df Wf, [16384, 160] x
  * [160, 40] there, 2.8 us, while at D = 128 (feature BTC, FP32) its chunks
  * lost 3.4-4.8 us (2-16 chunks); dout and dg in chunks gained nothing beyond noise at
  * B = 128. linear_data_grad takes one where the count does not divide. */
+#define DGRAD_FEW_ROWS 512
 static int data_grad_chunks(const tlob_layer *L, int product, int rows) {
     int chunks = L->dgrad_chunks[product];
     if (!chunks)
-        chunks = product == TLOB_DGRAD_DX || (product == TLOB_DGRAD_DY1 && L->D <= 64) ? 8 : 1;
+        chunks = product == TLOB_DGRAD_DX || (product == TLOB_DGRAD_DY1 && L->D <= 64) ||
+                         (product >= TLOB_DGRAD_DOUT && rows <= DGRAD_FEW_ROWS)
+                     ? 8
+                     : 1;
     return rows % chunks ? 1 : chunks;
 }
 

@@ -676,12 +676,13 @@ static void check_data_grad_chunks(const shape *s, tlob_math math) {
                   TLOB_ERR_INVALID_ARGUMENT,
           "%s: a bad product or count is refused", tag);
     /* the default (layer/tlob.c, data_grad_chunks): dx in 8, dy1 in 8
-     * where D <= 64, dout and dg plain; one where 8 does not divide */
-    const int eight = N % 8 ? 1 : 8;
+     * where D <= 64, dout and dg in 8 where N <= 512, else plain; one where
+     * 8 does not divide */
+    const int eight = N % 8 ? 1 : 8, few = N <= 512 ? eight : 1;
     CHECK(tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DX, s->B) == eight &&
               tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DY1, s->B) == (s->D <= 64 ? eight : 1) &&
-              tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DOUT, s->B) == 1 &&
-              tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DG, s->B) == 1,
+              tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DOUT, s->B) == few &&
+              tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DG, s->B) == few,
           "%s: the default chunks", tag);
     static const char *pname[TLOB_DGRAD_COUNT] = {"dx", "dy1", "dout", "dg"};
     enum { NC = 5 };
