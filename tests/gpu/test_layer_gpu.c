@@ -783,8 +783,10 @@ int main(void) {
         {4, 4, 128, 40, 1, 40, 1}, {3, 3, 33, 41, 1, 48, 1}, {2, 2, 40, 128, 1, 128, 1},
         {4, 4, 33, 17, 1, 20, 0},  {3, 4, 7, 6, 2, 10, 0},   {1, 1, 5, 16, 1, 16, 0},
     };
+    /* the quick set: the first two, and the odd D = 17 (dy1 = df Wf in the
+     * backward kernel with scalar copies, F padded, a partial row tile) */
     for (int i = 0; i < 6; i++)
-        if (!quick || i < 2) check_mlp_paths(&mlp_shapes[i]);
+        if (!quick || i < 2 || i == 3) check_mlp_paths(&mlp_shapes[i]);
     /* the data-gradient products' row chunks: 2048 rows (every count
      * divides), feature BTC sizes at 80 rows (64 and 3 do not: the plain
      * call). Not in the quick set: they vary only cuBLAS's calls. */
