@@ -25,6 +25,17 @@ extern "C" {
  * chunk and D <= 40 (one warp's columns of its tile). */
 int tlob_mlp_dy1_fits(int D, int F);
 
+/* LayerNorm 2's backward (GELU after it) as the backward kernel's first
+ * step, where it computes dy1 too and O <= 40: dz1 = dh from dy through
+ * GELU and the LayerNorm of h (z1, mean2, rstd2, gamma2, beta2), written to
+ * dh; dgamma, dbeta and dbias (bf2's gradient: the sums of dh) += their
+ * column sums (tlob_launch_ln_bwd's with gelu = 1). */
+typedef struct {
+    const float *dy, *h, *mean, *rstd, *gamma, *beta;
+    float *dh, *dgamma, *dbeta, *dbias;
+} tlob_mlp_ln_bwd;
+int tlob_mlp_ln_fits(int O, int D, int F);
+
 /* Shared memory (bytes) of one block of each kernel (the backward's with
  * dy1 where tlob_mlp_dy1_fits). */
 size_t tlob_mlp_fwd_smem(int D);
@@ -43,11 +54,12 @@ cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const floa
 /* dz1 [rows, O], Wf2 [O, F], f [rows, F], bf [F] -> df [rows, F];
  * dbf [F] += column sums of df. F even, f and df 8-byte aligned. With wf
  * [F, D] and dy1 [rows, D] (both or neither; tlob_mlp_dy1_fits(D, F)), also
- * dy1 = df Wf. */
+ * dy1 = df Wf; with ln as well (tlob_mlp_ln_fits), dz1 is not read but
+ * computed (ln's dh). */
 cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float *wf2, const float *f,
                                         const float *bf, float *df, float *dbf, const float *wf,
-                                        float *dy1, int rows, int O, int F, int D,
-                                        cudaStream_t stream);
+                                        float *dy1, const tlob_mlp_ln_bwd *ln, int rows, int O,
+                                        int F, int D, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

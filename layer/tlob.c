@@ -440,7 +440,8 @@ tlob_status tlob_internal_force_mlp(tlob_layer *L, int path) {
 
 int tlob_internal_mlp_fused(const tlob_layer *L) {
     return L ? mlp_fused(L, 0) + 2 * mlp_fused(L, 1) +
-                   4 * (mlp_fused(L, 1) && tlob_mlp_dy1_fits(L->D, L->F))
+                   4 * (mlp_fused(L, 1) && tlob_mlp_dy1_fits(L->D, L->F)) +
+                   8 * (mlp_fused(L, 1) && tlob_mlp_ln_fits(L->O, L->D, L->F))
              : 0;
 }
 
@@ -603,25 +604,34 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* this call's folded gradients start at zero (they are summed into) */
     CUDA_CHECK(cudaMemsetAsync(L->gwqkv_eff, 0,
                                (size_t)((L->gbc + D) - L->gwqkv_eff) * sizeof(float), c->stream));
-    /* 7-6. dz1 through GELU and LayerNorm 2; gamma2, beta2, bf2 grads */
-    CUDA_CHECK(tlob_launch_ln_bwd(dy, NULL, 1, L->z1, L->mean2, L->rstd2, w.mlp_ln_w, w.mlp_ln_b,
-                                  L->dz1, NULL, NULL, g.mlp_ln_w, g.mlp_ln_b, g.fc2_b, N, O,
-                                  c->stream));
+    /* 7-6. dz1 through GELU and LayerNorm 2; gamma2, beta2, bf2 grads. Where
+     * it fits, the MLP's backward kernel below does this as well as dy1 =
+     * df Wf (two graph nodes fewer: mlp_kernels.h) */
+    const int dy1_folded = mlp_fused(L, 1) && tlob_mlp_dy1_fits(D, F);
+    const int ln2_folded = mlp_fused(L, 1) && tlob_mlp_ln_fits(O, D, F);
+    const tlob_mlp_ln_bwd ln2 = {dy,       L->z1,    L->mean2,  L->rstd2,   w.mlp_ln_w,
+                                 w.mlp_ln_b, L->dz1, g.mlp_ln_w, g.mlp_ln_b, g.fc2_b};
+    if (!ln2_folded)
+        CUDA_CHECK(tlob_launch_ln_bwd(dy, NULL, 1, L->z1, L->mean2, L->rstd2, w.mlp_ln_w,
+                                      w.mlp_ln_b, L->dz1, NULL, NULL, g.mlp_ln_w, g.mlp_ln_b,
+                                      g.fc2_b, N, O, c->stream));
     /* One column-sum launch near the end does the split-K reductions of the
      * weight gradients below and the folded projection's bias gradient. */
     tlob_colsum_task sums[TLOB_COLSUM_MAX_JOBS];
     int nsums = 0;
-    /* fc2: dWf2 += dz1^T g; then dg = dz1 Wf2 */
-    TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2, sums,
-                                  &nsums, 0));
-    /* df = dg GELU'(f + bf); bf grad; where it fits, the kernel also
-     * computes dy1 = df Wf below (one graph node fewer) */
-    const int dy1_folded = mlp_fused(L, 1) && tlob_mlp_dy1_fits(D, F);
+    /* fc2: dWf2 += dz1^T g (after the kernel that computes dz1 where it
+     * does); dg = dz1 Wf2; df = dg GELU'(f + bf); bf grad */
+    if (!ln2_folded)
+        TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2,
+                                      sums, &nsums, 0));
     if (mlp_fused(L, 1)) {
         CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b,
                                                dy1_folded ? w.fc_w : NULL,
-                                               dy1_folded ? L->dy1 : NULL, N, O, F, D,
-                                               c->stream));
+                                               dy1_folded ? L->dy1 : NULL,
+                                               ln2_folded ? &ln2 : NULL, N, O, F, D, c->stream));
+        if (ln2_folded)
+            TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2,
+                                          sums, &nsums, 0));
     } else {
         TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O, 0,
                                     data_grad_chunks(L, TLOB_DGRAD_DG, N)));

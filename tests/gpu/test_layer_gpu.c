@@ -617,16 +617,17 @@ static void check_mlp_paths(const shape *s) {
     snprintf(tag, sizeof tag, "mlp paths B=%d (max %d) T=%d D=%d nh=%d Dout=%d tf32", s->B,
              s->max_B, s->T, s->D, s->nh, s->O);
     /* AUTO takes the kernels where a block's tile spans the hidden width */
-    /* (7: dy1 = df Wf in the backward kernel too, where F = 4D fits its tile) */
-    const int dy1_fits = 4 * s->D <= 160;
-    CHECK(tlob_internal_mlp_fused(L) == (dy1_fits ? 7 : 0), "%s: AUTO's choice", tag);
+    /* (+4: dy1 = df Wf in the backward kernel too, where F = 4D fits its
+     * tile; +8: LayerNorm 2's backward as well, where Dout <= 40) */
+    const int dy1_fits = 4 * s->D <= 160, extra = dy1_fits ? 4 + 8 * (s->O <= 40) : 0;
+    CHECK(tlob_internal_mlp_fused(L) == (dy1_fits ? 3 + extra : 0), "%s: AUTO's choice", tag);
     static const char *vname[2] = {"cuBLAS", "tensor-core kernels"};
     const size_t nb = t[TLOB_FC_B].numel;
     float *hy[2], *hdx[2], *hgb[2];
     for (int v = 0; v < 2; v++) {
         TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, v + 1));
-        CHECK(tlob_internal_mlp_fused(L) == (v ? 3 + 4 * dy1_fits : 0), "%s %s: path taken",
-              tag, vname[v]);
+        CHECK(tlob_internal_mlp_fused(L) == (v ? 3 + extra : 0), "%s %s: path taken", tag,
+              vname[v]);
         parity_result r;
         const double worst = checked_variant(L, s->B, &in, tol, tag, vname[v], &r);
         hy[v] = malloc(ny * sizeof(float)), hdx[v] = malloc(nx * sizeof(float));
