@@ -686,7 +686,7 @@ int tlob_bench_main(int argc, char **argv) {
     printf("\nThe MLP's products (fc + bias + GELU, dg + GELU backward), TF32, graphs, us: "
            "cuBLAS and the row kernels vs the tensor-core kernels (layer/mlp_kernels.h); "
            "'AUTO': the kernels AUTO runs (1 forward, 2 backward, 3 both; +4 dy1 = df Wf and +8 "
-           "both LayerNorms' backward in the backward's)\n");
+           "LayerNorm 2's backward in the backward's)\n");
     printf("%-18s %4s | %9s %9s | %9s %9s | %5s\n", "case", "B", "cuBLAS f", "cuBLAS fb",
            "kernel f", "kernel fb", "AUTO");
     for (int i = 0; i < 2 * NCASES; i++) {

@@ -47,79 +47,19 @@ static_assert(MLP_CHUNK == 4 * MLP_NT * 8, "a chunk is the four warp columns");
 static_assert(MLP_LDY % 32 == 8, "Wd's rows: 8 mod 32 floats");
 #define MLP_LDS 44 /* dy1's staging rows (in As's place): 16-byte rows */
 
-/* MLP_LN_DG_LN: LayerNorm 2's backward makes the A tile (dz1) in the
- * kernel, and LayerNorm 1's takes the dy1 tile from shared memory (dy1 never
- * goes to memory), eight lanes a row of O, D <= MLP_LN_COLS
- * (tlob_mlp_ln_bwd), instead of two row kernels reading and writing their
- * rows (their own graph nodes, 7.0 and 7.6 us at BTC temporal:
- * docs/layer-results.md, thirteenth pass). */
+/* MLP_LN_DG_DY1: LayerNorm 2's backward makes the A tile (dz1) in the
+ * kernel, eight lanes a row of O <= MLP_LN_COLS (tlob_mlp_ln_bwd), instead
+ * of a separate row kernel reading and writing it (its own graph node,
+ * 7.0 us at BTC temporal: docs/layer-results.md, fifteenth pass). */
 #define MLP_LN_LANES 8
 #define MLP_LN_COLS 40
 #define MLP_LN_PER_LANE (MLP_LN_COLS / MLP_LN_LANES)
 
-enum { MLP_FC_GELU, MLP_DG_GELU_BWD, MLP_DG_GELU_BWD_DY1, MLP_LN_DG_LN };
+enum { MLP_FC_GELU, MLP_DG_GELU_BWD, MLP_DG_GELU_BWD_DY1, MLP_LN_DG_DY1 };
 
 __device__ __forceinline__ float sum8(float v) {
     for (int off = 1; off < MLP_LN_LANES; off <<= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
     return v;
-}
-
-/* A LayerNorm's backward over a tile's rows r0 + r (r < vr), `cols` <=
- * MLP_LN_COLS wide, as tlob_ln_bwd_kernel<8, 5> (layer/kernels.cu) does it:
- * eight lanes a row, 32 rows a pass. The incoming gradient: GELU (LayerNorm
- * 2) p.dy through GELU'; else (LayerNorm 1) gs[r lds + c] + p.dy (when not
- * NULL). Writes dh = p.dh, p.dh_plus_skip = dh + p.skip (when not NULL) and,
- * where `as` is given, dh to as[r lda + c] for c < Kp, zeros past the rows
- * and `cols`; adds the column sums of dgamma, dbeta and dh to Ls [3][MLP_LN_COLS]
- * (shared atomics, one per column a warp). */
-template <bool GELU>
-__device__ __forceinline__ void ln_bwd_tile(const tlob_mlp_ln_bwd &p, const float *gs, int lds,
-                                            float *as, int lda, int Kp, float *Ls, int r0, int vr,
-                                            int cols) {
-    const int sub = threadIdx.x % MLP_LN_LANES, lane = threadIdx.x & 31;
-    float cs[3][MLP_LN_PER_LANE] = {};
-    for (int r = threadIdx.x / MLP_LN_LANES; r < MLP_ROWS; r += MLP_THREADS / MLP_LN_LANES) {
-        const bool live = r < vr;
-        const size_t base = (size_t)(r0 + (live ? r : 0)) * cols;
-        const float m = live ? p.mean[r0 + r] : 0.0f, rs = live ? p.rstd[r0 + r] : 0.0f;
-        float gk[MLP_LN_PER_LANE], xk[MLP_LN_PER_LANE], s1 = 0.0f, s2 = 0.0f;
-#pragma unroll
-        for (int k = 0; k < MLP_LN_PER_LANE; k++) {
-            const int c = sub + MLP_LN_LANES * k;
-            gk[k] = xk[k] = 0.0f;
-            if (live && c < cols) {
-                xk[k] = (p.h[base + c] - m) * rs;
-                if (GELU) gk[k] = p.dy[base + c] * gelu_grad(xk[k] * p.gamma[c] + p.beta[c]);
-                else gk[k] = gs[r * lds + c] + (p.dy ? p.dy[base + c] : 0.0f);
-                s1 += gk[k] * p.gamma[c];
-                s2 += gk[k] * p.gamma[c] * xk[k];
-            }
-        }
-        s1 = sum8(s1) / cols, s2 = sum8(s2) / cols;
-#pragma unroll
-        for (int k = 0; k < MLP_LN_PER_LANE; k++) {
-            const int c = sub + MLP_LN_LANES * k;
-            const bool in = live && c < cols;
-            const float d = in ? rs * (gk[k] * p.gamma[c] - s1 - xk[k] * s2) : 0.0f;
-            if (as && c < Kp) as[r * lda + c] = d;
-            if (in) {
-                p.dh[base + c] = d;
-                if (p.dh_plus_skip) p.dh_plus_skip[base + c] = p.skip ? d + p.skip[base + c] : d;
-            }
-            cs[0][k] += gk[k] * xk[k], cs[1][k] += gk[k], cs[2][k] += d;
-        }
-    }
-    /* the warp's four row groups hold the same columns */
-#pragma unroll
-    for (int q = 0; q < 3; q++)
-#pragma unroll
-        for (int k = 0; k < MLP_LN_PER_LANE; k++) {
-            float v = cs[q][k];
-            for (int off = MLP_LN_LANES; off < 32; off <<= 1)
-                v += __shfl_xor_sync(0xffffffffu, v, off);
-            const int c = sub + MLP_LN_LANES * k;
-            if (lane < MLP_LN_LANES && c < cols) atomicAdd(&Ls[q * MLP_LN_COLS + c], v);
-        }
 }
 
 __device__ __forceinline__ unsigned to_tf32(float x) {
@@ -168,8 +108,7 @@ __device__ __forceinline__ bool aligned16(const float *p) { return ((size_t)p & 
  *                  out = C * GELU'(aux + bias), dbias += column sums of out;
  * MLP_DG_GELU_BWD_DY1: the same, and out2 [rows, D] = out wd (wd [cols, D];
  *                  cols <= MLP_CHUNK, D <= MLP_WARP_COLS);
- * MLP_LN_DG_LN:   the same, with A from ln (a is not read; K <= MLP_LN_COLS),
- *                  and dy1 into ln1 instead of out2 (D <= MLP_LN_COLS).
+ * MLP_LN_DG_DY1:   the same, with A from ln (a is not read; K <= MLP_LN_COLS).
  * The epilogue's results go through a shared-memory tile (Os) and leave in
  * whole rows of float4s: stored from the mma's fragments directly (8 rows x
  * 32 bytes a store), the forward kernel took 14.7 and, with cp.async
@@ -182,9 +121,8 @@ __global__ void __launch_bounds__(MLP_THREADS)
                         const float *__restrict__ bias, const float *__restrict__ aux,
                         float *__restrict__ out, float *__restrict__ out2,
                         float *__restrict__ dbias, const float *__restrict__ wd,
-                        const tlob_mlp_ln_bwd ln, const tlob_mlp_ln_bwd ln1, int rows, int K,
-                        int cols, int D) {
-    constexpr bool LN = EPI == MLP_LN_DG_LN;
+                        const tlob_mlp_ln_bwd ln, int rows, int K, int cols, int D) {
+    constexpr bool LN = EPI == MLP_LN_DG_DY1;
     constexpr bool DY1 = EPI == MLP_DG_GELU_BWD_DY1 || LN;
     constexpr bool BWD = EPI == MLP_DG_GELU_BWD || DY1;
     extern __shared__ float smem[]; /* As | Ws | vec | Os (| Wd (| Ls)): mlp_smem */
@@ -194,11 +132,10 @@ __global__ void __launch_bounds__(MLP_THREADS)
     float *vec = Ws + (BWD ? Kp * MLP_LDC : MLP_CHUNK * lda), *Os = vec + MLP_CHUNK;
     float *Wd = Os + MLP_ROWS * MLP_LDC; /* DY1: Wf [Fp][MLP_LDY] */
     const int Fp = (cols + 7) & ~7;
-    /* LN: the block's column sums of dgamma, dbeta, dbias [2][3][MLP_LN_COLS]
-     * (LayerNorm 2's, then 1's) */
+    /* LN: the block's column sums of dgamma, dbeta, dbias [3][MLP_LN_COLS] */
     float *Ls = Wd + Fp * MLP_LDY;
     if (LN)
-        for (int i = threadIdx.x; i < 6 * MLP_LN_COLS; i += MLP_THREADS) Ls[i] = 0.0f;
+        for (int i = threadIdx.x; i < 3 * MLP_LN_COLS; i += MLP_THREADS) Ls[i] = 0.0f;
     const bool d_vec = D % 4 == 0 && aligned16(wd) && aligned16(out2);
     if (DY1) tile_async(Wd, MLP_LDY, wd, (size_t)D, Fp, MLP_LDY, cols, D, d_vec);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -235,8 +172,51 @@ __global__ void __launch_bounds__(MLP_THREADS)
             if (BWD)
                 tile_async(Os, MLP_LDC, aux + (size_t)r0 * cols + c0, (size_t)cols, MLP_ROWS,
                            MLP_CHUNK, vr, cw, o_vec);
-            if (LN) /* the A tile: LayerNorm 2's backward (zeros past the rows and K) */
-                ln_bwd_tile<true>(ln, NULL, 0, As, lda, Kp, Ls, r0, vr, K);
+            if (LN) { /* the A tile: LayerNorm 2's backward, 32 rows a pass, as
+                       * tlob_ln_bwd_kernel<8, 5> (layer/kernels.cu) does it */
+                const int sub = threadIdx.x % MLP_LN_LANES;
+                float cs[3][MLP_LN_PER_LANE] = {};
+                for (int r = threadIdx.x / MLP_LN_LANES; r < MLP_ROWS;
+                     r += MLP_THREADS / MLP_LN_LANES) {
+                    const bool live = r < vr;
+                    const size_t base = (size_t)(r0 + (live ? r : 0)) * K;
+                    const float m = live ? ln.mean[r0 + r] : 0.0f, rs = live ? ln.rstd[r0 + r] : 0.0f;
+                    float gk[MLP_LN_PER_LANE], xk[MLP_LN_PER_LANE], s1 = 0.0f, s2 = 0.0f;
+#pragma unroll
+                    for (int k = 0; k < MLP_LN_PER_LANE; k++) {
+                        const int c = sub + MLP_LN_LANES * k;
+                        gk[k] = xk[k] = 0.0f;
+                        if (live && c < K) {
+                            xk[k] = (ln.h[base + c] - m) * rs;
+                            gk[k] = ln.dy[base + c] * gelu_grad(xk[k] * ln.gamma[c] + ln.beta[c]);
+                            s1 += gk[k] * ln.gamma[c];
+                            s2 += gk[k] * ln.gamma[c] * xk[k];
+                        }
+                    }
+                    s1 = sum8(s1) / K, s2 = sum8(s2) / K;
+#pragma unroll
+                    for (int k = 0; k < MLP_LN_PER_LANE; k++) {
+                        const int c = sub + MLP_LN_LANES * k;
+                        const bool in = live && c < K;
+                        const float d = in ? rs * (gk[k] * ln.gamma[c] - s1 - xk[k] * s2) : 0.0f;
+                        if (c < Kp) As[r * lda + c] = d; /* zeros past the rows and K */
+                        if (in) ln.dh[base + c] = d;
+                        cs[0][k] += gk[k] * xk[k], cs[1][k] += gk[k], cs[2][k] += d;
+                    }
+                }
+                /* the warp's four row groups hold the same columns: sum them,
+                 * then one shared atomic per column a warp */
+#pragma unroll
+                for (int q = 0; q < 3; q++)
+#pragma unroll
+                    for (int k = 0; k < MLP_LN_PER_LANE; k++) {
+                        float v = cs[q][k];
+                        for (int off = MLP_LN_LANES; off < 32; off <<= 1)
+                            v += __shfl_xor_sync(0xffffffffu, v, off);
+                        const int c = sub + MLP_LN_LANES * k;
+                        if (lane < MLP_LN_LANES && c < K) atomicAdd(&Ls[q * MLP_LN_COLS + c], v);
+                    }
+            }
             copies_wait_all();
             __syncthreads();
             float acc[2][MLP_NT][4];
@@ -347,10 +327,7 @@ __global__ void __launch_bounds__(MLP_THREADS)
                     if (!BWD) out2[o] = gelu(v + vec[c]);
                 }
             }
-            if (LN) { /* LayerNorm 1's backward of the dy1 tile */
-                __syncthreads();
-                ln_bwd_tile<false>(ln1, As, MLP_LDS, NULL, 0, 0, Ls + 3 * MLP_LN_COLS, r0, vr, D);
-            } else if (DY1) { /* the dy1 tile to out2 in whole rows */
+            if (DY1) { /* the dy1 tile to out2 in whole rows */
                 __syncthreads();
                 if (d_vec) {
                     const int d4 = D / 4;
@@ -392,18 +369,12 @@ __global__ void __launch_bounds__(MLP_THREADS)
         }
         __syncthreads(); /* Ws and vec are rewritten by the next chunk */
     }
-    if (LN) { /* one chunk (DY1): the barrier above ends the tiles' shared atomics */
+    if (LN) /* one chunk (DY1): the barrier above ends the tiles' shared atomics */
         for (int i = threadIdx.x; i < 3 * K; i += MLP_THREADS) {
             const int q = i / K, c = i - q * K;
             atomicAdd(q == 0 ? &ln.dgamma[c] : q == 1 ? &ln.dbeta[c] : &ln.dbias[c],
                       Ls[q * MLP_LN_COLS + c]);
         }
-        for (int i = threadIdx.x; i < 3 * D; i += MLP_THREADS) {
-            const int q = i / D, c = i - q * D;
-            atomicAdd(q == 0 ? &ln1.dgamma[c] : q == 1 ? &ln1.dbeta[c] : &ln1.dbias[c],
-                      Ls[(3 + q) * MLP_LN_COLS + c]);
-        }
-    }
 }
 
 /* As [MLP_ROWS][Kp + 4] (with dy1: at least MLP_LDS wide); Ws, the
@@ -415,13 +386,13 @@ static size_t mlp_smem(int K, bool bwd, int dy1_F, bool ln) {
     const size_t as = dy1_F && lda < MLP_LDS ? MLP_LDS : lda;
     const size_t wd = dy1_F ? (size_t)((dy1_F + 7) & ~7) * MLP_LDY : 0;
     return (MLP_ROWS * as + ws + MLP_CHUNK + (size_t)MLP_ROWS * MLP_LDC + wd +
-            (ln ? 6 * MLP_LN_COLS : 0)) *
+            (ln ? 3 * MLP_LN_COLS : 0)) *
            sizeof(float);
 }
 
 extern "C" int tlob_mlp_dy1_fits(int D, int F) { return F <= MLP_CHUNK && D <= MLP_WARP_COLS; }
 extern "C" int tlob_mlp_ln_fits(int O, int D, int F) {
-    return tlob_mlp_dy1_fits(D, F) && O <= MLP_LN_COLS && D <= MLP_LN_COLS;
+    return tlob_mlp_dy1_fits(D, F) && O <= MLP_LN_COLS;
 }
 extern "C" size_t tlob_mlp_fwd_smem(int D) { return mlp_smem(D, false, 0, false); }
 extern "C" size_t tlob_mlp_bwd_smem(int O, int D, int F) {
@@ -438,7 +409,7 @@ extern "C" cudaError_t tlob_mlp_prepare(int smem_limit) {
         e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_DG_GELU_BWD_DY1>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
     if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_LN_DG_LN>,
+        e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_LN_DG_DY1>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
     return e;
 }
@@ -459,8 +430,8 @@ extern "C" cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf,
     if (!mlp_aligned(F, f, g) || rows < 1 || D < 1) return cudaErrorInvalidValue;
     const tlob_mlp_ln_bwd none = {};
     tlob_mlp_mma_kernel<MLP_FC_GELU><<<mlp_grid(rows), MLP_THREADS, mlp_smem(D, false, 0, false),
-                                       stream>>>(y1, wf, bf, NULL, f, g, NULL, NULL, none, none,
-                                                 rows, D, F, 0);
+                                       stream>>>(y1, wf, bf, NULL, f, g, NULL, NULL, none, rows, D,
+                                                 F, 0);
     return cudaGetLastError();
 }
 
@@ -468,25 +439,23 @@ extern "C" cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf,
 extern "C" cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float *wf2,
                                                    const float *f, const float *bf, float *df,
                                                    float *dbf, const float *wf, float *dy1,
-                                                   const tlob_mlp_ln_bwd *ln2,
-                                                   const tlob_mlp_ln_bwd *ln1, int rows, int O,
+                                                   const tlob_mlp_ln_bwd *ln, int rows, int O,
                                                    int F, int D, cudaStream_t stream) {
-    if (!mlp_aligned(F, f, df) || rows < 1 || O < 1 || (!ln2) != (!ln1) ||
-        (wf && (D < 1 || !tlob_mlp_dy1_fits(D, F))) || (ln2 && (!wf || !tlob_mlp_ln_fits(O, D, F))) ||
-        (!ln2 && (!wf) != (!dy1)))
+    if (!mlp_aligned(F, f, df) || rows < 1 || O < 1 || (!wf) != (!dy1) ||
+        (dy1 && (D < 1 || !tlob_mlp_dy1_fits(D, F))) || (ln && (!dy1 || O > MLP_LN_COLS)))
         return cudaErrorInvalidValue;
     const tlob_mlp_ln_bwd none = {};
-    if (ln2)
-        tlob_mlp_mma_kernel<MLP_LN_DG_LN>
+    if (ln)
+        tlob_mlp_mma_kernel<MLP_LN_DG_DY1>
             <<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true, F, true), stream>>>(
-                NULL, wf2, bf, f, df, NULL, dbf, wf, *ln2, *ln1, rows, O, F, D);
+                NULL, wf2, bf, f, df, dy1, dbf, wf, *ln, rows, O, F, D);
     else if (dy1)
         tlob_mlp_mma_kernel<MLP_DG_GELU_BWD_DY1>
             <<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true, F, false), stream>>>(
-                dz1, wf2, bf, f, df, dy1, dbf, wf, none, none, rows, O, F, D);
+                dz1, wf2, bf, f, df, dy1, dbf, wf, none, rows, O, F, D);
     else
         tlob_mlp_mma_kernel<MLP_DG_GELU_BWD><<<mlp_grid(rows), MLP_THREADS,
                                                mlp_smem(O, true, 0, false), stream>>>(
-            dz1, wf2, bf, f, df, NULL, dbf, NULL, none, none, rows, O, F, 0);
+            dz1, wf2, bf, f, df, NULL, dbf, NULL, none, rows, O, F, 0);
     return cudaGetLastError();
 }

@@ -25,18 +25,14 @@ extern "C" {
  * chunk and D <= 40 (one warp's columns of its tile). */
 int tlob_mlp_dy1_fits(int D, int F);
 
-/* The two LayerNorms' backward passes in the backward kernel, where it
- * computes dy1 too and O, D <= 40 (tlob_mlp_ln_fits), as tlob_launch_ln_bwd
- * does them. LayerNorm 2 (gelu = 1) first: dz1 = dh from dy through GELU
- * and the LayerNorm of h (z1, mean2, rstd2, gamma2, beta2); it is the
- * product's A. LayerNorm 1 last: from dy1 (kept on chip, never written)
- * plus dy (here dz1 where Dout == D, else NULL): dh (dr) and dh_plus_skip =
- * dh + skip (dx; skip = the layer's dy where Dout == D, else NULL). Each adds
- * its column sums to dgamma, dbeta and dbias (the sums of dh: bf2's, bc's
- * gradient). */
+/* LayerNorm 2's backward (GELU after it) as the backward kernel's first
+ * step, where it computes dy1 too and O <= 40: dz1 = dh from dy through
+ * GELU and the LayerNorm of h (z1, mean2, rstd2, gamma2, beta2), written to
+ * dh; dgamma, dbeta and dbias (bf2's gradient: the sums of dh) += their
+ * column sums (tlob_launch_ln_bwd's with gelu = 1). */
 typedef struct {
-    const float *dy, *h, *mean, *rstd, *gamma, *beta, *skip;
-    float *dh, *dh_plus_skip, *dgamma, *dbeta, *dbias;
+    const float *dy, *h, *mean, *rstd, *gamma, *beta;
+    float *dh, *dgamma, *dbeta, *dbias;
 } tlob_mlp_ln_bwd;
 int tlob_mlp_ln_fits(int O, int D, int F);
 
@@ -58,14 +54,12 @@ cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const floa
 /* dz1 [rows, O], Wf2 [O, F], f [rows, F], bf [F] -> df [rows, F];
  * dbf [F] += column sums of df. F even, f and df 8-byte aligned. With wf
  * [F, D] and dy1 [rows, D] (both or neither; tlob_mlp_dy1_fits(D, F)), also
- * dy1 = df Wf. With wf, ln2 and ln1 (tlob_mlp_ln_fits), both LayerNorms'
- * backward as well: dz1 is not read but computed (ln2's dh), dy1 is not
- * written but goes into ln1. */
+ * dy1 = df Wf; with ln as well (tlob_mlp_ln_fits), dz1 is not read but
+ * computed (ln's dh). */
 cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float *wf2, const float *f,
                                         const float *bf, float *df, float *dbf, const float *wf,
-                                        float *dy1, const tlob_mlp_ln_bwd *ln2,
-                                        const tlob_mlp_ln_bwd *ln1, int rows, int O, int F, int D,
-                                        cudaStream_t stream);
+                                        float *dy1, const tlob_mlp_ln_bwd *ln, int rows, int O,
+                                        int F, int D, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -605,16 +605,12 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     CUDA_CHECK(cudaMemsetAsync(L->gwqkv_eff, 0,
                                (size_t)((L->gbc + D) - L->gwqkv_eff) * sizeof(float), c->stream));
     /* 7-6. dz1 through GELU and LayerNorm 2; gamma2, beta2, bf2 grads. Where
-     * it fits, the MLP's backward kernel below does this, dy1 = df Wf and
-     * LayerNorm 1's backward (step 5) as well (three graph nodes fewer:
-     * mlp_kernels.h); where only dy1 fits, dy1. */
+     * it fits, the MLP's backward kernel below does this as well as dy1 =
+     * df Wf (two graph nodes fewer: mlp_kernels.h) */
     const int dy1_folded = mlp_fused(L, 1) && tlob_mlp_dy1_fits(D, F);
     const int ln2_folded = mlp_fused(L, 1) && tlob_mlp_ln_fits(O, D, F);
-    const tlob_mlp_ln_bwd ln2 = {dy,   L->z1,      L->mean2,   L->rstd2, w.mlp_ln_w, w.mlp_ln_b,
-                                 NULL, L->dz1,     NULL,       g.mlp_ln_w, g.mlp_ln_b, g.fc2_b};
-    const tlob_mlp_ln_bwd ln1 = {L->res ? L->dz1 : NULL, L->h1, L->mean1, L->rstd1, w.norm_w,
-                                 w.norm_b, L->res ? dy : NULL, L->dr, dx, g.norm_w, g.norm_b,
-                                 L->gbc};
+    const tlob_mlp_ln_bwd ln2 = {dy,       L->z1,    L->mean2,  L->rstd2,   w.mlp_ln_w,
+                                 w.mlp_ln_b, L->dz1, g.mlp_ln_w, g.mlp_ln_b, g.fc2_b};
     if (!ln2_folded)
         CUDA_CHECK(tlob_launch_ln_bwd(dy, NULL, 1, L->z1, L->mean2, L->rstd2, w.mlp_ln_w,
                                       w.mlp_ln_b, L->dz1, NULL, NULL, g.mlp_ln_w, g.mlp_ln_b,
@@ -631,9 +627,8 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     if (mlp_fused(L, 1)) {
         CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b,
                                                dy1_folded ? w.fc_w : NULL,
-                                               dy1_folded && !ln2_folded ? L->dy1 : NULL,
-                                               ln2_folded ? &ln2 : NULL, ln2_folded ? &ln1 : NULL,
-                                               N, O, F, D, c->stream));
+                                               dy1_folded ? L->dy1 : NULL,
+                                               ln2_folded ? &ln2 : NULL, N, O, F, D, c->stream));
         if (ln2_folded)
             TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2,
                                           sums, &nsums, 0));
@@ -650,10 +645,9 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
                                     data_grad_chunks(L, TLOB_DGRAD_DY1, N)));
     /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1
      * grads and dbc = sum of dr; dx = dr (+ dy) starts the input gradient */
-    if (!ln2_folded)
-        CUDA_CHECK(tlob_launch_ln_bwd(L->dy1, L->res ? L->dz1 : NULL, 0, L->h1, L->mean1,
-                                      L->rstd1, w.norm_w, w.norm_b, L->dr, L->res ? dy : NULL, dx,
-                                      g.norm_w, g.norm_b, L->gbc, N, D, c->stream));
+    CUDA_CHECK(tlob_launch_ln_bwd(L->dy1, L->res ? L->dz1 : NULL, 0, L->h1, L->mean1, L->rstd1,
+                                  w.norm_w, w.norm_b, L->dr, L->res ? dy : NULL, dx, g.norm_w,
+                                  g.norm_b, L->gbc, N, D, c->stream));
     /* 4-5. the folded out-projection and w0: dWc = dr^T o; dout = dr Wc */
     TLOB_CHECK(linear_weight_grad(c, math, L->gwc, L->dr, L->o, N, E, D, L->wpart_wc, sums,
                                   &nsums, 0));
