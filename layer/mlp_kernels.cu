@@ -49,8 +49,13 @@ static_assert(MLP_LDY % 32 == 8, "Wd's rows: 8 mod 32 floats");
 
 /* MLP_LN_DG_DY1: LayerNorm 2's backward makes the A tile (dz1) in the
  * kernel, eight lanes a row of O <= MLP_LN_COLS (tlob_mlp_ln_bwd), instead
- * of a separate row kernel reading and writing it (its own graph node,
- * 7.0 us at BTC temporal: docs/layer-results.md, fifteenth pass). */
+ * of a separate row kernel reading and writing it (its own graph node, 7.0
+ * us at BTC temporal, twelfth pass). Measured on the H200 (graphed TF32
+ * fwd+bwd at BTC temporal, docs/layer-results.md, fifteenth pass): 210.0 us
+ * before, 208.2 with dy1 here, 206.9 with this too; LayerNorm 1's backward
+ * at the end as well (dy1 kept on chip) was slower, 209.5: each block runs
+ * one tile whose steps wait on each other, so fusing row passes moves their
+ * latency into the kernel more than it removes it. */
 #define MLP_LN_LANES 8
 #define MLP_LN_COLS 40
 #define MLP_LN_PER_LANE (MLP_LN_COLS / MLP_LN_LANES)
