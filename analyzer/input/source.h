@@ -69,7 +69,8 @@ typedef struct {
 typedef struct {
     source_file *files;   /* sorted by path: output order is deterministic */
     size_t nfiles;
-    const char *root;     /* repository root (absolute), or the cwd outside git */
+    const char *root;     /* repository root (absolute); NULL outside git, where
+                             paths are as given, from the current directory */
     /* Not analysed, only there to be #included (--staged: files of the index
      * that the config excludes, and .inc/.def/... fragments), so that every
      * file a translation unit includes from the repository is the staged one. */
