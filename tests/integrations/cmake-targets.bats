@@ -5,6 +5,8 @@
 # directories. extern "C" declarations are compared with the definitions
 # their own target links with, and a call binds to its own target's
 # definition; without targets in the database, by directory, as before.
+# With CMake's file API reply beside the database, a library's files are
+# compared with the programs that link it and with no other.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -105,6 +107,67 @@ extern "C" void tg_mix(float *x, int n, int stride) { for (int i = 0; i < n; i +
 CU
   cmake -S "$PROJ" -B "$PROJ/build" -G "Unix Makefiles" -DCMAKE_CUDA_ARCHITECTURES=90 \
     >"$BATS_FILE_TMPDIR/cmake.log" 2>&1 || { cat "$BATS_FILE_TMPDIR/cmake.log" >&3; return 1; }
+  links_project
+}
+
+# Two executables in one directory, each linking its own static library
+# there; the libraries define the same extern "C" functions differently.
+# CMake is asked for its file API codemodel before it configures.
+links_project() {
+  export LINKS=$BATS_FILE_TMPDIR/links
+  mkdir -p "$LINKS/app" "$LINKS/build/.cmake/api/v1/query"
+  : >"$LINKS/build/.cmake/api/v1/query/codemodel-v2"
+  cat >"$LINKS/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.18)
+project(links LANGUAGES C CUDA)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+add_library(lk_fast STATIC app/fast.cu)
+add_library(lk_slow STATIC app/slow.cu)
+add_executable(lk_one app/one.c)
+target_link_libraries(lk_one lk_fast)
+add_executable(lk_two app/two.c)
+target_link_libraries(lk_two lk_slow)
+CMAKE
+  cat >"$LINKS/app/fast.cu" <<'CU'
+extern "C" void lk_scale(float *x, int n) { for (int i = 0; i < n; i++) x[i] *= 2.0f; }
+extern "C" void lk_norm(float *x, int n, float eps) { for (int i = 0; i < n; i++) x[i] /= eps; }
+extern "C" void lk_warm(float *x, int n) { for (int i = 0; i < n; i++) x[i] = 0.0f; }
+CU
+  cat >"$LINKS/app/slow.cu" <<'CU'
+extern "C" void lk_scale(double *x, long n) { for (long i = 0; i < n; i++) x[i] *= 2.0; }
+extern "C" void lk_norm(float *x, int n) { for (int i = 0; i < n; i++) x[i] *= 0.5f; }
+CU
+  # lk_one links lk_fast: its lk_norm() lags lk_fast's, and only lk_slow,
+  # which lk_one does not link, has the declared signature.
+  cat >"$LINKS/app/one.c" <<'C'
+void lk_scale(float *x, int n);
+void lk_norm(float *x, int n);
+int main(void)
+{
+    float x[4] = {0};
+    lk_scale(x, 4);
+    lk_norm(x, 4);
+    return 0;
+}
+C
+  # lk_two links lk_slow: its declarations match lk_slow's, and a dead
+  # prototype of lk_warm, which only lk_fast defines.
+  cat >"$LINKS/app/two.c" <<'C'
+void lk_scale(double *x, long n);
+void lk_norm(float *x, int n);
+void lk_warm(double *x, long n);
+int main(void)
+{
+    double x[4] = {0};
+    float y[4] = {0};
+    lk_scale(x, 4);
+    lk_norm(y, 4);
+    return 0;
+}
+C
+  cmake -S "$LINKS" -B "$LINKS/build" -G "Unix Makefiles" -DCMAKE_CUDA_ARCHITECTURES=90 \
+    >"$BATS_FILE_TMPDIR/cmake-links.log" 2>&1 ||
+    { cat "$BATS_FILE_TMPDIR/cmake-links.log" >&3; return 1; }
 }
 
 setup() { gpulint_env_setup; }
@@ -150,4 +213,44 @@ setup() { gpulint_env_setup; }
   # The call binds to the definition nearest in the tree: tg_two's.
   assert_output --partial 'blend/one_main.c:7:5: error: hot path computes on the CPU: tg_hot_step -> tg_prepare computes floating-point arithmetic in a loop at blend/one_fast.c:4'
   assert_output --partial 'gpulint: 3 errors, 0 warnings in 10 files analysed'
+}
+
+@test "CMake's file API reply says which library each executable links" {
+  run compgen -G "$LINKS/build/.cmake/api/v1/reply/index-*.json"
+  assert_success
+  run grep -l '"lk_fast::' "$LINKS"/build/.cmake/api/v1/reply/target-lk_one-*.json
+  assert_success
+  run grep -l '"lk_fast::' "$LINKS"/build/.cmake/api/v1/reply/target-lk_two-*.json
+  assert_failure
+}
+
+@test "file API: a library's files are compared with the executables that link it, never with others" {
+  cd "$LINKS"
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format text --color=never -p build app
+  refute_output --partial 'parse-error'
+  # lk_one's stale lk_norm(), though lk_slow (not linked into lk_one) defines the declared signature.
+  assert_output --partial "app/one.c:2:6: error: declaration 'void lk_norm(float *, int)' differs from the extern \"C\" definition 'void lk_norm(float *, int, float)' at app/fast.cu:2"
+  # lk_two's dead prototype of lk_fast's lk_warm and its lk_scale(): no finding.
+  refute_output --partial 'app/two.c'
+  assert_output --partial 'gpulint: 1 error, 0 warnings in 4 files analysed'
+}
+
+@test "file API: without a reply beside the database, a library is compared by directory" {
+  cd "$LINKS"
+  mkdir -p noreply
+  cp build/compile_commands.json noreply/
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format text --color=never -p noreply app
+  assert_output --partial "app/two.c:3:6: error: declaration 'void lk_warm(double *, long)' differs from the extern \"C\" definition 'void lk_warm(float *, int)' at app/fast.cu:3"
+  refute_output --partial 'app/one.c'
+  assert_output --partial 'gpulint: 1 error, 0 warnings in 4 files analysed'
+}
+
+@test "file API: a reply that cannot be read is an error naming its file" {
+  cd "$LINKS"
+  mkdir -p broken
+  cp -r build/compile_commands.json build/.cmake broken/
+  model=$(ls broken/.cmake/api/v1/reply/codemodel-v2-*.json)
+  printf '{"paths": {"build": "x"}, "configurations": [{"targets": [{"name": "t"}]}]}' >"$model"
+  run -2 "$GL" --config "$EMPTY_CONFIG" --format text --color=never -p broken app
+  assert_output --partial "gpulint: error: $model: error: CMake file API codemodel: target 0 has no \"jsonFile\""
 }
