@@ -35,8 +35,8 @@ typedef struct {
                           macros and types); -1: parsed on its own */
     long *other_contexts;  /* a header: one includer (snapshot source file) of
                               each other program that includes it (programs
-                              as path_same_program tells them apart: none
-                              links with `context` or another of these); it
+                              as the database's targets tell them apart, else
+                              path_same_program: input/header_lang.c); it
                               is analysed in each of their units too, and
                               its facts are those of all its units */
     size_t nother_contexts;

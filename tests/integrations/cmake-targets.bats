@@ -4,7 +4,8 @@
 # library beside them, and one executable whose sources sit in two sibling
 # directories. extern "C" declarations are compared with the definitions
 # their own target links with, and a call binds to its own target's
-# definition; without targets in the database, by directory, as before.
+# definition; a header both executables include is analysed in a unit of
+# each; without targets in the database, by directory, as before.
 # With CMake's file API reply beside the database, a library's files are
 # compared with the programs that link it and with no other.
 
@@ -23,6 +24,7 @@ add_library(tg_util STATIC blend/util.cu)
 add_executable(tg_one blend/one_main.c blend/one.cu blend/util_one.c)
 target_link_libraries(tg_one tg_util)
 add_executable(tg_two blend/two_main.c blend/two.cu blend/one_fast.c)
+target_compile_definitions(tg_two PRIVATE TG_TWO_UPLOADS)
 add_executable(tg_three app/main.c kern/mix.cu)
 CMAKE
   # Target tg_one: its fade() declaration lags its own definition, and
@@ -67,7 +69,18 @@ C
   cat >"$PROJ/blend/one.cu" <<'CU'
 extern "C" void tg_blend(float *x, int n) { for (int i = 0; i < n; i++) x[i] = 1.0f; }
 extern "C" void tg_fade(float *x, int n, float by) { for (int i = 0; i < n; i++) x[i] *= by; }
+#include "shared.h"
 CU
+  # A header both executables include; only tg_two's flags give it code.
+  cat >"$PROJ/blend/shared.h" <<'H'
+#include <cuda_runtime.h>
+#ifdef TG_TWO_UPLOADS
+static inline cudaError_t tg_upload(float *d, const float *h, size_t n)
+{
+    return cudaMemcpy(d, h, n * sizeof *h, cudaMemcpyHostToDevice);
+}
+#endif
+H
   # Target tg_two: a dead prototype of a tg_blend it never defines, which
   # tg_one's definition is not (the two executables never link together).
   cat >"$PROJ/blend/two_main.c" <<'C'
@@ -82,6 +95,7 @@ int main(void)
 C
   cat >"$PROJ/blend/two.cu" <<'CU'
 extern "C" void tg_fade(float *x, int n) { for (int i = 0; i < n; i++) x[i] *= 0.5f; }
+#include "shared.h"
 CU
   # A library: no main, so the database does not say whom it links with:
   # compared by directory (tg_one links it, and its lerp() declaration lags).
@@ -193,7 +207,10 @@ setup() { gpulint_env_setup; }
   refute_output --partial 'no-cpu-compute'
   # One target over two sibling directories: its header's stale prototype.
   assert_output --partial "app/mix.h:1:6: error: declaration 'void tg_mix(float *, int)' differs from the extern \"C\" definition 'void tg_mix(float *, int, int)' at kern/mix.cu:1"
-  assert_output --partial 'gpulint: 3 errors, 0 warnings in 10 files analysed'
+  # The header both executables include is analysed in a unit of each
+  # target: tg_two's -DTG_TWO_UPLOADS gives it an upload.
+  assert_output --partial "blend/shared.h:5:12: error: cudaMemcpy with kind cudaMemcpyHostToDevice"
+  assert_output --partial 'gpulint: 4 errors, 0 warnings in 11 files analysed'
 }
 
 @test "a database whose objects name no target (bear over a Makefile): programs by directory" {
@@ -212,7 +229,10 @@ setup() { gpulint_env_setup; }
   refute_output --partial 'app/mix.h'
   # The call binds to the definition nearest in the tree: tg_two's.
   assert_output --partial 'blend/one_main.c:7:5: error: hot path computes on the CPU: tg_hot_step -> tg_prepare computes floating-point arithmetic in a loop at blend/one_fast.c:4'
-  assert_output --partial 'gpulint: 3 errors, 0 warnings in 10 files analysed'
+  # One program: the shared header is analysed in its first includer's
+  # unit only, tg_one's, where it has no code.
+  refute_output --partial 'blend/shared.h'
+  assert_output --partial 'gpulint: 3 errors, 0 warnings in 11 files analysed'
 }
 
 @test "CMake's file API reply says which library each executable links" {
