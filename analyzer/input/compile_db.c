@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "input/cmake_links.h"
 #include "input/compile_target.h"
 #include "util/paths.h"
 #include "util/files.h"
@@ -29,6 +30,7 @@ struct compile_db {
     db_entry *entries;   /* sorted by file, then order */
     size_t n;
     char *path;          /* as given or found: what a file it does not list is told */
+    cmake_links links;   /* CMake's reply beside it: the programs each target is linked into */
 };
 
 int shell_split(const char *s, str_list *words)
@@ -460,6 +462,16 @@ compile_db *compile_db_load(const char *path, char **error)
     }
     json_decref(doc);
     qsort(db->entries, db->n, sizeof *db->entries, compare_entries);
+    /* CMake writes compile_commands.json in its top build directory, where
+     * its file API reply is too (input/cmake_links.h). */
+    const char *slash = strrchr(path, '/');
+    char *build_dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+    int read = cmake_links_load(build_dir[0] ? build_dir : "/", &db->links, error);
+    free(build_dir);
+    if (read < 0) {
+        compile_db_free(db);
+        return NULL;
+    }
     return db;
 }
 
@@ -474,6 +486,7 @@ void compile_db_free(compile_db *db)
     }
     free(db->entries);
     free(db->path);
+    cmake_links_free(&db->links);
     free(db);
 }
 
@@ -509,10 +522,19 @@ bool compile_db_give(const compile_db *db, source_file *f)
     f->nargs = e->args.n;
     if (e->lang != LANG_COUNT)
         f->lang = e->lang;
-    /* Every entry of the file: one source may be built into several targets. */
-    for (const db_entry *t = e; t < db->entries + db->n && compare_files(t, e) == 0; t++)
-        if (t->target)
+    /* Every entry of the file: one source may be built into several
+     * targets. A target that CMake's reply says is linked into programs
+     * (a library, an executable itself) is in their targets in its place:
+     * a library's files then link with the programs that link it, and with
+     * no other (docs/rules.md, "Programs"). */
+    for (const db_entry *t = e; t < db->entries + db->n && compare_files(t, e) == 0; t++) {
+        size_t n = 0;
+        const cmake_link *in = t->target ? cmake_links_of(&db->links, t->target, &n) : NULL;
+        if (t->target && !in)
             source_add_target(f, t->target);
+        for (size_t k = 0; k < n; k++)
+            source_add_target(f, in[k].program);
+    }
     return true;
 }
 

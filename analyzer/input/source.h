@@ -35,8 +35,8 @@ typedef struct {
                           macros and types); -1: parsed on its own */
     long *other_contexts;  /* a header: one includer (snapshot source file) of
                               each other program that includes it (programs
-                              as path_same_program tells them apart: none
-                              links with `context` or another of these); it
+                              as the database's targets tell them apart, else
+                              path_same_program: input/header_lang.c); it
                               is analysed in each of their units too, and
                               its facts are those of all its units */
     size_t nother_contexts;
@@ -69,7 +69,8 @@ typedef struct {
 typedef struct {
     source_file *files;   /* sorted by path: output order is deterministic */
     size_t nfiles;
-    const char *root;     /* repository root (absolute), or the cwd outside git */
+    const char *root;     /* repository root (absolute); NULL outside git, where
+                             paths are as given, from the current directory */
     /* Not analysed, only there to be #included (--staged: files of the index
      * that the config excludes, and .inc/.def/... fragments), so that every
      * file a translation unit includes from the repository is the staged one. */
