@@ -23,6 +23,9 @@ typedef struct {
     size_t len;
     char *masked;      /* same length: comments and string/char literals blanked
                           (newlines kept) so offsets and line numbers match text */
+    char *parse_text;  /* same length: the text libclang is handed, when it differs
+                          from text (input/launch_brackets.h: `k << <g, b >> >`
+                          launches closed up); NULL: text itself */
     source_lang lang;  /* by extension (source_classify), or the compile
                           database's -x for the file (compile_db_give); a
                           header takes the language of the files that
@@ -58,6 +61,10 @@ typedef struct {
                              list it, so it was parsed with the config's flags alone
                              (a file this build configuration does not compile, or a
                              stale database); NULL when listed or none was used */
+    char *flags_from;     /* an unlisted source file (unlisted_in): the listed file,
+                             nearest it in the tree, whose database flags it was
+                             given as its args (input/compile_db.h), as the report
+                             shows paths; NULL: none shares the repository's root */
     size_t *line_starts;  /* offset of each line's first byte: line l (1-based)
                              starts at line_starts[l - 1] */
     size_t nlines;

@@ -221,27 +221,81 @@ JSON
     "$(printf 'perdef/lib/%s_backend.h:3 unchecked-status\n' cpu cuda)"
 }
 
-@test "a source file the database given with -p does not list: its not-checked names that database, not -p DIR" {
+@test "a source file the database given with -p does not list: its not-checked names that database and the entry whose flags it borrowed, not -p DIR" {
   # ggml's template-instance .cu files, which the build compiles only in
   # another configuration, were told to "pass the build's compile database
-  # with -p DIR" though -p was given.
+  # with -p DIR" though -p was given. Here the nearest listed file's flags
+  # do not have the -I this file needs.
   cd proj
-  cp src/step.cu src/other_config.cu
-  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p build src
+  mkdir -p src/extra
+  printf '#include <cuda_runtime.h>\n#include "extra_only.h"\nvoid f(void) {}\n' >src/extra/other_config.cu
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p build src
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
-    "$(printf 'src/other_config.cu:2 not-checked\nsrc/step.cu:9 no-via-pinned\n')"
+    "$(printf 'src/extra/other_config.cu:2 not-checked\nsrc/step.cu:9 no-via-pinned\n')"
   message=$(jq -r '.findings[] | select(.rule == "not-checked") | .message' <<<"$output")
-  assert_regex "$message" "^'upload_api.h' not found: this file was not checked; the compilation database build/compile_commands.json does not list this file, so it was parsed with the config's flags alone"
+  assert_regex "$message" "^'extra_only.h' not found: this file was not checked; the compilation database build/compile_commands.json does not list this file, so it was parsed with the flags of src/step.cu, the listed file nearest it, and the config's, not the build's"
   refute_regex "$message" '-p DIR'
 }
 
 @test "a source file the database found without -p does not list: its not-checked names that database" {
   cd proj
-  cp src/step.cu src/other_config.cu
-  run -1 "$GL" --config "$EMPTY_CONFIG" --format json src
-  message=$(jq -r '.findings[] | select(.file == "src/other_config.cu") | .message' <<<"$output")
+  mkdir -p src/extra
+  printf '#include <cuda_runtime.h>\n#include "extra_only.h"\nvoid f(void) {}\n' >src/extra/other_config.cu
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json src
+  message=$(jq -r '.findings[] | select(.file == "src/extra/other_config.cu") | .message' <<<"$output")
   assert_regex "$message" "the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list this file"
   refute_regex "$message" '-p DIR'
+}
+
+@test "a source file the database does not list is parsed with its nearest entry's flags (CMake's FindCUDA lists no .cu): checked, and said on stderr" {
+  # xmrig-cuda's CMake build compiles its .cu files by FindCUDA's custom
+  # commands, so its database lists only the .cpp files: each .cu was
+  # not checked for want of the target's -I (docs/realcode.md).
+  cd proj
+  cp src/step.cu src/other_config.cu
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p build src
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
+    "$(printf 'src/other_config.cu:9 no-via-pinned\nsrc/step.cu:9 no-via-pinned\n')"
+  assert_equal "$(jq -r '.files_checked' <<<"$output")" 2
+  assert_equal "$stderr" "gpulint: note: the compilation database build/compile_commands.json does not list 1 of the analysed source files; each was parsed with the flags of the listed file nearest it in the tree (src/other_config.cu with src/step.cu's)"
+}
+
+@test "the nearest entry is the one sharing the most directories, then the fewest below them; a C file takes no C++ -std" {
+  mkdir -p near/a/b near/a/c/d near/z
+  printf 'int in_b(void) { return 0; }\n' >near/a/b/listed.cpp
+  printf 'int in_d(void) { return 0; }\n' >near/a/c/d/listed.cpp
+  printf 'int in_z(void) { return 0; }\n' >near/z/listed.cpp
+  # Only the entry of a/b names only_b.h's directory; a/x.c is nearest
+  # a/b/listed.cpp (one directory below a/, against two for a/c/d, listed
+  # first), whose C++ -std a C file cannot take.
+  mkdir -p near/inc_b
+  printf '#define FROM_B 1\n' >near/inc_b/only_b.h
+  printf '#include "only_b.h"\n#include <cuda_runtime_api.h>\nint x(void) { cudaDeviceSynchronize(); return FROM_B; }\n' >near/a/x.c
+  cat >near/compile_commands.json <<JSON
+[
+  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-c", "a/c/d/listed.cpp"], "file": "a/c/d/listed.cpp"},
+  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-Iinc_b", "-c", "a/b/listed.cpp"], "file": "a/b/listed.cpp"},
+  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-c", "z/listed.cpp"], "file": "z/listed.cpp"}
+]
+JSON
+  cd near
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p . a/x.c
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" "a/x.c:3 unchecked-status"
+  assert_regex "$stderr" '\(a/x.c with a/b/listed.cpp.s\)$'
+}
+
+@test "a database whose files share no directory below the working directory with the file lends it nothing" {
+  mkdir -p elsewhere/src here
+  printf 'int f(void) { return 0; }\n' >elsewhere/src/listed.c
+  printf '#include "absent_sdk.h"\nint g(void) { return 0; }\n' >here/lone.c
+  cat >elsewhere/compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/elsewhere", "arguments": ["cc", "-Isrc", "-c", "src/listed.c"], "file": "src/listed.c"}]
+JSON
+  cd here
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p ../elsewhere lone.c
+  message=$(jq -r '.findings[] | .message' <<<"$output")
+  assert_regex "$message" "parsed with the config's flags alone"
+  assert_regex "$stderr" 'lists none of the 1 analysed files'
 }
 
 @test "a shared header is said once not checked in another program's unit that failed before reading it, whose file names the database that does not list it" {
@@ -259,7 +313,7 @@ JSON
   cat >compile_commands.json <<JSON
 [{"directory": "$BATS_TEST_TMPDIR/shared/gpu", "arguments": ["cc", "-c", "gpu.c"], "file": "gpu.c"}]
 JSON
-  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . shared
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p . shared
   header=$(jq -r '.findings[] | select(.file == "shared/common/sync.h" and .rule == "not-checked") | .message' <<<"$output")
   # One finding for vendor.c's two absent headers, none for probe.c's,
   # which its unit reads after the header.
