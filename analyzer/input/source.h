@@ -58,9 +58,10 @@ typedef struct {
     size_t ntargets;
     char *unlisted_in;    /* a source file (not a header): the compilation database
                              (-p, or the one compile_db_discover found) that does not
-                             list it, so it was parsed with the config's flags alone
-                             (a file this build configuration does not compile, or a
-                             stale database); NULL when listed or none was used */
+                             list it, so it was parsed without its own flags (a file
+                             this build configuration does not compile, or a stale
+                             database): with its nearest entry's (flags_from) or the
+                             config's alone; NULL when listed or none was used */
     char *flags_from;     /* an unlisted source file (unlisted_in): the listed file,
                              nearest it in the tree, whose database flags it was
                              given as its args (input/compile_db.h), as the report
