@@ -540,43 +540,42 @@ static source_lang entry_lang(const db_entry *e)
 }
 
 /* The entry whose flags a source file the database does not list is
- * parsed with: the listed file nearest it in the tree (most leading
- * directories shared, then fewest directories below those), then one whose
- * language takes the same -std, then the first in the database. Editors' language servers infer a missing
- * file's flags so (clangd); here it gives the -I and -D of a build that
- * lists only some of its sources (CMake's FindCUDA compiles .cu files by
- * custom commands, which its database leaves out, docs/realcode.md). NULL
- * when no listed file shares the repository's root (outside git, the
- * working directory) with it: a database of another tree says nothing of
- * this one. */
+ * parsed with: a listed file of its own directory, else of the nearest
+ * directory above it, as a build's per-directory flags reach the
+ * directories below (CMake's include_directories); among those of one
+ * directory, one whose language takes the same -std, then the first in the
+ * database. Never a file of a sibling directory: nccl's docs/examples,
+ * given the flags of its library in src/, found the library's own
+ * "utils.h" in place of the examples' and 146 parse errors followed
+ * (docs/realcode.md). It gives the -I and -D of a build that lists only
+ * some of its sources (CMake's FindCUDA compiles .cu files by custom
+ * commands, which its database leaves out). NULL when no listed file's
+ * directory is the file's or above it under the repository's root
+ * (outside git, the working directory): a database of another tree says
+ * nothing of this one. */
 static const db_entry *nearest_entry(const compile_db *db, const char *file, source_lang lang,
                                      const char *root)
 {
     char *root_dir = xasprintf("%s%s", root, root[strlen(root) - 1] == '/' ? "" : "/");
     size_t floor = shared_dirs(root_dir, root_dir);
     const db_entry *best = NULL;
-    size_t best_dirs = 0, best_below = 0;
+    size_t best_dirs = 0;
     bool best_family = false;
     for (size_t i = 0; i < db->n; i++) {
         const db_entry *e = &db->entries[i];
         if (i > 0 && compare_files(e - 1, e) == 0)
             continue;   /* the first entry of a file counts */
-        if (shared_dirs(e->file, root_dir) < floor)
-            continue;
         size_t dirs = shared_dirs(e->file, file);
-        if (dirs < floor)
-            continue;
-        size_t below = dirs_below(e->file, dirs);
+        if (dirs < floor || shared_dirs(e->file, root_dir) < floor || dirs_below(e->file, dirs))
+            continue;   /* outside the root, or in a directory that is not above the file */
         bool family = same_std_family(entry_lang(e), lang);
         int by = !best ? 1
                  : dirs != best_dirs ? (dirs > best_dirs ? 1 : -1)
-                 : below != best_below ? (below < best_below ? 1 : -1)
                  : family != best_family ? (family ? 1 : -1)
                  : (e->order < best->order ? 1 : -1);
         if (by > 0) {
             best = e;
             best_dirs = dirs;
-            best_below = below;
             best_family = family;
         }
     }
@@ -659,8 +658,8 @@ void compile_db_note_borrowed(const snapshot *snap)
             n += snap->files[j].flags_from && strcmp(snap->files[j].unlisted_in, f->unlisted_in) == 0;
         fprintf(stderr,
                 "gpulint: note: the compilation database %s does not list %zu of the analysed "
-                "source files; each was parsed with the flags of the listed file nearest it in "
-                "the tree (%s with %s's%s)\n",
+                "source files; each was parsed with the flags of a listed file of its directory "
+                "or the nearest one above it (%s with %s's%s)\n",
                 f->unlisted_in, n, f->path, f->flags_from, n > 1 ? ", ..." : "");
     }
 }

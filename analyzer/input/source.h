@@ -60,12 +60,13 @@ typedef struct {
                              (-p, or the one compile_db_discover found) that does not
                              list it, so it was parsed without its own flags (a file
                              this build configuration does not compile, or a stale
-                             database): with its nearest entry's (flags_from) or the
+                             database): with a listed file's (flags_from) or the
                              config's alone; NULL when listed or none was used */
     char *flags_from;     /* an unlisted source file (unlisted_in): the listed file,
-                             nearest it in the tree, whose database flags it was
-                             given as its args (input/compile_db.h), as the report
-                             shows paths; NULL: none shares the repository's root */
+                             of its directory or the nearest one above it, whose
+                             database flags it was given as its args
+                             (input/compile_db.h), as the report
+                             shows paths; NULL: no listed file there */
     size_t *line_starts;  /* offset of each line's first byte: line l (1-based)
                              starts at line_starts[l - 1] */
     size_t nlines;

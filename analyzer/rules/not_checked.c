@@ -78,8 +78,8 @@ static char *unlisted(const analysis *a, size_t fi)
     char *whose = unit == f ? xstrdup("this file")
                             : xasprintf("%s, the unit this header was analysed in", unit->path);
     char *with = unit->flags_from
-                     ? xasprintf("the flags of %s, the listed file nearest it, and the "
-                                 "config's", unit->flags_from)
+                     ? xasprintf("the flags of %s (listed, in its directory or one "
+                                 "above it) and the config's", unit->flags_from)
                      : xstrdup("the config's flags alone");
     char *s = xasprintf("the compilation database %s does not list %s, so it was parsed with "
                         "%s, not the build's: configure the build so "

@@ -233,7 +233,7 @@ JSON
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
     "$(printf 'src/extra/other_config.cu:2 not-checked\nsrc/step.cu:9 no-via-pinned\n')"
   message=$(jq -r '.findings[] | select(.rule == "not-checked") | .message' <<<"$output")
-  assert_regex "$message" "^'extra_only.h' not found: this file was not checked; the compilation database build/compile_commands.json does not list this file, so it was parsed with the flags of src/step.cu, the listed file nearest it, and the config's, not the build's"
+  assert_regex "$message" "^'extra_only.h' not found: this file was not checked; the compilation database build/compile_commands.json does not list this file, so it was parsed with the flags of src/step.cu \\(listed, in its directory or one above it\\) and the config's, not the build's"
   refute_regex "$message" '-p DIR'
 }
 
@@ -247,7 +247,7 @@ JSON
   refute_regex "$message" '-p DIR'
 }
 
-@test "a source file the database does not list is parsed with its nearest entry's flags (CMake's FindCUDA lists no .cu): checked, and said on stderr" {
+@test "a source file the database does not list is parsed with the flags of a listed file of its directory (CMake's FindCUDA lists no .cu): checked, and said on stderr" {
   # xmrig-cuda's CMake build compiles its .cu files by FindCUDA's custom
   # commands, so its database lists only the .cpp files: each .cu was
   # not checked for want of the target's -I (docs/realcode.md).
@@ -257,31 +257,38 @@ JSON
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
     "$(printf 'src/other_config.cu:9 no-via-pinned\nsrc/step.cu:9 no-via-pinned\n')"
   assert_equal "$(jq -r '.files_checked' <<<"$output")" 2
-  assert_equal "$stderr" "gpulint: note: the compilation database build/compile_commands.json does not list 1 of the analysed source files; each was parsed with the flags of the listed file nearest it in the tree (src/other_config.cu with src/step.cu's)"
+  assert_equal "$stderr" "gpulint: note: the compilation database build/compile_commands.json does not list 1 of the analysed source files; each was parsed with the flags of a listed file of its directory or the nearest one above it (src/other_config.cu with src/step.cu's)"
 }
 
-@test "the nearest entry is the one sharing the most directories, then the fewest below them; a C file takes no C++ -std" {
-  mkdir -p near/a/b near/a/c/d near/z
+@test "the flags lent are those of a listed file of the file's directory, else the nearest one above it, never a sibling directory's; a C file takes no C++ -std" {
+  # nccl's docs/examples, given the flags of its library in src/, found the
+  # library's own utils.h in place of the examples' (146 parse errors).
+  mkdir -p near/a/b near/inc_a near/inc_b near/docs
+  printf 'int top(void) { return 0; }\n' >near/listed_top.cpp
+  printf 'int in_a(void) { return 0; }\n' >near/a/listed.cpp
   printf 'int in_b(void) { return 0; }\n' >near/a/b/listed.cpp
-  printf 'int in_d(void) { return 0; }\n' >near/a/c/d/listed.cpp
-  printf 'int in_z(void) { return 0; }\n' >near/z/listed.cpp
-  # Only the entry of a/b names only_b.h's directory; a/x.c is nearest
-  # a/b/listed.cpp (one directory below a/, against two for a/c/d, listed
-  # first), whose C++ -std a C file cannot take.
-  mkdir -p near/inc_b
-  printf '#define FROM_B 1\n' >near/inc_b/only_b.h
-  printf '#include "only_b.h"\n#include <cuda_runtime_api.h>\nint x(void) { cudaDeviceSynchronize(); return FROM_B; }\n' >near/a/x.c
+  printf '#define FROM_A 1\n' >near/inc_a/only_a.h
+  printf '#error "a sibling directory'"'"'s header"\n' >near/inc_b/utils.h
+  printf '#include "only_a.h"\n#include <cuda_runtime_api.h>\nint x(void) { cudaDeviceSynchronize(); return FROM_A; }\n' >near/a/x.c
+  printf '#include "utils.h"\nint y(void) { return 0; }\n' >near/docs/y.c
   cat >near/compile_commands.json <<JSON
 [
-  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-c", "a/c/d/listed.cpp"], "file": "a/c/d/listed.cpp"},
+  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-c", "listed_top.cpp"], "file": "listed_top.cpp"},
   {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-Iinc_b", "-c", "a/b/listed.cpp"], "file": "a/b/listed.cpp"},
-  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-c", "z/listed.cpp"], "file": "z/listed.cpp"}
+  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-Iinc_a", "-c", "a/listed.cpp"], "file": "a/listed.cpp"}
 ]
 JSON
   cd near
+  # a/x.c: a/listed.cpp's -Iinc_a (its own directory's, before the root's
+  # listed first), without its -std=c++17, which a C parse refuses.
   run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p . a/x.c
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" "a/x.c:3 unchecked-status"
-  assert_regex "$stderr" '\(a/x.c with a/b/listed.cpp.s\)$'
+  assert_regex "$stderr" '\(a/x.c with a/listed.cpp.s\)$'
+  # docs/y.c: the root's listed_top.cpp lends (no -I), never a/b's
+  # -Iinc_b, under which utils.h is the wrong one.
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p . docs/y.c
+  assert_equal "$(jq -r '.findings[] | .rule' <<<"$output")" "not-checked"
+  assert_regex "$(jq -r '.findings[] | .message' <<<"$output")" "^'utils.h' not found: .*parsed with the flags of listed_top.cpp \\(listed, in its directory or one above it\\)"
 }
 
 @test "a database whose files share no directory below the working directory with the file lends it nothing" {
