@@ -76,12 +76,17 @@ static char *unlisted(const analysis *a, size_t fi)
         return NULL;
     char *whose = unit == f ? xstrdup("this file")
                             : xasprintf("%s, the unit this header was analysed in", unit->path);
+    char *with = unit->flags_from
+                     ? xasprintf("the flags of %s (listed, in its directory or one "
+                                 "above it) and the config's", unit->flags_from)
+                     : xstrdup("the config's flags alone");
     char *s = xasprintf("the compilation database %s does not list %s, so it was parsed with "
-                        "the config's flags alone, not the build's: configure the build so "
+                        "%s, not the build's: configure the build so "
                         "that it compiles the file and regenerate the database (or regenerate "
                         "a stale one), give the flags with include-dirs: and defines: in "
                         ".gpulint.yaml, or exclude the file",
-                        unit->unlisted_in, whose);
+                        unit->unlisted_in, whose, with);
+    free(with);
     free(whose);
     return s;
 }
