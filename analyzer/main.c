@@ -615,7 +615,8 @@ int main(int argc, char **argv)
     /* The database's flags first: a header's language follows its
      * includes, which the database's -I resolve. */
     if (db) {
-        if (compile_db_apply(db, &snap) == 0 && snap.nfiles > 0)
+        if (compile_db_apply(db, &snap) == 0 && snap.nfiles > 0 &&
+            compile_db_borrowers(db, &snap) == 0)
             fprintf(stderr,
                     "gpulint: note: the compilation database lists none of the %zu analysed "
                     "files; they are parsed with the config's flags alone\n",
@@ -633,6 +634,7 @@ int main(int argc, char **argv)
         free(root);
         return EXIT_USAGE;
     }
+    compile_db_note_borrowed(&snap);
     header_langs_resolve(&snap, &cfg);
 
     pipeline_options run = {

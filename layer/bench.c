@@ -342,8 +342,9 @@ typedef struct {
      * ([0]) and to the tensor-core kernels ([1], where they fit); else -1 */
     double mlp_fwd_graph_us[2], mlp_fwdbwd_graph_us[2];
     /* graphed fwd+bwd with data-gradient product p forced to
-     * dgrad_sweep[k] row chunks ([p][k]; -1 where p does not run: dg
-     * beside the MLP's backward kernel), and the chunks p takes by default */
+     * dgrad_sweep[k] row chunks ([p][k]; -1 where p does not run: dg, and
+     * dy1 where it fits, inside the MLP's backward kernel), and the chunks p
+     * takes by default */
     double dgrad_fwdbwd_graph_us[TLOB_DGRAD_COUNT][DGRAD_SWEEP];
     int dgrad_auto[TLOB_DGRAD_COUNT];
 } layer_result;
@@ -496,7 +497,9 @@ static int bench_layer(layer_result *r, int iters) {
     BENCH_CHECK_TLOB(tlob_internal_force_mlp(L, 0));
     for (int p = 0; p < TLOB_DGRAD_COUNT; p++) {
         r->dgrad_auto[p] = tlob_internal_data_grad_chunks(L, p, B);
-        const int runs = p != TLOB_DGRAD_DG || !(tlob_internal_mlp_fused(L) & 2);
+        const int fused = tlob_internal_mlp_fused(L);
+        const int runs =
+            !(p == TLOB_DGRAD_DG && (fused & 2)) && !(p == TLOB_DGRAD_DY1 && (fused & 4));
         for (int k = 0; k < DGRAD_SWEEP; k++) {
             r->dgrad_fwdbwd_graph_us[p][k] = -1.0;
             if (!runs) continue;
@@ -682,7 +685,8 @@ int tlob_bench_main(int argc, char **argv) {
     }
     printf("\nThe MLP's products (fc + bias + GELU, dg + GELU backward), TF32, graphs, us: "
            "cuBLAS and the row kernels vs the tensor-core kernels (layer/mlp_kernels.h); "
-           "'AUTO': the kernels AUTO runs (1 forward, 2 backward, 3 both)\n");
+           "'AUTO': the kernels AUTO runs (1 forward, 2 backward, 3 both; +4 dy1 = df Wf and +8 "
+           "LayerNorm 2's backward in the backward's)\n");
     printf("%-18s %4s | %9s %9s | %9s %9s | %5s\n", "case", "B", "cuBLAS f", "cuBLAS fb",
            "kernel f", "kernel fb", "AUTO");
     for (int i = 0; i < 2 * NCASES; i++) {

@@ -36,12 +36,15 @@ int tlob_internal_forward_launches(const tlob_layer *layer, int batch);
  * tensor-core kernels of layer/mlp_kernels.h where they fit. Either way TF32
  * mode only; FP32 mode always takes cuBLAS. */
 tlob_status tlob_internal_force_mlp(tlob_layer *layer, int path);
-/* Which MLP kernels run now: 1 the forward's, 2 the backward's, 3 both, 0 none. */
+/* Which MLP kernels run now: 1 the forward's, 2 the backward's, 3 both, 0
+ * none; plus 4 where the backward's also computes dy1 = df Wf
+ * (tlob_mlp_dy1_fits), and 8 where it does LayerNorm 2's backward too
+ * (tlob_mlp_ln_fits). */
 int tlob_internal_mlp_fused(const tlob_layer *layer);
 
 /* The backward's data-gradient products, each one cuBLAS call over row
- * chunks (linear_data_grad): dx += dqkv Wqkv_eff, dy1 = df Wf, dout = dr Wc,
- * and dg = dz1 Wf2 where the MLP's backward kernel does not run it. */
+ * chunks (linear_data_grad): dx += dqkv Wqkv_eff, dy1 = df Wf and dg = dz1
+ * Wf2 where the MLP's backward kernel does not compute them, dout = dr Wc. */
 enum { TLOB_DGRAD_DX, TLOB_DGRAD_DY1, TLOB_DGRAD_DOUT, TLOB_DGRAD_DG, TLOB_DGRAD_COUNT };
 /* chunks: 0 = choose (the default), 1 to TLOB_DGRAD_MAX_CHUNKS = that many
  * (one where it does not divide the rows). */

@@ -36,7 +36,36 @@ static_assert(MLP_CHUNK == 4 * MLP_NT * 8, "a chunk is the four warp columns");
  * the row tiles bounds them, as MAX_ACCUM_BLOCKS does in layer/kernels.cu. */
 #define MLP_MAX_BLOCKS 528u
 
-enum { MLP_FC_GELU, MLP_DG_GELU_BWD };
+/* dy1 = df Wf inside the backward kernel (MLP_DG_GELU_BWD_DY1): the block's
+ * df tile [MLP_ROWS, F] is in shared memory once its epilogue is done, so
+ * where F fits one chunk and D one warp's columns, Wf [F, D] is loaded once
+ * a block (MLP_LDY floats a row: 8 mod 32 puts a B fragment's 4 rows x 8
+ * columns in 32 banks) and the tile times it is one more small mma. At BTC
+ * temporal this is cuBLAS's [16384, 160] x [160, 40] product (its own node of
+ * the graph) in about 2.6 MB more written by a kernel already running. */
+#define MLP_LDY MLP_WARP_COLS
+static_assert(MLP_LDY % 32 == 8, "Wd's rows: 8 mod 32 floats");
+#define MLP_LDS 44 /* dy1's staging rows (in As's place): 16-byte rows */
+
+/* MLP_LN_DG_DY1: LayerNorm 2's backward makes the A tile (dz1) in the
+ * kernel, eight lanes a row of O <= MLP_LN_COLS (tlob_mlp_ln_bwd), instead
+ * of a separate row kernel reading and writing it (its own graph node, 7.0
+ * us at BTC temporal, twelfth pass). Measured on the H200 (graphed TF32
+ * fwd+bwd at BTC temporal, docs/layer-results.md, fifteenth pass): 210.0 us
+ * before, 208.2 with dy1 here, 206.9 with this too; LayerNorm 1's backward
+ * at the end as well (dy1 kept on chip) was slower, 209.5: each block runs
+ * one tile whose steps wait on each other, so fusing row passes moves their
+ * latency into the kernel more than it removes it. */
+#define MLP_LN_LANES 8
+#define MLP_LN_COLS 40
+#define MLP_LN_PER_LANE (MLP_LN_COLS / MLP_LN_LANES)
+
+enum { MLP_FC_GELU, MLP_DG_GELU_BWD, MLP_DG_GELU_BWD_DY1, MLP_LN_DG_DY1 };
+
+__device__ __forceinline__ float sum8(float v) {
+    for (int off = 1; off < MLP_LN_LANES; off <<= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
 
 __device__ __forceinline__ unsigned to_tf32(float x) {
     unsigned r;
@@ -81,7 +110,10 @@ __device__ __forceinline__ bool aligned16(const float *p) { return ((size_t)p & 
  * MLP_FC_GELU:     op(W)(k, c) = W[c K + k] (a Linear's [cols, K] weight);
  *                  out = C, out2 = GELU(C + bias);
  * MLP_DG_GELU_BWD: op(W)(k, c) = W[k cols + c];
- *                  out = C * GELU'(aux + bias), dbias += column sums of out.
+ *                  out = C * GELU'(aux + bias), dbias += column sums of out;
+ * MLP_DG_GELU_BWD_DY1: the same, and out2 [rows, D] = out wd (wd [cols, D];
+ *                  cols <= MLP_CHUNK, D <= MLP_WARP_COLS);
+ * MLP_LN_DG_DY1:   the same, with A from ln (a is not read; K <= MLP_LN_COLS).
  * The epilogue's results go through a shared-memory tile (Os) and leave in
  * whole rows of float4s: stored from the mma's fragments directly (8 rows x
  * 32 bytes a store), the forward kernel took 14.7 and, with cp.async
@@ -93,13 +125,24 @@ __global__ void __launch_bounds__(MLP_THREADS)
     tlob_mlp_mma_kernel(const float *__restrict__ a, const float *__restrict__ w,
                         const float *__restrict__ bias, const float *__restrict__ aux,
                         float *__restrict__ out, float *__restrict__ out2,
-                        float *__restrict__ dbias, int rows, int K, int cols) {
-    constexpr bool BWD = EPI == MLP_DG_GELU_BWD;
-    extern __shared__ float smem[]; /* As | Ws | vec | Os: mlp_smem */
+                        float *__restrict__ dbias, const float *__restrict__ wd,
+                        const tlob_mlp_ln_bwd ln, int rows, int K, int cols, int D) {
+    constexpr bool LN = EPI == MLP_LN_DG_DY1;
+    constexpr bool DY1 = EPI == MLP_DG_GELU_BWD_DY1 || LN;
+    constexpr bool BWD = EPI == MLP_DG_GELU_BWD || DY1;
+    extern __shared__ float smem[]; /* As | Ws | vec | Os (| Wd (| Ls)): mlp_smem */
     const int Kp = (K + 7) & ~7, lda = Kp + MLP_KPAD;
-    float *As = smem, *Ws = As + MLP_ROWS * lda;
+    float *As = smem, *Ws = As + MLP_ROWS * (DY1 ? max(lda, MLP_LDS) : lda);
     /* vec: the forward's bias chunk, the backward's column sums */
     float *vec = Ws + (BWD ? Kp * MLP_LDC : MLP_CHUNK * lda), *Os = vec + MLP_CHUNK;
+    float *Wd = Os + MLP_ROWS * MLP_LDC; /* DY1: Wf [Fp][MLP_LDY] */
+    const int Fp = (cols + 7) & ~7;
+    /* LN: the block's column sums of dgamma, dbeta, dbias [3][MLP_LN_COLS] */
+    float *Ls = Wd + Fp * MLP_LDY;
+    if (LN)
+        for (int i = threadIdx.x; i < 3 * MLP_LN_COLS; i += MLP_THREADS) Ls[i] = 0.0f;
+    const bool d_vec = D % 4 == 0 && aligned16(wd) && aligned16(out2);
+    if (DY1) tile_async(Wd, MLP_LDY, wd, (size_t)D, Fp, MLP_LDY, cols, D, d_vec);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wrow = (warp & 1) * 32, wcol = (warp >> 1) * MLP_WARP_COLS;
@@ -130,10 +173,55 @@ __global__ void __launch_bounds__(MLP_THREADS)
         for (int tile = blockIdx.x; tile < row_tiles; tile += gridDim.x) {
             const int r0 = tile * MLP_ROWS, vr = min(MLP_ROWS, rows - r0);
             __syncthreads(); /* As and Os free */
-            tile_async(As, lda, a + (size_t)r0 * K, (size_t)K, MLP_ROWS, Kp, vr, K, a_vec);
+            if (!LN) tile_async(As, lda, a + (size_t)r0 * K, (size_t)K, MLP_ROWS, Kp, vr, K, a_vec);
             if (BWD)
                 tile_async(Os, MLP_LDC, aux + (size_t)r0 * cols + c0, (size_t)cols, MLP_ROWS,
                            MLP_CHUNK, vr, cw, o_vec);
+            if (LN) { /* the A tile: LayerNorm 2's backward, 32 rows a pass, as
+                       * tlob_ln_bwd_kernel<8, 5> (layer/kernels.cu) does it */
+                const int sub = threadIdx.x % MLP_LN_LANES;
+                float cs[3][MLP_LN_PER_LANE] = {};
+                for (int r = threadIdx.x / MLP_LN_LANES; r < MLP_ROWS;
+                     r += MLP_THREADS / MLP_LN_LANES) {
+                    const bool live = r < vr;
+                    const size_t base = (size_t)(r0 + (live ? r : 0)) * K;
+                    const float m = live ? ln.mean[r0 + r] : 0.0f, rs = live ? ln.rstd[r0 + r] : 0.0f;
+                    float gk[MLP_LN_PER_LANE], xk[MLP_LN_PER_LANE], s1 = 0.0f, s2 = 0.0f;
+#pragma unroll
+                    for (int k = 0; k < MLP_LN_PER_LANE; k++) {
+                        const int c = sub + MLP_LN_LANES * k;
+                        gk[k] = xk[k] = 0.0f;
+                        if (live && c < K) {
+                            xk[k] = (ln.h[base + c] - m) * rs;
+                            gk[k] = ln.dy[base + c] * gelu_grad(xk[k] * ln.gamma[c] + ln.beta[c]);
+                            s1 += gk[k] * ln.gamma[c];
+                            s2 += gk[k] * ln.gamma[c] * xk[k];
+                        }
+                    }
+                    s1 = sum8(s1) / K, s2 = sum8(s2) / K;
+#pragma unroll
+                    for (int k = 0; k < MLP_LN_PER_LANE; k++) {
+                        const int c = sub + MLP_LN_LANES * k;
+                        const bool in = live && c < K;
+                        const float d = in ? rs * (gk[k] * ln.gamma[c] - s1 - xk[k] * s2) : 0.0f;
+                        if (c < Kp) As[r * lda + c] = d; /* zeros past the rows and K */
+                        if (in) ln.dh[base + c] = d;
+                        cs[0][k] += gk[k] * xk[k], cs[1][k] += gk[k], cs[2][k] += d;
+                    }
+                }
+                /* the warp's four row groups hold the same columns: sum them,
+                 * then one shared atomic per column a warp */
+#pragma unroll
+                for (int q = 0; q < 3; q++)
+#pragma unroll
+                    for (int k = 0; k < MLP_LN_PER_LANE; k++) {
+                        float v = cs[q][k];
+                        for (int off = MLP_LN_LANES; off < 32; off <<= 1)
+                            v += __shfl_xor_sync(0xffffffffu, v, off);
+                        const int c = sub + MLP_LN_LANES * k;
+                        if (lane < MLP_LN_LANES && c < K) atomicAdd(&Ls[q * MLP_LN_COLS + c], v);
+                    }
+            }
             copies_wait_all();
             __syncthreads();
             float acc[2][MLP_NT][4];
@@ -191,6 +279,37 @@ __global__ void __launch_bounds__(MLP_THREADS)
                         *o = v;
                     }
             __syncthreads();
+            /* DY1: dy1 tile = df tile (Os) x Wd, to As's place (As's readers
+             * are past the barrier above); warp w: rows 16 (w % 4), n-tiles
+             * 0-2 or 3-4 */
+            if (DY1) {
+                const int mr = 16 * (warp & 3), j0 = warp < 4 ? 0 : 3, nj = warp < 4 ? 3 : 2;
+                float dacc[3][4];
+#pragma unroll
+                for (int j = 0; j < 3; j++) dacc[j][0] = dacc[j][1] = dacc[j][2] = dacc[j][3] = 0.0f;
+                for (int k0 = 0; k0 < Fp; k0 += 8) {
+                    const float *p = Os + (mr + g) * MLP_LDC + k0 + t;
+                    const unsigned af[4] = {to_tf32(p[0]), to_tf32(p[8 * MLP_LDC]), to_tf32(p[4]),
+                                            to_tf32(p[8 * MLP_LDC + 4])};
+#pragma unroll
+                    for (int j = 0; j < 3; j++) {
+                        const int n = 8 * (j0 + j);
+                        if (j >= nj || n >= D) break; /* warp-uniform */
+                        const unsigned bf[2] = {to_tf32(Wd[(k0 + t) * MLP_LDY + n + g]),
+                                                to_tf32(Wd[(k0 + t + 4) * MLP_LDY + n + g])};
+                        mma_tf32(dacc[j], af, bf);
+                    }
+                }
+#pragma unroll
+                for (int j = 0; j < 3; j++) {
+                    const int n = 8 * (j0 + j);
+                    if (j >= nj || n >= D) break;
+#pragma unroll
+                    for (int h = 0; h < 2; h++)
+                        *reinterpret_cast<float2 *>(As + (mr + 8 * h + g) * MLP_LDS + n + 2 * t) =
+                            make_float2(dacc[j][2 * h], dacc[j][2 * h + 1]);
+                }
+            }
             /* Os to out (and GELU(Os + bias) to out2) in whole rows */
             if (o_vec) {
                 const int c4 = cw / 4;
@@ -211,6 +330,22 @@ __global__ void __launch_bounds__(MLP_THREADS)
                     const size_t o = (size_t)(r0 + r) * cols + c0 + c;
                     out[o] = v;
                     if (!BWD) out2[o] = gelu(v + vec[c]);
+                }
+            }
+            if (DY1) { /* the dy1 tile to out2 in whole rows */
+                __syncthreads();
+                if (d_vec) {
+                    const int d4 = D / 4;
+                    for (int i = threadIdx.x; i < vr * d4; i += MLP_THREADS) {
+                        const int r = i / d4, c = 4 * (i - r * d4);
+                        *reinterpret_cast<float4 *>(out2 + (size_t)(r0 + r) * D + c) =
+                            *reinterpret_cast<const float4 *>(As + r * MLP_LDS + c);
+                    }
+                } else {
+                    for (int i = threadIdx.x; i < vr * D; i += MLP_THREADS) {
+                        const int r = i / D, c = i - r * D;
+                        out2[(size_t)(r0 + r) * D + c] = As[r * MLP_LDS + c];
+                    }
                 }
             }
         }
@@ -239,24 +374,47 @@ __global__ void __launch_bounds__(MLP_THREADS)
         }
         __syncthreads(); /* Ws and vec are rewritten by the next chunk */
     }
+    if (LN) /* one chunk (DY1): the barrier above ends the tiles' shared atomics */
+        for (int i = threadIdx.x; i < 3 * K; i += MLP_THREADS) {
+            const int q = i / K, c = i - q * K;
+            atomicAdd(q == 0 ? &ln.dgamma[c] : q == 1 ? &ln.dbeta[c] : &ln.dbias[c],
+                      Ls[q * MLP_LN_COLS + c]);
+        }
 }
 
-/* As [MLP_ROWS][Kp + 4]; Ws, the forward's [MLP_CHUNK][Kp + 4], the
- * backward's [Kp][MLP_LDC]; vec [MLP_CHUNK]; Os [MLP_ROWS][MLP_LDC]. */
-static size_t mlp_smem(int K, bool bwd) {
+/* As [MLP_ROWS][Kp + 4] (with dy1: at least MLP_LDS wide); Ws, the
+ * forward's [MLP_CHUNK][Kp + 4], the backward's [Kp][MLP_LDC]; vec
+ * [MLP_CHUNK]; Os [MLP_ROWS][MLP_LDC]; with dy1, Wd [Fp][MLP_LDY]. */
+static size_t mlp_smem(int K, bool bwd, int dy1_F, bool ln) {
     const size_t Kp = (size_t)((K + 7) & ~7), lda = Kp + MLP_KPAD;
     const size_t ws = bwd ? Kp * MLP_LDC : (size_t)MLP_CHUNK * lda;
-    return (MLP_ROWS * lda + ws + MLP_CHUNK + (size_t)MLP_ROWS * MLP_LDC) * sizeof(float);
+    const size_t as = dy1_F && lda < MLP_LDS ? MLP_LDS : lda;
+    const size_t wd = dy1_F ? (size_t)((dy1_F + 7) & ~7) * MLP_LDY : 0;
+    return (MLP_ROWS * as + ws + MLP_CHUNK + (size_t)MLP_ROWS * MLP_LDC + wd +
+            (ln ? 3 * MLP_LN_COLS : 0)) *
+           sizeof(float);
 }
 
-extern "C" size_t tlob_mlp_fwd_smem(int D) { return mlp_smem(D, false); }
-extern "C" size_t tlob_mlp_bwd_smem(int O) { return mlp_smem(O, true); }
+extern "C" int tlob_mlp_dy1_fits(int D, int F) { return F <= MLP_CHUNK && D <= MLP_WARP_COLS; }
+extern "C" int tlob_mlp_ln_fits(int O, int D, int F) {
+    return tlob_mlp_dy1_fits(D, F) && O <= MLP_LN_COLS;
+}
+extern "C" size_t tlob_mlp_fwd_smem(int D) { return mlp_smem(D, false, 0, false); }
+extern "C" size_t tlob_mlp_bwd_smem(int O, int D, int F) {
+    return mlp_smem(O, true, tlob_mlp_dy1_fits(D, F) ? F : 0, tlob_mlp_ln_fits(O, D, F));
+}
 
 extern "C" cudaError_t tlob_mlp_prepare(int smem_limit) {
     cudaError_t e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_FC_GELU>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_DG_GELU_BWD>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_DG_GELU_BWD_DY1>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_LN_DG_DY1>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
     return e;
 }
@@ -275,18 +433,34 @@ extern "C" cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf,
                                                float *f, float *g, int rows, int D, int F,
                                                cudaStream_t stream) {
     if (!mlp_aligned(F, f, g) || rows < 1 || D < 1) return cudaErrorInvalidValue;
-    tlob_mlp_mma_kernel<MLP_FC_GELU><<<mlp_grid(rows), MLP_THREADS, mlp_smem(D, false), stream>>>(
-        y1, wf, bf, NULL, f, g, NULL, rows, D, F);
+    const tlob_mlp_ln_bwd none = {};
+    tlob_mlp_mma_kernel<MLP_FC_GELU><<<mlp_grid(rows), MLP_THREADS, mlp_smem(D, false, 0, false),
+                                       stream>>>(y1, wf, bf, NULL, f, g, NULL, NULL, none, rows, D,
+                                                 F, 0);
     return cudaGetLastError();
 }
 
-/* dz1 [rows, O]; Wf2 [O, F]; f, df [rows, F]; bf, dbf [F] */
+/* dz1 [rows, O]; Wf2 [O, F]; f, df [rows, F]; bf, dbf [F]; Wf [F, D], dy1 [rows, D] */
 extern "C" cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float *wf2,
                                                    const float *f, const float *bf, float *df,
-                                                   float *dbf, int rows, int O, int F,
-                                                   cudaStream_t stream) {
-    if (!mlp_aligned(F, f, df) || rows < 1 || O < 1) return cudaErrorInvalidValue;
-    tlob_mlp_mma_kernel<MLP_DG_GELU_BWD><<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true),
-                                           stream>>>(dz1, wf2, bf, f, df, NULL, dbf, rows, O, F);
+                                                   float *dbf, const float *wf, float *dy1,
+                                                   const tlob_mlp_ln_bwd *ln, int rows, int O,
+                                                   int F, int D, cudaStream_t stream) {
+    if (!mlp_aligned(F, f, df) || rows < 1 || O < 1 || (!wf) != (!dy1) ||
+        (dy1 && (D < 1 || !tlob_mlp_dy1_fits(D, F))) || (ln && (!dy1 || O > MLP_LN_COLS)))
+        return cudaErrorInvalidValue;
+    const tlob_mlp_ln_bwd none = {};
+    if (ln)
+        tlob_mlp_mma_kernel<MLP_LN_DG_DY1>
+            <<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true, F, true), stream>>>(
+                NULL, wf2, bf, f, df, dy1, dbf, wf, *ln, rows, O, F, D);
+    else if (dy1)
+        tlob_mlp_mma_kernel<MLP_DG_GELU_BWD_DY1>
+            <<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true, F, false), stream>>>(
+                dz1, wf2, bf, f, df, dy1, dbf, wf, none, rows, O, F, D);
+    else
+        tlob_mlp_mma_kernel<MLP_DG_GELU_BWD><<<mlp_grid(rows), MLP_THREADS,
+                                               mlp_smem(O, true, 0, false), stream>>>(
+            dz1, wf2, bf, f, df, NULL, dbf, NULL, none, rows, O, F, 0);
     return cudaGetLastError();
 }

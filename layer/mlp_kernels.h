@@ -4,7 +4,8 @@
  *   forward:  f = y1 Wf^T and g = GELU(f + bf), one pass (cuBLAS's fc, then
  *             tlob_launch_bias_gelu_fwd, on the general path);
  *   backward: df = (dz1 Wf2) * GELU'(f + bf) and dbf += the column sums of
- *             df, one pass (cuBLAS's dg, then tlob_launch_gelu_bwd).
+ *             df, one pass (cuBLAS's dg, then tlob_launch_gelu_bwd); where
+ *             tlob_mlp_dy1_fits, also dy1 = df Wf (cuBLAS's dy1).
  * Shapes are row-major; rows = B*T, F = 4D the hidden width. */
 #ifndef TLOB_MLP_KERNELS_H
 #define TLOB_MLP_KERNELS_H
@@ -20,9 +21,25 @@ extern "C" {
  * tile spans the whole output width and A is read once. */
 #define TLOB_MLP_CHUNK 160
 
-/* Shared memory (bytes) of one block of each kernel. */
+/* Whether the backward kernel can compute dy1 = df Wf as well: F <= one
+ * chunk and D <= 40 (one warp's columns of its tile). */
+int tlob_mlp_dy1_fits(int D, int F);
+
+/* LayerNorm 2's backward (GELU after it) as the backward kernel's first
+ * step, where it computes dy1 too and O <= 40: dz1 = dh from dy through
+ * GELU and the LayerNorm of h (z1, mean2, rstd2, gamma2, beta2), written to
+ * dh; dgamma, dbeta and dbias (bf2's gradient: the sums of dh) += their
+ * column sums (tlob_launch_ln_bwd's with gelu = 1). */
+typedef struct {
+    const float *dy, *h, *mean, *rstd, *gamma, *beta;
+    float *dh, *dgamma, *dbeta, *dbias;
+} tlob_mlp_ln_bwd;
+int tlob_mlp_ln_fits(int O, int D, int F);
+
+/* Shared memory (bytes) of one block of each kernel (the backward's with
+ * dy1 where tlob_mlp_dy1_fits). */
 size_t tlob_mlp_fwd_smem(int D);
-size_t tlob_mlp_bwd_smem(int O);
+size_t tlob_mlp_bwd_smem(int O, int D, int F);
 
 /* Raises both kernels' dynamic shared-memory limit to `smem_limit` bytes;
  * host-side setup, once per layer (tlob_create). */
@@ -35,10 +52,14 @@ cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const floa
                                     float *g, int rows, int D, int F, cudaStream_t stream);
 
 /* dz1 [rows, O], Wf2 [O, F], f [rows, F], bf [F] -> df [rows, F];
- * dbf [F] += column sums of df. F even, f and df 8-byte aligned. */
+ * dbf [F] += column sums of df. F even, f and df 8-byte aligned. With wf
+ * [F, D] and dy1 [rows, D] (both or neither; tlob_mlp_dy1_fits(D, F)), also
+ * dy1 = df Wf; with ln as well (tlob_mlp_ln_fits), dz1 is not read but
+ * computed (ln's dh). */
 cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float *wf2, const float *f,
-                                        const float *bf, float *df, float *dbf, int rows, int O,
-                                        int F, cudaStream_t stream);
+                                        const float *bf, float *df, float *dbf, const float *wf,
+                                        float *dy1, const tlob_mlp_ln_bwd *ln, int rows, int O,
+                                        int F, int D, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -426,7 +426,8 @@ static int mlp_fused(const tlob_layer *L, int backward) {
      * TLOB_MLP_CHUNK: D <= 40, BTC temporal); wider, every column chunk
      * reloads the A tile (docs/layer-results.md, ninth pass) */
     if (L->mlp_path == ATTENTION_AUTO && L->F > TLOB_MLP_CHUNK) return 0;
-    const size_t smem = backward ? tlob_mlp_bwd_smem(L->O) : tlob_mlp_fwd_smem(L->D);
+    const size_t smem =
+        backward ? tlob_mlp_bwd_smem(L->O, L->D, L->F) : tlob_mlp_fwd_smem(L->D);
     return smem <= (size_t)L->ctx.attention.smem_limit;
 }
 
@@ -438,7 +439,10 @@ tlob_status tlob_internal_force_mlp(tlob_layer *L, int path) {
 }
 
 int tlob_internal_mlp_fused(const tlob_layer *L) {
-    return L ? mlp_fused(L, 0) + 2 * mlp_fused(L, 1) : 0;
+    return L ? mlp_fused(L, 0) + 2 * mlp_fused(L, 1) +
+                   4 * (mlp_fused(L, 1) && tlob_mlp_dy1_fits(L->D, L->F)) +
+                   8 * (mlp_fused(L, 1) && tlob_mlp_ln_fits(L->O, L->D, L->F))
+             : 0;
 }
 
 tlob_status tlob_internal_force_forward(tlob_layer *L, int path, int rows) {
@@ -475,17 +479,24 @@ int tlob_internal_forward_launches(const tlob_layer *L, int batch) {
 
 /* Row chunks of a backward data-gradient product (internal.h) over `rows`
  * rows: forced, or by default 8 for dx, 8 for dy1 where its output is at
- * most 64 wide (D), and the plain call for the others. Measured on the H200
+ * most 64 wide (D), 8 for dout and dg over at most DGRAD_FEW_ROWS rows (one
+ * sample: at B = 1, 128 rows, each alone in 2-64 chunks measured 1.8-3.0 us
+ * faster, fourteenth pass, both together in the fifteenth), and the plain
+ * call for the others. Measured on the H200
  * (docs/layer-results.md, thirteenth and fourteenth passes, `tlob bench`'s
  * sweep of 1-64 chunks): dx as one product cost 5.2 us of BTC temporal's
  * graphed TF32 fwd+bwd (FP32 FI-2010: 5.9); dy1 = df Wf, [16384, 160] x
  * [160, 40] there, 2.8 us, while at D = 128 (feature BTC, FP32) its chunks
  * lost 3.4-4.8 us (2-16 chunks); dout and dg in chunks gained nothing beyond noise at
  * B = 128. linear_data_grad takes one where the count does not divide. */
+#define DGRAD_FEW_ROWS 512
 static int data_grad_chunks(const tlob_layer *L, int product, int rows) {
     int chunks = L->dgrad_chunks[product];
     if (!chunks)
-        chunks = product == TLOB_DGRAD_DX || (product == TLOB_DGRAD_DY1 && L->D <= 64) ? 8 : 1;
+        chunks = product == TLOB_DGRAD_DX || (product == TLOB_DGRAD_DY1 && L->D <= 64) ||
+                         (product >= TLOB_DGRAD_DOUT && rows <= DGRAD_FEW_ROWS)
+                     ? 8
+                     : 1;
     return rows % chunks ? 1 : chunks;
 }
 
@@ -593,21 +604,34 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* this call's folded gradients start at zero (they are summed into) */
     CUDA_CHECK(cudaMemsetAsync(L->gwqkv_eff, 0,
                                (size_t)((L->gbc + D) - L->gwqkv_eff) * sizeof(float), c->stream));
-    /* 7-6. dz1 through GELU and LayerNorm 2; gamma2, beta2, bf2 grads */
-    CUDA_CHECK(tlob_launch_ln_bwd(dy, NULL, 1, L->z1, L->mean2, L->rstd2, w.mlp_ln_w, w.mlp_ln_b,
-                                  L->dz1, NULL, NULL, g.mlp_ln_w, g.mlp_ln_b, g.fc2_b, N, O,
-                                  c->stream));
+    /* 7-6. dz1 through GELU and LayerNorm 2; gamma2, beta2, bf2 grads. Where
+     * it fits, the MLP's backward kernel below does this as well as dy1 =
+     * df Wf (two graph nodes fewer: mlp_kernels.h) */
+    const int dy1_folded = mlp_fused(L, 1) && tlob_mlp_dy1_fits(D, F);
+    const int ln2_folded = mlp_fused(L, 1) && tlob_mlp_ln_fits(O, D, F);
+    const tlob_mlp_ln_bwd ln2 = {dy,       L->z1,    L->mean2,  L->rstd2,   w.mlp_ln_w,
+                                 w.mlp_ln_b, L->dz1, g.mlp_ln_w, g.mlp_ln_b, g.fc2_b};
+    if (!ln2_folded)
+        CUDA_CHECK(tlob_launch_ln_bwd(dy, NULL, 1, L->z1, L->mean2, L->rstd2, w.mlp_ln_w,
+                                      w.mlp_ln_b, L->dz1, NULL, NULL, g.mlp_ln_w, g.mlp_ln_b,
+                                      g.fc2_b, N, O, c->stream));
     /* One column-sum launch near the end does the split-K reductions of the
      * weight gradients below and the folded projection's bias gradient. */
     tlob_colsum_task sums[TLOB_COLSUM_MAX_JOBS];
     int nsums = 0;
-    /* fc2: dWf2 += dz1^T g; then dg = dz1 Wf2 */
-    TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2, sums,
-                                  &nsums, 0));
-    /* df = dg GELU'(f + bf); bf grad */
+    /* fc2: dWf2 += dz1^T g (after the kernel that computes dz1 where it
+     * does); dg = dz1 Wf2; df = dg GELU'(f + bf); bf grad */
+    if (!ln2_folded)
+        TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2,
+                                      sums, &nsums, 0));
     if (mlp_fused(L, 1)) {
-        CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b, N, O,
-                                               F, c->stream));
+        CUDA_CHECK(tlob_launch_mlp_dg_gelu_bwd(L->dz1, w.fc2_w, L->f, w.fc_b, L->df, g.fc_b,
+                                               dy1_folded ? w.fc_w : NULL,
+                                               dy1_folded ? L->dy1 : NULL,
+                                               ln2_folded ? &ln2 : NULL, N, O, F, D, c->stream));
+        if (ln2_folded)
+            TLOB_CHECK(linear_weight_grad(c, math, g.fc2_w, L->dz1, L->g, N, F, O, L->wpart_fc2,
+                                          sums, &nsums, 0));
     } else {
         TLOB_CHECK(linear_data_grad(c, math, L->dg, L->dz1, w.fc2_w, N, F, O, 0,
                                     data_grad_chunks(L, TLOB_DGRAD_DG, N)));
@@ -616,8 +640,9 @@ TLOB_HOT tlob_status tlob_backward(tlob_layer *L, const float *x, const float *d
     /* fc: dWf += df^T y1; dy1 = df Wf */
     TLOB_CHECK(linear_weight_grad(c, math, g.fc_w, L->df, L->y1, N, D, F, L->wpart_fc, sums,
                                   &nsums, 0));
-    TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F, 0,
-                                data_grad_chunks(L, TLOB_DGRAD_DY1, N)));
+    if (!dy1_folded)
+        TLOB_CHECK(linear_data_grad(c, math, L->dy1, L->df, w.fc_w, N, D, F, 0,
+                                    data_grad_chunks(L, TLOB_DGRAD_DY1, N)));
     /* 5. dr through LayerNorm 1 of (dy1 + dz1 when Dout == D); gamma1, beta1
      * grads and dbc = sum of dr; dx = dr (+ dy) starts the input gradient */
     CUDA_CHECK(tlob_launch_ln_bwd(L->dy1, L->res ? L->dz1 : NULL, 0, L->h1, L->mean1, L->rstd1,

@@ -1397,7 +1397,7 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
         const source_file *f = reached[k] < snap->nfiles ? &snap->files[reached[k]]
                                                          : &snap->context[reached[k] - snap->nfiles];
         unsaved[k].Filename = f->abs_path;
-        unsaved[k].Contents = f->text;
+        unsaved[k].Contents = f->parse_text ? f->parse_text : f->text;
         unsaved[k].Length = f->len;
     }
     free(reached);

@@ -30,19 +30,6 @@ bool cursor_in_main_file(const walk_ctx *ctx, CXCursor c, fact_loc *loc)
     return true;
 }
 
-/* A file outside the snapshot, relative to the directory the unit's own
- * file is named relative to (the repository root), as findings name paths;
- * NULL when it is outside that directory (the toolkit's headers). */
-static char *path_in_repository(const source_file *src, const char *abs)
-{
-    size_t la = strlen(src->abs_path), lp = strlen(src->path);
-    if (src->path[0] != '/' && la > lp && src->abs_path[la - lp - 1] == '/' &&
-        strcmp(src->abs_path + la - lp, src->path) == 0 &&
-        strncmp(abs, src->abs_path, la - lp) == 0)
-        return xstrdup(abs + la - lp);
-    return NULL;
-}
-
 static const char *skip_blanks(const char *p, const char *end)
 {
     while (p < end && (*p == ' ' || *p == '\t'))
@@ -88,8 +75,9 @@ static bool renames_only(CXTranslationUnit tu, CXFile file, unsigned offset)
 /* libclang 19's spelling location of a token from a macro's body is in the
  * #define (docs/libclang.md); that of an argument is at the use, after the
  * macro's name, where the body of a macro defined in the same file comes
- * before it. A body outside the repository (the toolkit's headers) or one
- * that only renames the callee names no place a change could mend. */
+ * before it. A body that only renames the callee names no place a change
+ * could mend; whether the body's file is the repository's to change is the
+ * rules' to say, which know its root (rules/rule.h, shown_path). */
 char *macro_body_site(const walk_ctx *ctx, CXCursor c)
 {
     CXSourceLocation at = clang_getCursorLocation(c);
@@ -104,9 +92,7 @@ char *macro_body_site(const walk_ctx *ctx, CXCursor c)
     char *name = cx_take(clang_getFileName(written));
     char *canon = path_canonical(name);
     const source_file *f = ctx->reach ? reach_find(ctx->reach, canon) : NULL;
-    char *path = f ? xstrdup(f->path) : path_in_repository(ctx->src, canon);
-    char *site = path ? xasprintf("%s:%u", path, line) : NULL;
-    free(path);
+    char *site = xasprintf("%s:%u", f ? f->abs_path : canon, line);
     free(canon);
     free(name);
     return site;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "input/cmake_links.h"
 #include "input/compile_target.h"
 #include "util/paths.h"
 #include "util/files.h"
@@ -29,6 +30,7 @@ struct compile_db {
     db_entry *entries;   /* sorted by file, then order */
     size_t n;
     char *path;          /* as given or found: what a file it does not list is told */
+    cmake_links links;   /* CMake's reply beside it: the programs each target is linked into */
 };
 
 int shell_split(const char *s, str_list *words)
@@ -460,6 +462,16 @@ compile_db *compile_db_load(const char *path, char **error)
     }
     json_decref(doc);
     qsort(db->entries, db->n, sizeof *db->entries, compare_entries);
+    /* CMake writes compile_commands.json in its top build directory, where
+     * its file API reply is too (input/cmake_links.h). */
+    const char *slash = strrchr(path, '/');
+    char *build_dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+    int read = cmake_links_load(build_dir[0] ? build_dir : "/", &db->links, error);
+    free(build_dir);
+    if (read < 0) {
+        compile_db_free(db);
+        return NULL;
+    }
     return db;
 }
 
@@ -474,6 +486,7 @@ void compile_db_free(compile_db *db)
     }
     free(db->entries);
     free(db->path);
+    cmake_links_free(&db->links);
     free(db);
 }
 
@@ -496,23 +509,130 @@ const str_list *compile_db_lookup(const compile_db *db, const char *abs_path)
     return e ? &e->args : NULL;
 }
 
-bool compile_db_give(const compile_db *db, source_file *f)
+static void copy_args(source_file *f, const db_entry *e, bool keep_std)
+{
+    f->args = xcalloc(e->args.n + 1, sizeof *f->args);
+    f->nargs = 0;
+    for (size_t k = 0; k < e->args.n; k++)
+        if (keep_std || strncmp(e->args.items[k], "-std=", 5) != 0)
+            f->args[f->nargs++] = xstrdup(e->args.items[k]);
+}
+
+/* How many leading directories (the root "/" counted) two absolute paths
+ * share: a '/' inside their common prefix closes a component both have. */
+static size_t shared_dirs(const char *a, const char *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; a[i] && a[i] == b[i]; i++)
+        n += a[i] == '/';
+    return n;
+}
+
+/* How many directories path has below its first `dirs` (shared_dirs). */
+static size_t dirs_below(const char *path, size_t dirs)
+{
+    size_t n = 0;
+    for (; *path; path++)
+        n += *path == '/';
+    return n - dirs;
+}
+
+/* C and C++ take different -std values; C++ and CUDA the same ones. */
+static bool same_std_family(source_lang a, source_lang b)
+{
+    return a != LANG_COUNT && b != LANG_COUNT && (a == LANG_C) == (b == LANG_C);
+}
+
+static source_lang entry_lang(const db_entry *e)
+{
+    source_lang lang = e->lang;
+    bool is_header;
+    if (lang == LANG_COUNT && !source_classify(e->file, NULL, &lang, &is_header))
+        lang = LANG_COUNT;
+    return lang;
+}
+
+/* The entry whose flags a source file the database does not list is
+ * parsed with: a listed file of its own directory, else of the nearest
+ * directory above it, as a build's per-directory flags reach the
+ * directories below (CMake's include_directories); among those of one
+ * directory, one whose language takes the same -std, then the first in the
+ * database. Never a file of a sibling directory: nccl's docs/examples,
+ * given the flags of its library in src/, found the library's own
+ * "utils.h" in place of the examples' and 146 parse errors followed
+ * (docs/realcode.md). It gives the -I and -D of a build that lists only
+ * some of its sources (CMake's FindCUDA compiles .cu files by custom
+ * commands, which its database leaves out). NULL when no listed file's
+ * directory is the file's or above it under the repository's root
+ * (outside git, the working directory): a database of another tree says
+ * nothing of this one. */
+static const db_entry *nearest_entry(const compile_db *db, const char *file, source_lang lang,
+                                     const char *root)
+{
+    char *root_dir = xasprintf("%s%s", root, root[strlen(root) - 1] == '/' ? "" : "/");
+    size_t floor = shared_dirs(root_dir, root_dir);
+    const db_entry *best = NULL;
+    size_t best_dirs = 0;
+    bool best_family = false;
+    for (size_t i = 0; i < db->n; i++) {
+        const db_entry *e = &db->entries[i];
+        if (i > 0 && compare_files(e - 1, e) == 0)
+            continue;   /* the first entry of a file counts */
+        size_t dirs = shared_dirs(e->file, file);
+        if (dirs < floor || shared_dirs(e->file, root_dir) < floor || dirs_below(e->file, dirs))
+            continue;   /* outside the root, or in a directory that is not above the file */
+        bool family = same_std_family(entry_lang(e), lang);
+        int by = !best ? 1
+                 : dirs != best_dirs ? (dirs > best_dirs ? 1 : -1)
+                 : family != best_family ? (family ? 1 : -1)
+                 : (e->order < best->order ? 1 : -1);
+        if (by > 0) {
+            best = e;
+            best_dirs = dirs;
+            best_family = family;
+        }
+    }
+    free(root_dir);
+    return best;
+}
+
+bool compile_db_give(const compile_db *db, source_file *f, const char *root)
 {
     const db_entry *e = entry_of(db, f->abs_path);
-    if (!e && !f->is_header && !f->unlisted_in)
+    if (!e && !f->is_header && !f->unlisted_in) {
         f->unlisted_in = xstrdup(db->path);
+        char *file = real_or_normalised("/", f->abs_path);
+        char cwd[PATH_MAX];
+        if (!root)   /* outside git: paths are shown from the working directory */
+            root = getcwd(cwd, sizeof cwd) ? cwd : "/";
+        char *real_root = real_or_normalised("/", root);
+        const db_entry *near = nearest_entry(db, file, f->lang, real_root);
+        if (near) {
+            copy_args(f, near, same_std_family(entry_lang(near), f->lang));
+            const char *below = path_below(real_root, near->file);   /* as paths are shown */
+            f->flags_from = xstrdup(below ? below : near->file);
+        }
+        free(file);
+        free(real_root);
+    }
     if (!e)
         return false;
-    f->args = xcalloc(e->args.n + 1, sizeof *f->args);
-    for (size_t k = 0; k < e->args.n; k++)
-        f->args[k] = xstrdup(e->args.items[k]);
-    f->nargs = e->args.n;
+    copy_args(f, e, true);
     if (e->lang != LANG_COUNT)
         f->lang = e->lang;
-    /* Every entry of the file: one source may be built into several targets. */
-    for (const db_entry *t = e; t < db->entries + db->n && compare_files(t, e) == 0; t++)
-        if (t->target)
+    /* Every entry of the file: one source may be built into several
+     * targets. A target that CMake's reply says is linked into programs
+     * (a library, an executable itself) is in their targets in its place:
+     * a library's files then link with the programs that link it, and with
+     * no other (docs/rules.md, "Programs"). */
+    for (const db_entry *t = e; t < db->entries + db->n && compare_files(t, e) == 0; t++) {
+        size_t n = 0;
+        const cmake_link *in = t->target ? cmake_links_of(&db->links, t->target, &n) : NULL;
+        if (t->target && !in)
             source_add_target(f, t->target);
+        for (size_t k = 0; k < n; k++)
+            source_add_target(f, in[k].program);
+    }
     return true;
 }
 
@@ -521,8 +641,39 @@ size_t compile_db_apply(const compile_db *db, snapshot *snap)
     size_t matched = 0;
     for (size_t i = 0; i < snap->nfiles; i++) {
         source_file *f = &snap->files[i];
-        if (!f->args && compile_db_give(db, f))
+        if (!f->args && compile_db_give(db, f, snap->root))
             matched++;
     }
     return matched;
+}
+
+size_t compile_db_borrowers(const compile_db *db, const snapshot *snap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < snap->nfiles; i++)
+        n += snap->files[i].flags_from && strcmp(snap->files[i].unlisted_in, db->path) == 0;
+    return n;
+}
+
+void compile_db_note_borrowed(const snapshot *snap)
+{
+    for (size_t i = 0; i < snap->nfiles; i++) {
+        const source_file *f = &snap->files[i];
+        if (!f->flags_from)
+            continue;
+        bool said = false;
+        for (size_t j = 0; j < i && !said; j++)
+            said = snap->files[j].flags_from &&
+                   strcmp(snap->files[j].unlisted_in, f->unlisted_in) == 0;
+        if (said)
+            continue;
+        size_t n = 0;
+        for (size_t j = i; j < snap->nfiles; j++)
+            n += snap->files[j].flags_from && strcmp(snap->files[j].unlisted_in, f->unlisted_in) == 0;
+        fprintf(stderr,
+                "gpulint: note: the compilation database %s does not list %zu of the analysed "
+                "source files; each was parsed with the flags of a listed file of its directory "
+                "or the nearest one above it (%s with %s's%s)\n",
+                f->unlisted_in, n, f->path, f->flags_from, n > 1 ? ", ..." : "");
+    }
 }

@@ -5,8 +5,9 @@
  * flags are dropped, nvcc's included (-gencode, --generate-code, -arch,
  * -code, -rdc, -forward-unknown-to-host-compiler, ...), and nvcc's
  * -Xcompiler lists are unpacked into host flags; response files (@file,
- * nvcc's --options-file) are read in place. Files the database does not
- * list (headers, usually) keep the config's flags alone. */
+ * nvcc's --options-file) are read in place. Headers the database does not
+ * list keep the config's flags alone (their includer's unit gives theirs);
+ * a source file it does not list borrows those of a listed file above it. */
 #ifndef GPULINT_COMPILE_DB_H
 #define GPULINT_COMPILE_DB_H
 
@@ -31,13 +32,25 @@ const str_list *compile_db_lookup(const compile_db *db, const char *abs_path);
  * language: the build compiles it so, whatever its extension or the
  * config's languages: say. False when the database does not list f; a
  * source file (not a header) then records the database's path in
- * source_file.unlisted_in, which not-checked names. */
-bool compile_db_give(const compile_db *db, source_file *f);
+ * source_file.unlisted_in, which not-checked names, and is given the flags
+ * of a listed file of its directory or the nearest one above it under root
+ * (NULL: the working directory; source_file.flags_from; -std only from a
+ * file of its language family), when there is one. */
+bool compile_db_give(const compile_db *db, source_file *f, const char *root);
 
 /* Give every snapshot file that has none yet the database's flags for it
  * (source_file.args); returns how many the database listed. Paths are
  * compared as the file system resolves them (symlinks followed). */
 size_t compile_db_apply(const compile_db *db, snapshot *snap);
+
+/* How many of snap's source files db does not list were given the flags of
+ * a listed file (compile_db_give). */
+size_t compile_db_borrowers(const compile_db *db, const snapshot *snap);
+
+/* Say on stderr, once a database, how many source files it does not list
+ * were given the flags of a listed file (compile_db_give), naming the
+ * first: a file parsed with inferred flags is not passed silently. */
+void compile_db_note_borrowed(const snapshot *snap);
 
 /* Without -p: the databases clang-tidy would find, each file's nearest:
  * compile_commands.json in the file's directory or a parent, or in a build/

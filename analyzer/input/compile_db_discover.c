@@ -79,11 +79,11 @@ int compile_db_discover(snapshot *snap, char **error)
             free(path);
         }
         dbs[k].files++;
-        if (compile_db_give(dbs[k].db, f))
+        if (compile_db_give(dbs[k].db, f, snap->root))
             dbs[k].matched++;
     }
     for (size_t k = 0; k < ndbs; k++) {
-        if (rc == 0 && dbs[k].matched == 0)
+        if (rc == 0 && dbs[k].matched == 0 && compile_db_borrowers(dbs[k].db, snap) == 0)
             fprintf(stderr,
                     "gpulint: note: the compilation database %s lists none of the %zu "
                     "analysed files below it; they are parsed with the config's flags "

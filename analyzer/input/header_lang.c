@@ -202,15 +202,33 @@ static bool part_of_unit(const snapshot *snap, const bool *included, size_t i)
     return snap->files[i].is_header || included[i];
 }
 
+/* Whether source files a and b are of one program for their headers'
+ * units: they share a build target of the compile database; where either
+ * has none, by directory (docs/rules.md, "Programs"). Two targets in one
+ * directory (two executables) are two programs: each target's flags and
+ * macros may give a header it shares other code. */
+static bool same_unit_program(const source_file *a, const source_file *b)
+{
+    if (a->ntargets == 0 || b->ntargets == 0)
+        return path_same_program(a->path, b->path);
+    for (size_t i = 0, j = 0; i < a->ntargets && j < b->ntargets;) {
+        int c = strcmp(a->targets[i], b->targets[j]);   /* both sorted */
+        if (c == 0)
+            return true;
+        c < 0 ? i++ : j++;
+    }
+    return false;
+}
+
 /* Whether snap->files[s] is of the program of the header's context or of
  * one of its other contexts. */
 static bool program_has_context(const snapshot *snap, const source_file *h, size_t s)
 {
-    const char *path = snap->files[s].path;
-    if (path_same_program(path, snap->files[h->context].path))
+    const source_file *f = &snap->files[s];
+    if (same_unit_program(f, &snap->files[h->context]))
         return true;
     for (size_t k = 0; k < h->nother_contexts; k++)
-        if (path_same_program(path, snap->files[h->other_contexts[k]].path))
+        if (same_unit_program(f, &snap->files[h->other_contexts[k]]))
             return true;
     return false;
 }

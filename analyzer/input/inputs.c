@@ -187,9 +187,9 @@ int inputs_read_file(const char *abs_path, char **text, size_t *len)
  * when inside it, else the path as given. */
 static char *reported_path(const char *root, const char *abs_path, const char *given)
 {
-    size_t rl = root ? strlen(root) : 0;
-    if (root && strncmp(abs_path, root, rl) == 0 && abs_path[rl] == '/')
-        return xstrdup(abs_path + rl + 1);
+    const char *below = path_below(root, abs_path);
+    if (below)
+        return xstrdup(below);
     while (given[0] == '.' && given[1] == '/')
         given += 2;
     return xstrdup(given);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "input/launch_brackets.h"
 #include "input/mask.h"
 #include "util/xalloc.h"
 
@@ -91,6 +92,7 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     f->len = len;
     f->masked = xmalloc(len + 1);
     mask_text(text, len, MASK_COMMENTS | MASK_STRINGS, f->masked);
+    f->parse_text = launch_brackets_closed(text, f->masked, len);
     sha256_hex(text, len, f->hash);
     f->context = -1;
     f->other_contexts = NULL;
@@ -139,10 +141,12 @@ static void source_file_free(source_file *f)
     free(f->abs_path);
     free(f->text);
     free(f->masked);
+    free(f->parse_text);
     free(f->line_starts);
     free(f->not_checked);
     free(f->other_contexts);
     free(f->unlisted_in);
+    free(f->flags_from);
     for (size_t i = 0; i < f->ntargets; i++)
         free(f->targets[i]);
     free(f->targets);

@@ -23,6 +23,9 @@ typedef struct {
     size_t len;
     char *masked;      /* same length: comments and string/char literals blanked
                           (newlines kept) so offsets and line numbers match text */
+    char *parse_text;  /* same length: the text libclang is handed, when it differs
+                          from text (input/launch_brackets.h: `k << <g, b >> >`
+                          launches closed up); NULL: text itself */
     source_lang lang;  /* by extension (source_classify), or the compile
                           database's -x for the file (compile_db_give); a
                           header takes the language of the files that
@@ -35,8 +38,8 @@ typedef struct {
                           macros and types); -1: parsed on its own */
     long *other_contexts;  /* a header: one includer (snapshot source file) of
                               each other program that includes it (programs
-                              as path_same_program tells them apart: none
-                              links with `context` or another of these); it
+                              as the database's targets tell them apart, else
+                              path_same_program: input/header_lang.c); it
                               is analysed in each of their units too, and
                               its facts are those of all its units */
     size_t nother_contexts;
@@ -55,9 +58,15 @@ typedef struct {
     size_t ntargets;
     char *unlisted_in;    /* a source file (not a header): the compilation database
                              (-p, or the one compile_db_discover found) that does not
-                             list it, so it was parsed with the config's flags alone
-                             (a file this build configuration does not compile, or a
-                             stale database); NULL when listed or none was used */
+                             list it, so it was parsed without its own flags (a file
+                             this build configuration does not compile, or a stale
+                             database): with a listed file's (flags_from) or the
+                             config's alone; NULL when listed or none was used */
+    char *flags_from;     /* an unlisted source file (unlisted_in): the listed file,
+                             of its directory or the nearest one above it, whose
+                             database flags it was given as its args
+                             (input/compile_db.h), as the report
+                             shows paths; NULL: no listed file there */
     size_t *line_starts;  /* offset of each line's first byte: line l (1-based)
                              starts at line_starts[l - 1] */
     size_t nlines;
@@ -69,7 +78,8 @@ typedef struct {
 typedef struct {
     source_file *files;   /* sorted by path: output order is deterministic */
     size_t nfiles;
-    const char *root;     /* repository root (absolute), or the cwd outside git */
+    const char *root;     /* repository root (absolute); NULL outside git, where
+                             paths are as given, from the current directory */
     /* Not analysed, only there to be #included (--staged: files of the index
      * that the config excludes, and .inc/.def/... fragments), so that every
      * file a translation unit includes from the repository is the staged one. */

@@ -13,13 +13,12 @@
 #include "input/header_lang.h"
 #include "util/xalloc.h"
 
-/* An absolute path as gpulint prints paths: relative to the root inside it. */
+/* An absolute path as gpulint prints paths (shown_path), absolute when
+ * outside the repository. */
 static const char *shown(const snapshot *snap, const char *abs)
 {
-    size_t n = snap->root ? strlen(snap->root) : 0;
-    if (n && strncmp(abs, snap->root, n) == 0 && abs[n] == '/')
-        return abs + n + 1;
-    return abs;
+    const char *p = shown_path(snap, abs);
+    return p ? p : abs;
 }
 
 /* Whether abs_path is `spelling` below some directory: ".../host/x.h" for

@@ -10,12 +10,20 @@
 
 void macro_sites_add(macro_sites *s, const char *site)
 {
-    if (!site)
+    const char *colon = site ? strrchr(site, ':') : NULL;
+    if (!colon)
         return;
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->sites[i], site) == 0)
+    char *abs = xstrndup(site, (size_t)(colon - site));
+    const char *path = shown_path(s->snap, abs);
+    char *shown = path ? xasprintf("%s%s", path, colon) : NULL;
+    free(abs);
+    for (size_t i = 0; shown && i < s->n; i++)
+        if (strcmp(s->sites[i], shown) == 0) {
+            free(shown);
             return;
-    *XPUSH(s->sites, s->n) = site;
+        }
+    if (shown)
+        *XPUSH(s->sites, s->n) = shown;
 }
 
 char *macro_sites_note(const macro_sites *s)
@@ -36,6 +44,8 @@ char *macro_sites_note(const macro_sites *s)
 
 void macro_sites_free(macro_sites *s)
 {
+    for (size_t i = 0; i < s->n; i++)
+        free(s->sites[i]);
     free(s->sites);
     memset(s, 0, sizeof *s);
 }

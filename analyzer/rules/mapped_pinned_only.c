@@ -65,7 +65,7 @@ static void check(const analysis *a, diag_sink *sink)
                 said = same_finding(&facts->copies[j], c);
             if (said)
                 continue;
-            macro_sites sites = {0};
+            macro_sites sites = {.snap = a->snap};
             for (size_t j = k; j < facts->n_copies; j++)
                 if (same_finding(&facts->copies[j], c))
                     macro_sites_add(&sites, facts->copies[j].macro_site);

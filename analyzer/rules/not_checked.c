@@ -16,16 +16,15 @@
 #define FLAGS_FIX "give gpulint the build's flags: -p DIR (the build's compile_commands.json), " \
                   "or include-dirs: and defines: in .gpulint.yaml"
 
-/* libclang names an included file by its absolute path: relative to the
- * repository root when it is inside it, as every other path gpulint prints. */
+/* libclang names an included file by its absolute path: shown as every
+ * other path gpulint prints (shown_path), absolute when outside the
+ * repository. */
 static char *shown_via(const snapshot *snap, const char *via)
 {
     if (!via)
         return xstrdup("");
-    size_t n = snap->root ? strlen(snap->root) : 0;
-    if (n && strncmp(via, snap->root, n) == 0 && via[n] == '/')
-        via += n + 1;
-    return xasprintf(" (in %s)", via);
+    const char *shown = shown_path(snap, via);
+    return xasprintf(" (in %s)", shown ? shown : via);
 }
 
 /* Why a header was parsed with no unit's flags, when it was: nothing
@@ -77,12 +76,17 @@ static char *unlisted(const analysis *a, size_t fi)
         return NULL;
     char *whose = unit == f ? xstrdup("this file")
                             : xasprintf("%s, the unit this header was analysed in", unit->path);
+    char *with = unit->flags_from
+                     ? xasprintf("the flags of %s (listed, in its directory or one "
+                                 "above it) and the config's", unit->flags_from)
+                     : xstrdup("the config's flags alone");
     char *s = xasprintf("the compilation database %s does not list %s, so it was parsed with "
-                        "the config's flags alone, not the build's: configure the build so "
+                        "%s, not the build's: configure the build so "
                         "that it compiles the file and regenerate the database (or regenerate "
                         "a stale one), give the flags with include-dirs: and defines: in "
                         ".gpulint.yaml, or exclude the file",
-                        unit->unlisted_in, whose);
+                        unit->unlisted_in, whose, with);
+    free(with);
     free(whose);
     return s;
 }

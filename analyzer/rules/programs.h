@@ -7,9 +7,12 @@
  * whose targets share none and are all executables (a target that defines
  * `main`) never do, for executables do not link with each other. A library
  * target (no `main`) may be linked into any other target, which the
- * database does not say: its files, and files with no target (no
- * database, one that names no target, a header no listed unit reaches),
- * are told apart by directory (path_same_program). */
+ * database does not say; CMake's file API reply does, and then a library's
+ * files carry the targets of the programs that link it in place of its own
+ * (input/cmake_links.h, input/compile_db.c). A library without a reply or
+ * that no program links, and files with no target (no database, one that
+ * names no target, a header no listed unit reaches), are told apart by
+ * directory (path_same_program). */
 #ifndef GPULINT_PROGRAMS_H
 #define GPULINT_PROGRAMS_H
 

@@ -35,15 +35,25 @@ extern const size_t rule_registry_len;
 
 const rule_def *rule_find(const char *id);
 
+/* The path a finding shows for a file extraction names by its absolute
+ * path: the snapshot file's own path when it is one, else relative to the
+ * repository root (the current directory outside git) when below it (a
+ * pointer into abs); NULL for a file
+ * outside the repository (the toolkit's headers, a vendor directory given
+ * by -I). rules/shown_path.c. */
+const char *shown_path(const snapshot *snap, const char *abs);
+
 /* What a finding's message ends with when its fact comes from a macro's
- * body (a fact's macro_site, "path:line", facts/fact_kinds.def): every
- * expansion is reported where it is used, and this names the places whose
- * change mends them all. Facts that are the same finding but for the body
- * line (one use of a cleanup macro that drops five statuses) are one
- * finding naming every line, as they were one before lines were named:
- * add each fact's site, then take the note (rules/macro_site.c). */
+ * body (a fact's macro_site, "absolute path:line", facts/fact_kinds.def):
+ * every expansion is reported where it is used, and this names the places
+ * whose change mends them all. A body outside the repository names no such
+ * place and adds nothing (shown_path). Facts that are the same finding but
+ * for the body line (one use of a cleanup macro that drops five statuses)
+ * are one finding naming every line, as they were one before lines were
+ * named: add each fact's site, then take the note (rules/macro_site.c). */
 typedef struct {
-    const char **sites;   /* distinct, in the order added; not owned */
+    const snapshot *snap;
+    char **sites;   /* "path:line" as shown, distinct, in the order added */
     size_t n;
 } macro_sites;
 void macro_sites_add(macro_sites *s, const char *site);   /* NULL: nothing */

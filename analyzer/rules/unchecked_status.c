@@ -26,7 +26,7 @@ static void check(const analysis *a, diag_sink *sink)
                 said = same_finding(&facts->unchecked[j], u);
             if (said)
                 continue;
-            macro_sites sites = {0};
+            macro_sites sites = {.snap = a->snap};
             for (size_t j = k; j < facts->n_unchecked; j++)
                 if (same_finding(&facts->unchecked[j], u))
                     macro_sites_add(&sites, facts->unchecked[j].macro_site);

@@ -69,6 +69,14 @@ char *path_canonical(const char *path)
     return xstrdup(resolved);
 }
 
+const char *path_below(const char *root, const char *abs)
+{
+    size_t n = root ? strlen(root) : 0;
+    if (n && strncmp(abs, root, n) == 0 && abs[n] == '/')
+        return abs + n + 1;
+    return NULL;
+}
+
 bool path_same_program(const char *a, const char *b)
 {
     const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');

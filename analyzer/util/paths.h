@@ -20,6 +20,10 @@ char *path_join(const char *dir, const char *name);
  * "/usr/include/stdlib.h", not "/include/stdlib.h" (malloc'd). */
 char *path_canonical(const char *path);
 
+/* `abs` below directory `root`, relative to it (a pointer into abs); NULL
+ * when abs is not below root or root is NULL. */
+const char *path_below(const char *root, const char *abs);
+
 /* Whether the files at paths `a` and `b` can be linked into one program, as
  * gpulint tells programs apart (docs/rules.md): the same directory, or one's
  * directory inside the other's (src/ and the root's main.cu). Sibling

@@ -68,3 +68,17 @@ H
   assert_line "cleanup.cu:8:5: error: the status cudaFree returns is dropped: check it (CUDA_CHECK, CUBLAS_CHECK) or cast it to (void) to say it does not matter (written in a macro's body at cleanup.cu:4 and cleanup.cu:5: one change there mends every use) [unchecked-status]"
   assert_line "gpulint: 1 error, 0 warnings in 1 file analysed, 1 fully checked"
 }
+
+@test "a macro whose body is outside the repository names no body: no change there is ours to make" {
+  mkdir -p vendor repo/src
+  printf '#include <cuda_runtime.h>\n#define VENDOR_SYNC() \\\n    cudaDeviceSynchronize()\n' >vendor/sync.h
+  printf '#include "../../vendor/sync.h"\nvoid s(void) {\n    VENDOR_SYNC();\n}\n' >repo/src/s.cu
+  cd repo
+  run -1 "$GL" --config "$EMPTY_CONFIG" --color never src/s.cu
+  assert_line "src/s.cu:3:5: error: the status cudaDeviceSynchronize returns is dropped: check it (CUDA_CHECK, CUBLAS_CHECK) or cast it to (void) to say it does not matter [unchecked-status]"
+  # The same header inside the repository: its line is named.
+  cp ../vendor/sync.h src/sync.h
+  sed -i 's#../../vendor/sync.h#sync.h#' src/s.cu
+  run -1 "$GL" --config "$EMPTY_CONFIG" --color never src/s.cu
+  assert_line "src/s.cu:3:5: error: the status cudaDeviceSynchronize returns is dropped: check it (CUDA_CHECK, CUBLAS_CHECK) or cast it to (void) to say it does not matter (written in a macro's body at src/sync.h:3: one change there mends every use) [unchecked-status]"
+}

@@ -617,13 +617,17 @@ static void check_mlp_paths(const shape *s) {
     snprintf(tag, sizeof tag, "mlp paths B=%d (max %d) T=%d D=%d nh=%d Dout=%d tf32", s->B,
              s->max_B, s->T, s->D, s->nh, s->O);
     /* AUTO takes the kernels where a block's tile spans the hidden width */
-    CHECK(tlob_internal_mlp_fused(L) == (4 * s->D <= 160 ? 3 : 0), "%s: AUTO's choice", tag);
+    /* (+4: dy1 = df Wf in the backward kernel too, where F = 4D fits its
+     * tile; +8: LayerNorm 2's backward as well, where Dout <= 40) */
+    const int dy1_fits = 4 * s->D <= 160, extra = dy1_fits ? 4 + 8 * (s->O <= 40) : 0;
+    CHECK(tlob_internal_mlp_fused(L) == (dy1_fits ? 3 + extra : 0), "%s: AUTO's choice", tag);
     static const char *vname[2] = {"cuBLAS", "tensor-core kernels"};
     const size_t nb = t[TLOB_FC_B].numel;
     float *hy[2], *hdx[2], *hgb[2];
     for (int v = 0; v < 2; v++) {
         TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, v + 1));
-        CHECK(tlob_internal_mlp_fused(L) == 3 * v, "%s %s: path taken", tag, vname[v]);
+        CHECK(tlob_internal_mlp_fused(L) == (v ? 3 + extra : 0), "%s %s: path taken", tag,
+              vname[v]);
         parity_result r;
         const double worst = checked_variant(L, s->B, &in, tol, tag, vname[v], &r);
         hy[v] = malloc(ny * sizeof(float)), hdx[v] = malloc(nx * sizeof(float));
@@ -650,8 +654,10 @@ static void check_mlp_paths(const shape *s) {
 /* The backward's data-gradient products (layer/internal.h) forced to row
  * chunk counts that divide the rows and to ones that do not (then the plain
  * call): what each runs as, and forward and backward against the double
- * reference (parity_run) for every count. dg runs only beside cuBLAS's fc2
- * product, so the MLP's products are forced to cuBLAS for it. */
+ * reference (parity_run) for every count. dg and dy1 run only beside
+ * cuBLAS's fc2 product (the MLP's backward kernel computes both where it
+ * runs, dy1 where D <= 40), so the MLP's products are forced to cuBLAS for
+ * them. */
 static void check_data_grad_chunks(const shape *s, tlob_math math) {
     const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
     const double tol = parity_tolerance(math);
@@ -671,18 +677,20 @@ static void check_data_grad_chunks(const shape *s, tlob_math math) {
                   TLOB_ERR_INVALID_ARGUMENT,
           "%s: a bad product or count is refused", tag);
     /* the default (layer/tlob.c, data_grad_chunks): dx in 8, dy1 in 8
-     * where D <= 64, dout and dg plain; one where 8 does not divide */
-    const int eight = N % 8 ? 1 : 8;
+     * where D <= 64, dout and dg in 8 where N <= 512, else plain; one where
+     * 8 does not divide */
+    const int eight = N % 8 ? 1 : 8, few = N <= 512 ? eight : 1;
     CHECK(tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DX, s->B) == eight &&
               tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DY1, s->B) == (s->D <= 64 ? eight : 1) &&
-              tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DOUT, s->B) == 1 &&
-              tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DG, s->B) == 1,
+              tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DOUT, s->B) == few &&
+              tlob_internal_data_grad_chunks(L, TLOB_DGRAD_DG, s->B) == few,
           "%s: the default chunks", tag);
     static const char *pname[TLOB_DGRAD_COUNT] = {"dx", "dy1", "dout", "dg"};
     enum { NC = 5 };
     static const int counts[NC] = {1, 2, 8, 64, 3};
     for (int p = 0; p < TLOB_DGRAD_COUNT; p++) {
-        TLOB_OK_OR_DIE(tlob_internal_force_mlp(L, p == TLOB_DGRAD_DG ? 1 : 0));
+        TLOB_OK_OR_DIE(
+            tlob_internal_force_mlp(L, p == TLOB_DGRAD_DG || p == TLOB_DGRAD_DY1 ? 1 : 0));
         for (int k = 0; k < NC; k++) {
             TLOB_OK_OR_DIE(tlob_internal_force_data_grad_chunks(L, p, counts[k]));
             const int expect = N % counts[k] ? 1 : counts[k];
@@ -776,8 +784,10 @@ int main(void) {
         {4, 4, 128, 40, 1, 40, 1}, {3, 3, 33, 41, 1, 48, 1}, {2, 2, 40, 128, 1, 128, 1},
         {4, 4, 33, 17, 1, 20, 0},  {3, 4, 7, 6, 2, 10, 0},   {1, 1, 5, 16, 1, 16, 0},
     };
+    /* the quick set: the first two, and the odd D = 17 (dy1 = df Wf in the
+     * backward kernel with scalar copies, F padded, a partial row tile) */
     for (int i = 0; i < 6; i++)
-        if (!quick || i < 2) check_mlp_paths(&mlp_shapes[i]);
+        if (!quick || i < 2 || i == 3) check_mlp_paths(&mlp_shapes[i]);
     /* the data-gradient products' row chunks: 2048 rows (every count
      * divides), feature BTC sizes at 80 rows (64 and 3 do not: the plain
      * call). Not in the quick set: they vary only cuBLAS's calls. */

@@ -221,27 +221,88 @@ JSON
     "$(printf 'perdef/lib/%s_backend.h:3 unchecked-status\n' cpu cuda)"
 }
 
-@test "a source file the database given with -p does not list: its not-checked names that database, not -p DIR" {
+@test "a source file the database given with -p does not list: its not-checked names that database and the entry whose flags it borrowed, not -p DIR" {
   # ggml's template-instance .cu files, which the build compiles only in
   # another configuration, were told to "pass the build's compile database
-  # with -p DIR" though -p was given.
+  # with -p DIR" though -p was given. Here the nearest listed file's flags
+  # do not have the -I this file needs.
   cd proj
-  cp src/step.cu src/other_config.cu
-  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p build src
+  mkdir -p src/extra
+  printf '#include <cuda_runtime.h>\n#include "extra_only.h"\nvoid f(void) {}\n' >src/extra/other_config.cu
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p build src
   assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
-    "$(printf 'src/other_config.cu:2 not-checked\nsrc/step.cu:9 no-via-pinned\n')"
+    "$(printf 'src/extra/other_config.cu:2 not-checked\nsrc/step.cu:9 no-via-pinned\n')"
   message=$(jq -r '.findings[] | select(.rule == "not-checked") | .message' <<<"$output")
-  assert_regex "$message" "^'upload_api.h' not found: this file was not checked; the compilation database build/compile_commands.json does not list this file, so it was parsed with the config's flags alone"
+  assert_regex "$message" "^'extra_only.h' not found: this file was not checked; the compilation database build/compile_commands.json does not list this file, so it was parsed with the flags of src/step.cu \\(listed, in its directory or one above it\\) and the config's, not the build's"
   refute_regex "$message" '-p DIR'
 }
 
 @test "a source file the database found without -p does not list: its not-checked names that database" {
   cd proj
-  cp src/step.cu src/other_config.cu
-  run -1 "$GL" --config "$EMPTY_CONFIG" --format json src
-  message=$(jq -r '.findings[] | select(.file == "src/other_config.cu") | .message' <<<"$output")
+  mkdir -p src/extra
+  printf '#include <cuda_runtime.h>\n#include "extra_only.h"\nvoid f(void) {}\n' >src/extra/other_config.cu
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json src
+  message=$(jq -r '.findings[] | select(.file == "src/extra/other_config.cu") | .message' <<<"$output")
   assert_regex "$message" "the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list this file"
   refute_regex "$message" '-p DIR'
+}
+
+@test "a source file the database does not list is parsed with the flags of a listed file of its directory (CMake's FindCUDA lists no .cu): checked, and said on stderr" {
+  # xmrig-cuda's CMake build compiles its .cu files by FindCUDA's custom
+  # commands, so its database lists only the .cpp files: each .cu was
+  # not checked for want of the target's -I (docs/realcode.md).
+  cd proj
+  cp src/step.cu src/other_config.cu
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p build src
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output" | sort)" \
+    "$(printf 'src/other_config.cu:9 no-via-pinned\nsrc/step.cu:9 no-via-pinned\n')"
+  assert_equal "$(jq -r '.files_checked' <<<"$output")" 2
+  assert_equal "$stderr" "gpulint: note: the compilation database build/compile_commands.json does not list 1 of the analysed source files; each was parsed with the flags of a listed file of its directory or the nearest one above it (src/other_config.cu with src/step.cu's)"
+}
+
+@test "the flags lent are those of a listed file of the file's directory, else the nearest one above it, never a sibling directory's; a C file takes no C++ -std" {
+  # nccl's docs/examples, given the flags of its library in src/, found the
+  # library's own utils.h in place of the examples' (146 parse errors).
+  mkdir -p near/a/b near/inc_a near/inc_b near/docs
+  printf 'int top(void) { return 0; }\n' >near/listed_top.cpp
+  printf 'int in_a(void) { return 0; }\n' >near/a/listed.cpp
+  printf 'int in_b(void) { return 0; }\n' >near/a/b/listed.cpp
+  printf '#define FROM_A 1\n' >near/inc_a/only_a.h
+  printf '#error "a sibling directory'"'"'s header"\n' >near/inc_b/utils.h
+  printf '#include "only_a.h"\n#include <cuda_runtime_api.h>\nint x(void) { cudaDeviceSynchronize(); return FROM_A; }\n' >near/a/x.c
+  printf '#include "utils.h"\nint y(void) { return 0; }\n' >near/docs/y.c
+  cat >near/compile_commands.json <<JSON
+[
+  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-c", "listed_top.cpp"], "file": "listed_top.cpp"},
+  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-Iinc_b", "-c", "a/b/listed.cpp"], "file": "a/b/listed.cpp"},
+  {"directory": "$BATS_TEST_TMPDIR/near", "arguments": ["c++", "-std=c++17", "-Iinc_a", "-c", "a/listed.cpp"], "file": "a/listed.cpp"}
+]
+JSON
+  cd near
+  # a/x.c: a/listed.cpp's -Iinc_a (its own directory's, before the root's
+  # listed first), without its -std=c++17, which a C parse refuses.
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p . a/x.c
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" "a/x.c:3 unchecked-status"
+  assert_regex "$stderr" '\(a/x.c with a/listed.cpp.s\)$'
+  # docs/y.c: the root's listed_top.cpp lends (no -I), never a/b's
+  # -Iinc_b, under which utils.h is the wrong one.
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p . docs/y.c
+  assert_equal "$(jq -r '.findings[] | .rule' <<<"$output")" "not-checked"
+  assert_regex "$(jq -r '.findings[] | .message' <<<"$output")" "^'utils.h' not found: .*parsed with the flags of listed_top.cpp \\(listed, in its directory or one above it\\)"
+}
+
+@test "a database whose files share no directory below the working directory with the file lends it nothing" {
+  mkdir -p elsewhere/src here
+  printf 'int f(void) { return 0; }\n' >elsewhere/src/listed.c
+  printf '#include "absent_sdk.h"\nint g(void) { return 0; }\n' >here/lone.c
+  cat >elsewhere/compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/elsewhere", "arguments": ["cc", "-Isrc", "-c", "src/listed.c"], "file": "src/listed.c"}]
+JSON
+  cd here
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p ../elsewhere lone.c
+  message=$(jq -r '.findings[] | .message' <<<"$output")
+  assert_regex "$message" "parsed with the config's flags alone"
+  assert_regex "$stderr" 'lists none of the 1 analysed files'
 }
 
 @test "a shared header is said once not checked in another program's unit that failed before reading it, whose file names the database that does not list it" {
@@ -259,7 +320,7 @@ JSON
   cat >compile_commands.json <<JSON
 [{"directory": "$BATS_TEST_TMPDIR/shared/gpu", "arguments": ["cc", "-c", "gpu.c"], "file": "gpu.c"}]
 JSON
-  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p . shared
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p . shared
   header=$(jq -r '.findings[] | select(.file == "shared/common/sync.h" and .rule == "not-checked") | .message' <<<"$output")
   # One finding for vendor.c's two absent headers, none for probe.c's,
   # which its unit reads after the header.
