@@ -215,6 +215,14 @@ static bool program_has_context(const snapshot *snap, const source_file *h, size
     return false;
 }
 
+static bool is_other_context(const source_file *h, size_t s)
+{
+    for (size_t k = 0; k < h->nother_contexts; k++)
+        if ((size_t)h->other_contexts[k] == s)
+            return true;
+    return false;
+}
+
 /* Whether a unit whose flags are of group `group` (-1: none) takes an
  * include found by the flags of `found_by` (-1: by the includer's own
  * search, which every unit takes): an #include of a macro that one
@@ -243,7 +251,10 @@ static bool unit_root(const snapshot *snap, const bool *included, size_t s, int 
  * A header that several programs include is analysed in one unit of each
  * (an #ifdef, a typedef or a macro of the includer may give it other code
  * in each): every later source file that reaches it and is of none of the
- * programs already covered adds its own unit, in the same order.
+ * programs already covered adds its own unit, in the same order. The other
+ * source files that reach it are its fallbacks, in the same order: a unit
+ * that stops before it has read the header (cuCollections' benchmarks,
+ * whose nvbench is absent) gives way to the next of its program.
  *
  * Then a header that no source file reaches but a header nothing includes
  * does (a header-only library's detail .inl files, which its public header
@@ -287,6 +298,9 @@ static void assign_contexts(snapshot *snap, long *const *includes, int *const *f
                     else if (phase == 0 && (size_t)hf->context != s &&
                              !program_has_context(snap, hf, s))
                         *XPUSH(hf->other_contexts, hf->nother_contexts) = (long)s;
+                    else if (phase == 0 && (size_t)hf->context != s &&
+                             !is_other_context(hf, s))
+                        *XPUSH(hf->fallbacks, hf->nfallbacks) = (long)s;
                 }
             }
         }

@@ -95,6 +95,8 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     f->context = -1;
     f->other_contexts = NULL;
     f->nother_contexts = 0;
+    f->fallbacks = NULL;
+    f->nfallbacks = 0;
     if (!source_classify(path, cfg, &f->lang, &f->is_header)) {
         f->lang = LANG_C;
         f->is_header = false;
@@ -142,6 +144,7 @@ static void source_file_free(source_file *f)
     free(f->line_starts);
     free(f->not_checked);
     free(f->other_contexts);
+    free(f->fallbacks);
     free(f->unlisted_in);
     for (size_t i = 0; i < f->ntargets; i++)
         free(f->targets[i]);

@@ -40,6 +40,14 @@ typedef struct {
                               is analysed in each of their units too, and
                               its facts are those of all its units */
     size_t nother_contexts;
+    long *fallbacks;   /* a header: its other includers (snapshot source files
+                          that reach it) of the programs of `context` and
+                          `other_contexts`, in the order contexts are chosen:
+                          the unit it is analysed in when that program's
+                          unit stopped before it had read the header in full
+                          (an #include not found), the first that reads it
+                          cleanly (extract/extract.c) */
+    size_t nfallbacks;
     char hash[65];     /* hex SHA-256 of text: key for cached facts */
     char **args;       /* extra compiler arguments for this file (-I, -D, -std, ...)
                           from a compilation database (-p); the config's
