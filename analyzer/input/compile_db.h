@@ -39,6 +39,12 @@ bool compile_db_give(const compile_db *db, source_file *f);
  * compared as the file system resolves them (symlinks followed). */
 size_t compile_db_apply(const compile_db *db, snapshot *snap);
 
+/* The database's entries, sorted by file: the file of entry k (k <
+ * compile_db_nentries), absolute and resolved as compile_db_give compares
+ * them, or NULL when an earlier entry names the same file. */
+size_t compile_db_nentries(const compile_db *db);
+const char *compile_db_entry_file(const compile_db *db, size_t k);
+
 /* Without -p: the databases clang-tidy would find, each file's nearest:
  * compile_commands.json in the file's directory or a parent, or in a build/
  * below one of them. Applies each to the files it is nearest to and prints

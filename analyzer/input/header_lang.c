@@ -234,12 +234,15 @@ static bool unit_follows(int found_by, int group)
 }
 
 /* Whether snap->files[s] starts a unit of its own in phase `phase` of
- * assign_contexts: a source file nothing includes, then a header nothing
- * includes (a library's public header, analysed on its own). */
+ * assign_contexts: an analysed source file nothing includes, then a
+ * compilation database's source file outside the paths analysed
+ * (source_file.unit_only), then a header nothing includes (a library's
+ * public header, analysed on its own). */
 static bool unit_root(const snapshot *snap, const bool *included, size_t s, int phase)
 {
-    return phase == 0 ? !part_of_unit(snap, included, s)
-                      : snap->files[s].is_header && !included[s];
+    if (phase < 2)
+        return !part_of_unit(snap, included, s) && snap->files[s].unit_only == (phase == 1);
+    return snap->files[s].is_header && !included[s];
 }
 
 /* Each part's (part_of_unit) context: the first other source file (in
@@ -256,6 +259,11 @@ static bool unit_root(const snapshot *snap, const bool *included, size_t s, int 
  * that stops before it has read the header (cuCollections' benchmarks,
  * whose nvbench is absent) gives way to the next of its program.
  *
+ * Then a header that no analysed source file reaches but a source file of
+ * the compilation database outside the paths does (nccl's collective
+ * headers, which only its generated sources include) is analysed in that
+ * file's unit, its flags and its includes, as its build compiles it.
+ *
  * Then a header that no source file reaches but a header nothing includes
  * does (a header-only library's detail .inl files, which its public header
  * includes at its end, needing that header's declarations) is analysed in
@@ -269,7 +277,7 @@ static void assign_contexts(snapshot *snap, long *const *includes, int *const *f
     size_t n = snap->nfiles;
     size_t *seen = xcalloc(n ? n : 1, sizeof *seen);   /* visit + 1 of the last visit */
     size_t visit = 0;
-    for (int phase = 0; phase < 2; phase++) {
+    for (int phase = 0; phase < 3; phase++) {
         for (size_t step = 0; step < 3 * n; step++) {
             size_t s = step % n;
             if (!unit_root(snap, included, s, phase) ||

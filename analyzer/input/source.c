@@ -97,6 +97,7 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     f->nother_contexts = 0;
     f->fallbacks = NULL;
     f->nfallbacks = 0;
+    f->unit_only = false;
     if (!source_classify(path, cfg, &f->lang, &f->is_header)) {
         f->lang = LANG_C;
         f->is_header = false;
@@ -158,6 +159,14 @@ static int compare_paths(const void *a, const void *b)
 {
     const source_file *fa = a, *fb = b;
     return strcmp(fa->path, fb->path);
+}
+
+size_t snapshot_analysed(const snapshot *snap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < snap->nfiles; i++)
+        n += !snap->files[i].unit_only;
+    return n;
 }
 
 /* A path given twice names the same file with the same content: keep one. */
