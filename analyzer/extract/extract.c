@@ -1813,6 +1813,17 @@ static bool has_other_context(const source_file *src, size_t unit)
     return false;
 }
 
+/* Whether snap->files[unit] is another program's unit of src, or one of
+ * its fallbacks (source_file.fallbacks): a unit it may be analysed in
+ * besides its context's. */
+static bool has_other_unit(const source_file *src, size_t unit)
+{
+    for (size_t k = 0; k < src->nfallbacks; k++)
+        if ((size_t)src->fallbacks[k] == unit)
+            return true;
+    return has_other_context(src, unit);
+}
+
 /* The facts header `src` has in `tu`, a unit that is not its context's;
  * NULL when the unit does not include it. *failed_before: whether the unit
  * stopped before it had read the header in full. */
@@ -1858,7 +1869,7 @@ static void walk_view(const snapshot *snap, other_unit_view *view, CXTranslation
     bool reached = false;
     for (size_t k = from; k < group->nfiles; k++) {
         const source_file *src = &snap->files[group->files[k]];
-        if (has_other_context(src, view->unit) &&
+        if (has_other_unit(src, view->unit) &&
             (view->facts[k] = facts_in_unit(tu, src, reach, &view->failed_before[k])))
             reached = true;
     }
@@ -1896,7 +1907,7 @@ static void end_group(const snapshot *snap, shared_unit *group, const snapshot_r
         return;
     bool wanted = false;
     for (size_t k = group->at; k < group->nfiles && !wanted; k++)
-        wanted = has_other_context(&snap->files[group->files[k]], group->index);
+        wanted = has_other_unit(&snap->files[group->files[k]], group->index);
     for (size_t v = 0; v < group->nothers && wanted; v++)
         wanted = group->others[v].unit != group->index;
     if (wanted)
@@ -1950,37 +1961,35 @@ static void other_unit_views_free(shared_unit *group)
     free(group->others);
 }
 
-/* The facts header `src` has in the first of its fallbacks
- * (source_file.fallbacks) of the program of snap->files[failed], a unit
- * that stopped before it had read the header in full, whose unit reads it
- * without so stopping (its file to *used); NULL when none does. Each unit is parsed once per
- * worker while it fits the kept units (the fallbacks are marked as other
- * programs' units are). */
-static file_facts *facts_in_fallback(const snapshot *snap, const source_file *src, size_t failed,
+/* The facts the current file of the group has in the first of its
+ * fallbacks (source_file.fallbacks) of the program of snap->files[failed],
+ * a unit that stopped before it had read the file in full, whose unit reads
+ * it without so stopping (its file to *used); NULL when none does. Each
+ * fallback is parsed once for the whole job and walked for every file of
+ * it that it is a unit of, as another program's unit is (view_other_unit):
+ * parsed once per header, cuCollections' benchmark units were parsed again
+ * for each of the dozens of library headers they include. */
+static file_facts *facts_in_fallback(const snapshot *snap, size_t failed, shared_unit *group,
                                      const gl_config *cfg, const snapshot_reach *reach,
                                      size_t *used)
 {
+    const source_file *src = &snap->files[group->files[group->at]];
     for (size_t k = 0; k < src->nfallbacks; k++) {
         size_t u = (size_t)src->fallbacks[k];
         if (!path_same_program(snap->files[u].path, snap->files[failed].path))
             continue;
-        CXTranslationUnit tu = kept_take(u);
-        if (!tu && parse_unit(parse_index(), snap, u, cfg, reach, &tu) != CXError_Success) {
-            if (tu)
-                clang_disposeTranslationUnit(tu);
-            continue;
-        }
-        if (!tu)
-            continue;
-        bool before = false;
-        file_facts *facts = facts_in_unit(tu, src, reach, &before);
-        kept_give(u, tu);
-        if (facts && !before) {
+        other_unit_view *view = NULL;
+        for (size_t v = 0; v < group->nothers && !view; v++)
+            if (group->others[v].unit == u)
+                view = &group->others[v];
+        if (!view)
+            view = view_other_unit(snap, u, group, cfg, reach);
+        file_facts *facts = view->facts[group->at];
+        if (facts && !view->failed_before[group->at]) {
+            view->facts[group->at] = NULL;
             *used = u;
             return facts;
         }
-        if (facts)
-            facts_free(facts);
     }
     return NULL;
 }
@@ -2112,7 +2121,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     bool unsettled = ctx.n_failed_before > 0, own_checked = true, some_checked = false;
     size_t used;
     if (unsettled && tu == unit->tu) {
-        file_facts *better = facts_in_fallback(snap, src, unit->index, cfg, reach, &used);
+        file_facts *better = facts_in_fallback(snap, unit->index, unit, cfg, reach, &used);
         own_checked = better != NULL;
         if (better) {
             facts_free(facts);
@@ -2134,8 +2143,8 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         bool failed = false;
         file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k], unit,
                                                cfg, reach, cache_key ? &included : NULL, &failed);
-        file_facts *better = failed ? facts_in_fallback(snap, src, (size_t)src->other_contexts[k],
-                                                        cfg, reach, &used)
+        file_facts *better = failed ? facts_in_fallback(snap, (size_t)src->other_contexts[k],
+                                                        unit, cfg, reach, &used)
                                     : NULL;
         unsettled |= failed;
         if (better) {
