@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "input/compile_db.h"
+#include "input/db_units.h"
 #include "config/config.h"
 #include "diag/diag.h"
 #include "input/header_lang.h"
@@ -615,12 +616,19 @@ int main(int argc, char **argv)
     /* The database's flags first: a header's language follows its
      * includes, which the database's -I resolve. */
     if (db) {
-        if (compile_db_apply(db, &snap) == 0 && snap.nfiles > 0 &&
-            compile_db_borrowers(db, &snap) == 0)
+        size_t listed = compile_db_apply(db, &snap), analysed = snap.nfiles;
+        size_t lent = compile_db_borrowers(db, &snap);
+        /* Its sources outside the paths given, as units of the headers
+         * they include (read from the disk: not with --staged, whose
+         * files are the index's). */
+        size_t units = opt.staged ? 0 : db_units_add(db, &snap, &cfg);
+        if (listed == 0 && analysed > 0 && lent == 0)
             fprintf(stderr,
                     "gpulint: note: the compilation database lists none of the %zu analysed "
-                    "files; they are parsed with the config's flags alone\n",
-                    snap.nfiles);
+                    "files; they are parsed with the config's flags alone%s\n",
+                    analysed,
+                    units ? ", but for headers that its files outside the paths given "
+                            "include, parsed in those files' units" : "");
         compile_db_free(db);
     } else if (compile_db_discover(&snap, &error) != 0) {
         inputs_release();
@@ -679,7 +687,7 @@ int main(int argc, char **argv)
             .cfg = &cfg,
             .findings = result.findings.items,
             .nfindings = result.findings.n,
-            .files_analyzed = snap.nfiles,
+            .files_analyzed = snapshot_analysed(&snap),
             .files_checked = result.files_checked,
             .color = use_color(opt.color),
             .exit_code = exit_code,

@@ -42,6 +42,17 @@ static void judge(snapshot *snap, const gl_config *cfg, file_facts **facts_of,
             rule_registry[r]->check(&a, sink);
     *found = diag_sink_take(sink);
     diag_sink_free(sink);
+    /* Nothing is reported in a file that is only a unit of headers
+     * (source_file.unit_only): a pattern rule reads its text. */
+    size_t kept = 0;
+    for (size_t i = 0; i < found->n; i++) {
+        long fi = snapshot_find(snap, found->items[i].file);
+        if (fi >= 0 && snap->files[fi].unit_only)
+            diag_finding_free(&found->items[i]);
+        else
+            found->items[kept++] = found->items[i];
+    }
+    found->n = kept;
 
     /* A file is checked in full when nothing says otherwise: no not-checked
      * finding, from its facts or from a rule that could not finish on it (a
@@ -54,7 +65,7 @@ static void judge(snapshot *snap, const gl_config *cfg, file_facts **facts_of,
             unchecked++;
             last = found->items[i].file;
         }
-    *files_checked = snap->nfiles - unchecked;
+    *files_checked = snapshot_analysed(snap) - unchecked;
 
     for (size_t i = 0; i < snap->nfiles; i++)
         facts_free(facts_of[i]);

@@ -21,7 +21,7 @@ diag_sink *diag_sink_new(void)
     return sink;
 }
 
-static void finding_free(diag_finding *f)
+void diag_finding_free(diag_finding *f)
 {
     free(f->rule);
     free(f->file);
@@ -111,7 +111,7 @@ diag_list diag_sink_take(diag_sink *sink)
     size_t out = 1;
     for (size_t i = 1; i < list.n; i++) {
         if (compare_findings(&list.items[out - 1], &list.items[i]) == 0)
-            finding_free(&list.items[i]);
+            diag_finding_free(&list.items[i]);
         else
             list.items[out++] = list.items[i];
     }
@@ -122,7 +122,7 @@ diag_list diag_sink_take(diag_sink *sink)
 void diag_list_free(diag_list *list)
 {
     for (size_t i = 0; i < list->n; i++)
-        finding_free(&list->items[i]);
+        diag_finding_free(&list->items[i]);
     free(list->items);
     list->items = NULL;
     list->n = 0;

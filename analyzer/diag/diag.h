@@ -55,6 +55,9 @@ typedef struct {
 
 void diag_list_free(diag_list *list);
 
+/* Free what one finding holds (a stage that drops it from its list). */
+void diag_finding_free(diag_finding *f);
+
 diag_sink *diag_sink_new(void);
 void diag_sink_free(diag_sink *sink);
 

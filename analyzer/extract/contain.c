@@ -248,11 +248,13 @@ static file_facts *death_facts(int status, bool timed_out, unsigned budget)
                                        WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 }
 
-/* A file's seconds: limits.file-seconds per unit parsed for it (a header
- * of several programs is parsed in one unit of each, extract.c). */
+/* A file's seconds: limits.file-seconds per unit that may be parsed for
+ * it (a header of several programs is parsed in one unit of each, and in
+ * its fallbacks when a unit stops before it: extract.c). */
 static unsigned file_budget(const snapshot *snap, size_t index, unsigned budget)
 {
-    return budget * (unsigned)(1 + snap->files[index].nother_contexts);
+    const source_file *f = &snap->files[index];
+    return budget * (unsigned)(1 + f->nother_contexts + f->nfallbacks);
 }
 
 /* Read what the worker has written and take every whole frame in it; true
@@ -594,7 +596,7 @@ static size_t undefer(schedule *plan, const snapshot *snap, bool any)
 
 static bool wants(const snapshot *snap, const bool *wanted, size_t i)
 {
-    return (!wanted || wanted[i]) && !snap->files[i].not_checked;
+    return (!wanted || wanted[i]) && !snap->files[i].not_checked && !snap->files[i].unit_only;
 }
 
 /* A file that needs a parse unless cached: true when it joins the job
@@ -764,6 +766,12 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                             plan.taken[i] = true;
                             facts[i] = facts_not_checked(UNCHECKED_INPUT,
                                                          xstrdup(snap->files[i].not_checked));
+                            progress_step(progress);
+                        } else if (snap->files[i].unit_only) {
+                            /* Only its headers' unit: parsed in their jobs,
+                             * with no facts of its own. */
+                            plan.taken[i] = true;
+                            facts[i] = xcalloc(1, sizeof *facts[i]);
                             progress_step(progress);
                         } else if (join_unless_cached(snap, cfg, i, &plan, progress, facts)) {
                             size_t unit = facts_unit_of(snap, i);

@@ -642,6 +642,9 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
         for (size_t i = 0; i < snap->nfiles; i++)
             for (size_t k = 0; k < snap->files[i].nother_contexts; k++)
                 g.other_unit[snap->files[i].other_contexts[k]] = true;
+        for (size_t i = 0; i < snap->nfiles; i++)
+            for (size_t k = 0; k < snap->files[i].nfallbacks; k++)
+                g.other_unit[snap->files[i].fallbacks[k]] = true;
         if (!getenv("GPULINT_NO_PCH")) {
             build_needed_pchs(snap, cfg);
             count_include_sets(snap, cfg);
@@ -1225,6 +1228,10 @@ static void record_fatal(walk_ctx *ctx, char *message, CXFile file, unsigned lin
         line = site.found ? site.line : 1;
         col = site.found ? site.col : 1;
     }
+    /* Before the header, not in it: another unit that includes the header
+     * may read it in full (extract_one's fallbacks). */
+    if (ctx->header_in_unit && !(file && include_order_inside(ctx->tu, ctx->main_file, file)))
+        *XPUSH(ctx->failed_before, ctx->n_failed_before) = ctx->facts->n_not_checked;
     if (header) {
         free(message);
         record_not_checked(ctx, UNCHECKED_MISSING_INCLUDE, header, via, line, col);
@@ -1775,6 +1782,8 @@ static void check_macro_inclusion(CXFile included, CXSourceLocation *stack, unsi
 typedef struct {
     size_t unit;             /* the other program's unit */
     file_facts **facts;      /* by position in the group; taken by extract_one */
+    bool *failed_before;     /* by position: that unit stopped before it had
+                                read the header in full (walk_ctx) */
     fact_strs included;      /* the unit's inclusions, when the cache wants them */
 } other_unit_view;
 
@@ -1804,11 +1813,24 @@ static bool has_other_context(const source_file *src, size_t unit)
     return false;
 }
 
-/* The facts header `src` has in `tu`, a unit that is not its context's;
- * NULL when the unit does not include it. */
-static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
-                                 const snapshot_reach *reach)
+/* Whether snap->files[unit] is another program's unit of src, or one of
+ * its fallbacks (source_file.fallbacks): a unit it may be analysed in
+ * besides its context's. */
+static bool has_other_unit(const source_file *src, size_t unit)
 {
+    for (size_t k = 0; k < src->nfallbacks; k++)
+        if ((size_t)src->fallbacks[k] == unit)
+            return true;
+    return has_other_context(src, unit);
+}
+
+/* The facts header `src` has in `tu`, a unit that is not its context's;
+ * NULL when the unit does not include it. *failed_before: whether the unit
+ * stopped before it had read the header in full. */
+static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
+                                 const snapshot_reach *reach, bool *failed_before)
+{
+    *failed_before = false;
     CXFile main_file = header_opened_by_unit(tu, src, reach, NULL);
     if (!main_file)
         return NULL;
@@ -1825,13 +1847,17 @@ static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
     extract_walk(&ctx);
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
+    *failed_before = ctx.n_failed_before > 0;
+    free(ctx.failed_before);
     return facts;
 }
 
 static other_unit_view *add_view(shared_unit *group, size_t unit)
 {
     other_unit_view *view = XPUSH(group->others, group->nothers);
-    *view = (other_unit_view){.unit = unit, .facts = xcalloc(group->nfiles, sizeof *view->facts)};
+    *view = (other_unit_view){.unit = unit,
+                              .facts = xcalloc(group->nfiles, sizeof *view->facts),
+                              .failed_before = xcalloc(group->nfiles, sizeof *view->failed_before)};
     return view;
 }
 
@@ -1843,8 +1869,8 @@ static void walk_view(const snapshot *snap, other_unit_view *view, CXTranslation
     bool reached = false;
     for (size_t k = from; k < group->nfiles; k++) {
         const source_file *src = &snap->files[group->files[k]];
-        if (has_other_context(src, view->unit) &&
-            (view->facts[k] = facts_in_unit(tu, src, reach)))
+        if (has_other_unit(src, view->unit) &&
+            (view->facts[k] = facts_in_unit(tu, src, reach, &view->failed_before[k])))
             reached = true;
     }
     if (reached && g.facts_dir)
@@ -1881,7 +1907,7 @@ static void end_group(const snapshot *snap, shared_unit *group, const snapshot_r
         return;
     bool wanted = false;
     for (size_t k = group->at; k < group->nfiles && !wanted; k++)
-        wanted = has_other_context(&snap->files[group->files[k]], group->index);
+        wanted = has_other_unit(&snap->files[group->files[k]], group->index);
     for (size_t v = 0; v < group->nothers && wanted; v++)
         wanted = group->others[v].unit != group->index;
     if (wanted)
@@ -1890,12 +1916,22 @@ static void end_group(const snapshot *snap, shared_unit *group, const snapshot_r
     group->tu = NULL;
 }
 
+/* What kept that unit from being checked is said of that unit: the
+ * header may be checked in full in its own. */
+static void said_of_unit(const snapshot *snap, size_t unit, file_facts *facts)
+{
+    for (size_t k = 0; facts && k < facts->n_not_checked; k++)
+        if (!facts->not_checked[k].unit)
+            facts->not_checked[k].unit = xstrdup(snap->files[unit].path);
+}
+
 /* The facts the current file of the group has in snap->files[unit],
  * another program's unit, now the caller's; NULL when that unit does not
- * reach it. The unit's inclusions go to `included` (NULL: not wanted). */
+ * reach it. The unit's inclusions go to `included` (NULL: not wanted);
+ * *failed_before as facts_in_unit's. */
 static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit, shared_unit *group,
                                        const gl_config *cfg, const snapshot_reach *reach,
-                                       fact_strs *included)
+                                       fact_strs *included, bool *failed_before)
 {
     other_unit_view *view = NULL;
     for (size_t v = 0; v < group->nothers && !view; v++)
@@ -1905,11 +1941,8 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit, shared
         view = view_other_unit(snap, unit, group, cfg, reach);
     file_facts *facts = view->facts[group->at];
     view->facts[group->at] = NULL;
-    /* What kept that unit from being checked is said of that unit: the
-     * header may be checked in full in its own. */
-    for (size_t k = 0; facts && k < facts->n_not_checked; k++)
-        if (!facts->not_checked[k].unit)
-            facts->not_checked[k].unit = xstrdup(snap->files[unit].path);
+    *failed_before = facts && view->failed_before[group->at];
+    said_of_unit(snap, unit, facts);
     for (size_t i = 0; facts && included && i < view->included.n; i++)
         *XPUSH(included->items, included->n) = xstrdup(view->included.items[i]);
     return facts;
@@ -1922,9 +1955,43 @@ static void other_unit_views_free(shared_unit *group)
             if (group->others[v].facts[k])
                 facts_free(group->others[v].facts[k]);
         free(group->others[v].facts);
+        free(group->others[v].failed_before);
         fact_strs_clear(&group->others[v].included);
     }
     free(group->others);
+}
+
+/* The facts the current file of the group has in the first of its
+ * fallbacks (source_file.fallbacks) of the program of snap->files[failed],
+ * a unit that stopped before it had read the file in full, whose unit reads
+ * it without so stopping (its file to *used); NULL when none does. Each
+ * fallback is parsed once for the whole job and walked for every file of
+ * it that it is a unit of, as another program's unit is (view_other_unit):
+ * parsed once per header, cuCollections' benchmark units were parsed again
+ * for each of the dozens of library headers they include. */
+static file_facts *facts_in_fallback(const snapshot *snap, size_t failed, shared_unit *group,
+                                     const gl_config *cfg, const snapshot_reach *reach,
+                                     size_t *used)
+{
+    const source_file *src = &snap->files[group->files[group->at]];
+    for (size_t k = 0; k < src->nfallbacks; k++) {
+        size_t u = (size_t)src->fallbacks[k];
+        if (!path_same_program(snap->files[u].path, snap->files[failed].path))
+            continue;
+        other_unit_view *view = NULL;
+        for (size_t v = 0; v < group->nothers && !view; v++)
+            if (group->others[v].unit == u)
+                view = &group->others[v];
+        if (!view)
+            view = view_other_unit(snap, u, group, cfg, reach);
+        file_facts *facts = view->facts[group->at];
+        if (facts && !view->failed_before[group->at]) {
+            view->facts[group->at] = NULL;
+            *used = u;
+            return facts;
+        }
+    }
+    return NULL;
 }
 
 /* Whether the file of `tu`, parsed as a unit of its own, has neither a
@@ -2047,6 +2114,20 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
+    /* Its unit stopped before it had read the header in full (an #include
+     * not found): the next includer of its program whose unit reads it
+     * without stopping is its unit. The header is checked when any unit
+     * reads it so; the causes stay reported at their units' files. */
+    bool unsettled = ctx.n_failed_before > 0, own_checked = true, some_checked = false;
+    size_t used;
+    if (unsettled && tu == unit->tu) {
+        file_facts *better = facts_in_fallback(snap, unit->index, unit, cfg, reach, &used);
+        own_checked = better != NULL;
+        if (better) {
+            facts_free(facts);
+            facts = better;
+        }
+    }
     if (main_file && clang_File_isEqual(main_file, clang_getFile(tu, src->abs_path)) &&
         !ctx.header_in_unit && reach_unresolved(reach, (size_t)(src - snap->files))) {
         macro_inclusions m = {snap, reach, &ctx};
@@ -2059,14 +2140,34 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
      * of it too, each fact once. */
     file_facts *others = NULL;
     for (size_t k = 0; ctx.header_in_unit && k < src->nother_contexts; k++) {
+        bool failed = false;
         file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k], unit,
-                                               cfg, reach, cache_key ? &included : NULL);
+                                               cfg, reach, cache_key ? &included : NULL, &failed);
+        file_facts *better = failed ? facts_in_fallback(snap, (size_t)src->other_contexts[k],
+                                                        unit, cfg, reach, &used)
+                                    : NULL;
+        unsettled |= failed;
+        if (better) {
+            said_of_unit(snap, used, better);
+            facts_free(more);
+            more = better;
+        }
+        some_checked |= more && (!failed || better);
         if (more && others)
             facts_merge(others, more);
         else if (more)
             others = more;
     }
     bool in_other_unit = others != NULL;
+    /* No unit of its own program read it in full, and another program's
+     * did: that is the unit it was checked in, and its own program's is
+     * one more other program's whose view of it was not checked. */
+    for (size_t k = 0; !own_checked && some_checked && k < ctx.n_failed_before; k++) {
+        fact_not_checked *u = &facts->not_checked[ctx.failed_before[k]];
+        if (!u->unit)
+            u->unit = xstrdup(snap->files[unit->index].path);
+    }
+    free(ctx.failed_before);
     if (others && tu == own_tu && !own_unit) {
         /* Its context's unit does not include it (a branch that build does
          * not take) and another program's does: what that unit shows is the
@@ -2089,7 +2190,9 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     free(copy);
     /* where_missing knows the search path of one unit only: a header of
      * several programs with a header not found is parsed again each run. */
-    bool store = cache_key && cacheable(facts) &&
+    /* Nor are facts that other units decided: a change to those units
+     * would not be seen. */
+    bool store = cache_key && cacheable(facts) && !unsettled &&
                  (facts->n_not_checked == 0 || src->nother_contexts == 0);
     if (store) {
         if (facts->n_not_checked > 0) {

@@ -55,3 +55,31 @@ bool include_order_after(CXTranslationUnit tu, CXFile header, CXFile file, unsig
     free(f.offsets);
     return after;
 }
+
+typedef struct {
+    CXFile target, header;
+    bool found, through;
+} include_passage;
+
+static void find_passage(CXFile included, CXSourceLocation *stack, unsigned depth,
+                         CXClientData data)
+{
+    include_passage *p = data;
+    if (p->found || !clang_File_isEqual(included, p->target))
+        return;
+    p->found = true;
+    for (unsigned k = 0; k < depth && !p->through; k++) {
+        CXFile f;
+        clang_getExpansionLocation(stack[k], &f, NULL, NULL, NULL);
+        p->through = f && clang_File_isEqual(f, p->header);
+    }
+}
+
+bool include_order_inside(CXTranslationUnit tu, CXFile header, CXFile file)
+{
+    if (clang_File_isEqual(file, header))
+        return true;
+    include_passage p = {.target = file, .header = header};
+    clang_getInclusions(tu, find_passage, &p);
+    return p.through;
+}

@@ -18,4 +18,9 @@
  * counts the point as one that concerns the header. */
 bool include_order_after(CXTranslationUnit tu, CXFile header, CXFile file, unsigned offset);
 
+/* Whether a point of `file` (a failed #include) is inside `header`: the
+ * file is the header, or the chain of #include lines that first opened it
+ * passes through the header. false when the file's chain is not known. */
+bool include_order_inside(CXTranslationUnit tu, CXFile header, CXFile file);
+
 #endif

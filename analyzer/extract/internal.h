@@ -22,6 +22,11 @@ typedef struct {
     CXFile main_file;      /* the file facts are for: the unit's main file, or a
                               header analysed inside an includer's unit */
     bool header_in_unit;   /* main_file is such a header */
+    /* Such a header's not_checked facts whose cause is outside it and
+     * before it (the unit stopped before it had read the header in full):
+     * their positions in facts->not_checked. */
+    size_t *failed_before;
+    size_t n_failed_before;
     const source_file *src;
     file_facts *facts;
     /* Bodies of __global__ and __device__-only functions: clang's host-only

@@ -636,6 +636,18 @@ bool compile_db_give(const compile_db *db, source_file *f, const char *root)
     return true;
 }
 
+size_t compile_db_nentries(const compile_db *db)
+{
+    return db->n;
+}
+
+const char *compile_db_entry_file(const compile_db *db, size_t k)
+{
+    if (k > 0 && compare_files(&db->entries[k - 1], &db->entries[k]) == 0)
+        return NULL;
+    return db->entries[k].file;
+}
+
 size_t compile_db_apply(const compile_db *db, snapshot *snap)
 {
     size_t matched = 0;

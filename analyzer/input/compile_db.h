@@ -52,6 +52,12 @@ size_t compile_db_borrowers(const compile_db *db, const snapshot *snap);
  * first: a file parsed with inferred flags is not passed silently. */
 void compile_db_note_borrowed(const snapshot *snap);
 
+/* The database's entries, sorted by file: the file of entry k (k <
+ * compile_db_nentries), absolute and resolved as compile_db_give compares
+ * them, or NULL when an earlier entry names the same file. */
+size_t compile_db_nentries(const compile_db *db);
+const char *compile_db_entry_file(const compile_db *db, size_t k);
+
 /* Without -p: the databases clang-tidy would find, each file's nearest:
  * compile_commands.json in the file's directory or a parent, or in a build/
  * below one of them. Applies each to the files it is nearest to and prints

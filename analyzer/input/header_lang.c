@@ -233,6 +233,14 @@ static bool program_has_context(const snapshot *snap, const source_file *h, size
     return false;
 }
 
+static bool is_other_context(const source_file *h, size_t s)
+{
+    for (size_t k = 0; k < h->nother_contexts; k++)
+        if ((size_t)h->other_contexts[k] == s)
+            return true;
+    return false;
+}
+
 /* Whether a unit whose flags are of group `group` (-1: none) takes an
  * include found by the flags of `found_by` (-1: by the includer's own
  * search, which every unit takes): an #include of a macro that one
@@ -244,12 +252,15 @@ static bool unit_follows(int found_by, int group)
 }
 
 /* Whether snap->files[s] starts a unit of its own in phase `phase` of
- * assign_contexts: a source file nothing includes, then a header nothing
- * includes (a library's public header, analysed on its own). */
+ * assign_contexts: an analysed source file nothing includes, then a
+ * compilation database's source file outside the paths analysed
+ * (source_file.unit_only), then a header nothing includes (a library's
+ * public header, analysed on its own). */
 static bool unit_root(const snapshot *snap, const bool *included, size_t s, int phase)
 {
-    return phase == 0 ? !part_of_unit(snap, included, s)
-                      : snap->files[s].is_header && !included[s];
+    if (phase < 2)
+        return !part_of_unit(snap, included, s) && snap->files[s].unit_only == (phase == 1);
+    return snap->files[s].is_header && !included[s];
 }
 
 /* Each part's (part_of_unit) context: the first other source file (in
@@ -261,7 +272,15 @@ static bool unit_root(const snapshot *snap, const bool *included, size_t s, int 
  * A header that several programs include is analysed in one unit of each
  * (an #ifdef, a typedef or a macro of the includer may give it other code
  * in each): every later source file that reaches it and is of none of the
- * programs already covered adds its own unit, in the same order.
+ * programs already covered adds its own unit, in the same order. The other
+ * source files that reach it are its fallbacks, in the same order: a unit
+ * that stops before it has read the header (cuCollections' benchmarks,
+ * whose nvbench is absent) gives way to the next of its program.
+ *
+ * Then a header that no analysed source file reaches but a source file of
+ * the compilation database outside the paths does (nccl's collective
+ * headers, which only its generated sources include) is analysed in that
+ * file's unit, its flags and its includes, as its build compiles it.
  *
  * Then a header that no source file reaches but a header nothing includes
  * does (a header-only library's detail .inl files, which its public header
@@ -276,7 +295,7 @@ static void assign_contexts(snapshot *snap, long *const *includes, int *const *f
     size_t n = snap->nfiles;
     size_t *seen = xcalloc(n ? n : 1, sizeof *seen);   /* visit + 1 of the last visit */
     size_t visit = 0;
-    for (int phase = 0; phase < 2; phase++) {
+    for (int phase = 0; phase < 3; phase++) {
         for (size_t step = 0; step < 3 * n; step++) {
             size_t s = step % n;
             if (!unit_root(snap, included, s, phase) ||
@@ -305,6 +324,9 @@ static void assign_contexts(snapshot *snap, long *const *includes, int *const *f
                     else if (phase == 0 && (size_t)hf->context != s &&
                              !program_has_context(snap, hf, s))
                         *XPUSH(hf->other_contexts, hf->nother_contexts) = (long)s;
+                    else if (phase == 0 && (size_t)hf->context != s &&
+                             !is_other_context(hf, s))
+                        *XPUSH(hf->fallbacks, hf->nfallbacks) = (long)s;
                 }
             }
         }

@@ -97,6 +97,9 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     f->context = -1;
     f->other_contexts = NULL;
     f->nother_contexts = 0;
+    f->fallbacks = NULL;
+    f->nfallbacks = 0;
+    f->unit_only = false;
     if (!source_classify(path, cfg, &f->lang, &f->is_header)) {
         f->lang = LANG_C;
         f->is_header = false;
@@ -145,6 +148,7 @@ static void source_file_free(source_file *f)
     free(f->line_starts);
     free(f->not_checked);
     free(f->other_contexts);
+    free(f->fallbacks);
     free(f->unlisted_in);
     free(f->flags_from);
     for (size_t i = 0; i < f->ntargets; i++)
@@ -159,6 +163,14 @@ static int compare_paths(const void *a, const void *b)
 {
     const source_file *fa = a, *fb = b;
     return strcmp(fa->path, fb->path);
+}
+
+size_t snapshot_analysed(const snapshot *snap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < snap->nfiles; i++)
+        n += !snap->files[i].unit_only;
+    return n;
 }
 
 /* A path given twice names the same file with the same content: keep one. */

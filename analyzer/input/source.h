@@ -43,6 +43,19 @@ typedef struct {
                               is analysed in each of their units too, and
                               its facts are those of all its units */
     size_t nother_contexts;
+    long *fallbacks;   /* a header: its other includers (snapshot source files
+                          that reach it) of the programs of `context` and
+                          `other_contexts`, in the order contexts are chosen:
+                          the unit it is analysed in when that program's
+                          unit stopped before it had read the header in full
+                          (an #include not found), the first that reads it
+                          cleanly (extract/extract.c) */
+    size_t nfallbacks;
+    bool unit_only;    /* a source file of the compilation database outside the
+                          paths analysed (nccl's generated device sources, in
+                          its build directory): not analysed nor reported, only
+                          the unit of the snapshot's headers it includes that
+                          no analysed file includes (input/db_units.h) */
     char hash[65];     /* hex SHA-256 of text: key for cached facts */
     char **args;       /* extra compiler arguments for this file (-I, -D, -std, ...)
                           from a compilation database (-p); the config's
@@ -86,6 +99,9 @@ typedef struct {
     source_file *context;
     size_t ncontext;
 } snapshot;
+
+/* How many of the snapshot's files are analysed: all but the unit_only. */
+size_t snapshot_analysed(const snapshot *snap);
 
 /* Index of the file with this path in the snapshot, or -1. */
 long snapshot_find(const snapshot *snap, const char *path);

@@ -332,3 +332,25 @@ JSON
   assert_equal "$(jq -r '.findings[] | select(.rule == "unchecked-status") | .file + ":" + (.line | tostring)' <<<"$output")" \
     "shared/common/sync.h:4"
 }
+
+@test "a database entry outside the paths given is the unit of the headers it includes: their findings are reported, its own are not" {
+  # nccl's collective headers (src/device/*.h) are included only by the
+  # sources its build generates in the build directory, which the database
+  # lists there: parsed on their own they failed at "device.h" (only the
+  # build's -I../include finds it) and were not checked.
+  mkdir -p gen/tree/src/device gen/tree/src/include gen/build/gensrc gen/db
+  printf 'typedef float gen_real;\n' >gen/tree/src/include/gen_device.h
+  printf '#include <cuda_runtime_api.h>\n#include "gen_device.h"\nstatic inline gen_real gen_reduce(gen_real x)\n{\n    cudaDeviceSynchronize();\n    return x;\n}\n' \
+    >gen/tree/src/device/gen_reduce.h
+  printf '#include "gen_reduce.h"\nfloat gen_reduce_sum(float x)\n{\n    cudaDeviceReset();\n    return gen_reduce(x);\n}\n' \
+    >gen/build/gensrc/gen_reduce_sum.cu
+  cat >gen/db/compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/gen/tree/src/device", "arguments": ["nvcc", "-I.", "-I../include", "-c", "$BATS_TEST_TMPDIR/gen/build/gensrc/gen_reduce_sum.cu", "-o", "gen_reduce_sum.o"], "file": "$BATS_TEST_TMPDIR/gen/build/gensrc/gen_reduce_sum.cu"}]
+JSON
+  cd gen/tree
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p ../db src
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "src/device/gen_reduce.h:5 unchecked-status"
+  assert_equal "$(jq -r '.files_analyzed' <<<"$output")" 2
+  assert_equal "$(jq -r '.files_checked' <<<"$output")" 2
+}
