@@ -117,6 +117,10 @@ static struct {
     char *results_dir;    /* <cache>/results (analyzer/results.c), NULL with facts_dir */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
     snapshot_reach *reach;   /* of the snapshot given to facts_global_init, or NULL */
+    unsigned char *cublas_of;   /* that snapshot's files, then its context files:
+                                   CUBLAS_* bits (names_cublas_itself), or 0 */
+    signed char *own_cublas;    /* that snapshot's units: names_cublas_itself,
+                                   1 yes, -1 no, 0 not yet asked */
     bool *other_unit;     /* that snapshot's files: some header is analysed in
                              its unit as another program's (kept_give) */
     size_t nother_unit;
@@ -638,6 +642,8 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     if (snap) {
         facts_cache_run_begin();
         g.reach = reach_build(snap, cfg);
+        g.cublas_of = xcalloc(snap->nfiles + snap->ncontext + 1, 1);
+        g.own_cublas = xcalloc(snap->nfiles + 1, 1);
         g.other_unit = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *g.other_unit);
         g.nother_unit = snap->nfiles;
         for (size_t i = 0; i < snap->nfiles; i++)
@@ -684,6 +690,10 @@ void facts_global_cleanup(void)
     free(g.results_dir);
     free(g.identity);
     reach_free(g.reach);
+    free(g.cublas_of);
+    free(g.own_cublas);
+    g.cublas_of = NULL;
+    g.own_cublas = NULL;
     kept_clear();
     free(g.other_unit);
     for (size_t i = 0; i < g.nset_of; i++) {
@@ -872,6 +882,24 @@ static bool declares_cublas_name(const source_file *f)
     return false;
 }
 
+enum { CUBLAS_KNOWN = 1, CUBLAS_DECLARES = 2, CUBLAS_INCLUDES = 4 };
+
+/* declares_cublas_name and includes_cublas of the file at reach index i,
+ * read once a run: a header of cuda-samples' Common/ is in hundreds of
+ * units. */
+static unsigned cublas_facts(const snapshot *snap, size_t i)
+{
+    const source_file *f = i < snap->nfiles ? &snap->files[i] : &snap->context[i - snap->nfiles];
+    if (!g.cublas_of)
+        return (declares_cublas_name(f) ? CUBLAS_DECLARES : 0) |
+               (includes_cublas(f) ? CUBLAS_INCLUDES : 0);
+    if (!g.cublas_of[i])
+        g.cublas_of[i] = (unsigned char)(CUBLAS_KNOWN |
+                                         (declares_cublas_name(f) ? CUBLAS_DECLARES : 0) |
+                                         (includes_cublas(f) ? CUBLAS_INCLUDES : 0));
+    return g.cublas_of[i];
+}
+
 /* Whether the unit, or a file it may include, declares a name of cuBLAS's
  * own while none has an #include of cuBLAS's headers: it declares them in
  * place of the library's (NVIDIA/TensorRT's plugins, in a namespace they
@@ -879,19 +907,18 @@ static bool declares_cublas_name(const source_file *f)
  * parse errors there, docs/realcode.md). */
 static bool names_cublas_itself(const snapshot *snap, size_t unit, const snapshot_reach *reach)
 {
-    const source_file *src = &snap->files[unit];
+    if (g.own_cublas && g.own_cublas[unit])
+        return g.own_cublas[unit] > 0;
     size_t *files = NULL;
     size_t n = reach ? reach_files(reach, unit, &files) : 0;
-    bool declares = declares_cublas_name(src);
-    bool includes = includes_cublas(src);
-    for (size_t k = 0; k < n && !includes; k++) {
-        const source_file *f = files[k] < snap->nfiles ? &snap->files[files[k]]
-                                                       : &snap->context[files[k] - snap->nfiles];
-        declares = declares || declares_cublas_name(f);
-        includes = includes_cublas(f);
-    }
+    unsigned facts = cublas_facts(snap, unit);
+    for (size_t k = 0; k < n && !(facts & CUBLAS_INCLUDES); k++)
+        facts |= cublas_facts(snap, files[k]);
     free(files);
-    return declares && !includes;
+    bool own = (facts & CUBLAS_DECLARES) && !(facts & CUBLAS_INCLUDES);
+    if (g.own_cublas)
+        g.own_cublas[unit] = own ? 1 : -1;
+    return own;
 }
 
 /* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
