@@ -4,6 +4,7 @@
  * The AST walk itself is extract/walk.c. docs/libclang.md has the measurements
  * behind the choices made here. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -116,6 +117,10 @@ static struct {
     char *results_dir;    /* <cache>/results (analyzer/results.c), NULL with facts_dir */
     char *identity;       /* what facts depend on besides the file: see facts_identity */
     snapshot_reach *reach;   /* of the snapshot given to facts_global_init, or NULL */
+    unsigned char *cublas_of;   /* that snapshot's files, then its context files:
+                                   CUBLAS_* bits (names_cublas_itself), or 0 */
+    signed char *own_cublas;    /* that snapshot's units: names_cublas_itself,
+                                   1 yes, -1 no, 0 not yet asked */
     bool *other_unit;     /* that snapshot's files: some header is analysed in
                              its unit as another program's (kept_give) */
     size_t nother_unit;
@@ -637,6 +642,8 @@ int facts_global_init(const gl_config *cfg, const snapshot *snap, char **error)
     if (snap) {
         facts_cache_run_begin();
         g.reach = reach_build(snap, cfg);
+        g.cublas_of = xcalloc(snap->nfiles + snap->ncontext + 1, 1);
+        g.own_cublas = xcalloc(snap->nfiles + 1, 1);
         g.other_unit = xcalloc(snap->nfiles ? snap->nfiles : 1, sizeof *g.other_unit);
         g.nother_unit = snap->nfiles;
         for (size_t i = 0; i < snap->nfiles; i++)
@@ -683,6 +690,10 @@ void facts_global_cleanup(void)
     free(g.results_dir);
     free(g.identity);
     reach_free(g.reach);
+    free(g.cublas_of);
+    free(g.own_cublas);
+    g.cublas_of = NULL;
+    g.own_cublas = NULL;
     kept_clear();
     free(g.other_unit);
     for (size_t i = 0; i < g.nset_of; i++) {
@@ -788,6 +799,128 @@ static bool is_stand_in(const source_file *f, void *ctx)
     return stands_in_for_toolkit(f, g.cuda_include);
 }
 
+/* Whether f has an #include of one of the toolkit's cuBLAS headers, by
+ * the name's last component: a project's own "cublasWrapper.h" (TensorRT's)
+ * is not one. */
+static bool includes_cublas(const source_file *f)
+{
+    static const char *const headers[] = {"cublas.h", "cublas_v2.h", "cublas_api.h",
+                                          "cublasLt.h", "cublasXt.h"};
+    text_line line;
+    text_lines_begin(&line, f->masked, f->len);
+    while (text_lines_next(&line)) {
+        const char *op = line.directive ? operand_after(line.directive, line.end, "include") : NULL;
+        if (!op || (*op != '<' && *op != '"'))
+            continue;
+        const char *name = f->text + (op - f->masked) + 1;
+        const char *end = f->text + (line.end - f->masked);
+        const char *close = memchr(name, *op == '<' ? '>' : '"', (size_t)(end - name));
+        if (!close)
+            continue;
+        for (const char *p = name; p < close; p++)
+            if (*p == '/')
+                name = p + 1;
+        for (size_t h = 0; h < sizeof headers / sizeof *headers; h++)
+            if ((size_t)(close - name) == strlen(headers[h]) &&
+                memcmp(name, headers[h], strlen(headers[h])) == 0)
+                return true;
+    }
+    return false;
+}
+
+/* The start of the word that ends just before p (blanks skipped), or NULL
+ * when none does; *len its length. */
+static const char *word_before(const char *begin, const char *p, size_t *len)
+{
+    while (p > begin && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n' || p[-1] == '\r'))
+        p--;
+    const char *end = p;
+    while (p > begin && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+        p--;
+    *len = (size_t)(end - p);
+    return *len ? p : NULL;
+}
+
+static bool word_equals(const char *w, size_t n, const char *word)
+{
+    return w && n == strlen(word) && memcmp(w, word, n) == 0;
+}
+
+/* Whether f's code (comments and literals aside) declares a name of
+ * cuBLAS's own: `enum`/`struct`/`class`/`union cublas...`, `using
+ * cublas... =`, or a `typedef` ending in `cublas...;`. Uses do not count:
+ * cuda-samples' helper_cuda.h names cublasStatus_t in a branch taken only
+ * after cuBLAS's own header. */
+static bool declares_cublas_name(const source_file *f)
+{
+    const char *m = f->masked, *end = m + f->len;
+    for (const char *p = m; (p = memmem(p, (size_t)(end - p), "cublas", 6)) != NULL; p += 6) {
+        if (p > m && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        const char *after = p;
+        while (after < end && (isalnum((unsigned char)*after) || *after == '_'))
+            after++;
+        size_t n;
+        const char *w = word_before(m, p, &n);
+        if (word_equals(w, n, "enum") || word_equals(w, n, "struct") ||
+            word_equals(w, n, "class") || word_equals(w, n, "union"))
+            return true;
+        const char *q = after;
+        while (q < end && (*q == ' ' || *q == '\t'))
+            q++;
+        if (word_equals(w, n, "using") && q < end && *q == '=')
+            return true;
+        if (q < end && *q == ';') {
+            const char *stmt = p;
+            while (stmt > m && stmt[-1] != ';' && stmt[-1] != '{' && stmt[-1] != '}')
+                stmt--;
+            const char *t = memmem(stmt, (size_t)(p - stmt), "typedef", 7);
+            if (t && (t == m || !(isalnum((unsigned char)t[-1]) || t[-1] == '_')))
+                return true;
+        }
+    }
+    return false;
+}
+
+enum { CUBLAS_KNOWN = 1, CUBLAS_DECLARES = 2, CUBLAS_INCLUDES = 4 };
+
+/* declares_cublas_name and includes_cublas of the file at reach index i,
+ * read once a run: a header of cuda-samples' Common/ is in hundreds of
+ * units. */
+static unsigned cublas_facts(const snapshot *snap, size_t i)
+{
+    const source_file *f = i < snap->nfiles ? &snap->files[i] : &snap->context[i - snap->nfiles];
+    if (!g.cublas_of)
+        return (declares_cublas_name(f) ? CUBLAS_DECLARES : 0) |
+               (includes_cublas(f) ? CUBLAS_INCLUDES : 0);
+    if (!g.cublas_of[i])
+        g.cublas_of[i] = (unsigned char)(CUBLAS_KNOWN |
+                                         (declares_cublas_name(f) ? CUBLAS_DECLARES : 0) |
+                                         (includes_cublas(f) ? CUBLAS_INCLUDES : 0));
+    return g.cublas_of[i];
+}
+
+/* Whether the unit, or a file it may include, declares a name of cuBLAS's
+ * own while none has an #include of cuBLAS's headers: it declares them in
+ * place of the library's (NVIDIA/TensorRT's plugins, in a namespace they
+ * then use), and the PCH's cublas_v2.h would clash with them (115 false
+ * parse errors there, docs/realcode.md). */
+static bool names_cublas_itself(const snapshot *snap, size_t unit, const snapshot_reach *reach)
+{
+    if (g.own_cublas && g.own_cublas[unit])
+        return g.own_cublas[unit] > 0;
+    size_t *files = NULL;
+    size_t n = reach ? reach_files(reach, unit, &files) : 0;
+    unsigned facts = cublas_facts(snap, unit);
+    for (size_t k = 0; k < n && !(facts & CUBLAS_INCLUDES); k++)
+        facts |= cublas_facts(snap, files[k]);
+    free(files);
+    bool own = (facts & CUBLAS_DECLARES) && !(facts & CUBLAS_INCLUDES);
+    if (g.own_cublas)
+        g.own_cublas[unit] = own ? 1 : -1;
+    return own;
+}
+
 /* The PCH declares cublas_v2.h's API; the legacy cublas.h refuses to be
  * included after it, so such files parse without the PCH, as do files that
  * configure the headers before including them. A C file that names neither
@@ -800,13 +933,14 @@ static bool is_stand_in(const source_file *f, void *ctx)
  * declarations. One that only misses the toolkit header it would reach
  * (cuda-samples' NPP programs on a machine without NPP: npp.h brings the
  * runtime) keeps the PCH, and with it the runtime calls it makes. A CUDA
- * unit has the runtime whatever it includes, as under nvcc. */
+ * unit has the runtime whatever it includes, as under nvcc; a unit that
+ * declares cuBLAS's names itself (names_cublas_itself) has no PCH. */
 static bool can_use_pch(const snapshot *snap, size_t unit, const gl_config *cfg,
                         const snapshot_reach *reach)
 {
     const source_file *src = &snap->files[unit];
     if (!g.pch_path[src->lang] || mentions(src, "cublas.h") ||
-        configures_headers_first(src, cfg))
+        configures_headers_first(src, cfg) || names_cublas_itself(snap, unit, reach))
         return false;
     if (src->lang == LANG_CUDA)
         return true;
