@@ -2095,6 +2095,36 @@ static void other_unit_views_free(shared_unit *group)
     free(group->others);
 }
 
+/* Where the headers that snap->files[u]'s unit did not find (its
+ * not-checked facts of the header) would have been, to `absent`, and the
+ * unit's file to `included`: what a facts entry decided by that unit
+ * depends on besides the header (where_missing, with that unit's flags). */
+static void note_unit_missing(const snapshot *snap, size_t u, const file_facts *facts,
+                              const gl_config *cfg, fact_strs *included, fact_strs *absent)
+{
+    *XPUSH(included->items, included->n) = path_canonical(snap->files[u].abs_path);
+    if (!facts || facts->n_not_checked == 0)
+        return;
+    arg_list args = { 0 };
+    build_args(&args, snap, &snap->files[u], cfg, NULL);
+    where_missing(facts, &snap->files[u], &args, included, absent);
+    arg_list_free(&args);
+}
+
+/* A fallback unit tried for a header, whether or not it read the header in
+ * full: its file, its inclusions and the headers it did not find decide
+ * which unit the header's facts come from, so the facts entry depends on
+ * them (a change to any sends the header to be parsed again). */
+static void note_tried_unit(const snapshot *snap, size_t u, const other_unit_view *view,
+                            size_t at, const gl_config *cfg, fact_strs *included,
+                            fact_strs *absent)
+{
+    for (size_t i = 0; i < view->included.n; i++)
+        *XPUSH(included->items, included->n) = xstrdup(view->included.items[i]);
+    note_unit_missing(snap, u, view->failed_before[at] ? view->facts[at] : NULL, cfg, included,
+                      absent);
+}
+
 /* The facts the current file of the group has in the first of its
  * fallbacks (source_file.fallbacks) of the program of snap->files[failed],
  * a unit that stopped before it had read the file in full, whose unit reads
@@ -2105,7 +2135,7 @@ static void other_unit_views_free(shared_unit *group)
  * for each of the dozens of library headers they include. */
 static file_facts *facts_in_fallback(const snapshot *snap, size_t failed, shared_unit *group,
                                      const gl_config *cfg, const snapshot_reach *reach,
-                                     size_t *used)
+                                     size_t *used, fact_strs *included, fact_strs *absent)
 {
     const source_file *src = &snap->files[group->files[group->at]];
     for (size_t k = 0; k < src->nfallbacks; k++) {
@@ -2118,6 +2148,8 @@ static file_facts *facts_in_fallback(const snapshot *snap, size_t failed, shared
                 view = &group->others[v];
         if (!view)
             view = view_other_unit(snap, u, group, cfg, reach);
+        if (included)
+            note_tried_unit(snap, u, view, group->at, cfg, included, absent);
         file_facts *facts = view->facts[group->at];
         if (facts && !view->failed_before[group->at]) {
             view->facts[group->at] = NULL;
@@ -2252,12 +2284,23 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
      * not found): the next includer of its program whose unit reads it
      * without stopping is its unit. The header is checked when any unit
      * reads it so; the causes stay reported at their units' files. */
-    bool unsettled = ctx.n_failed_before > 0, own_checked = true, some_checked = false;
+    /* What the facts entry depends on: this parse's inclusions, and those
+     * of every unit a fallback tried (note_tried_unit). */
+    fact_strs included = { 0 }, absent = { 0 };
+    fact_strs *deps = cache_key ? &included : NULL;
+    if (cache_key)
+        clang_getInclusions(tu, note_inclusion, &included);
+    bool own_checked = true, some_checked = false;
     size_t used;
-    if (unsettled && tu == unit->tu) {
-        file_facts *better = facts_in_fallback(snap, unit->index, unit, cfg, reach, &used);
+    if (ctx.n_failed_before > 0 && tu == unit->tu) {
+        file_facts *better = facts_in_fallback(snap, unit->index, unit, cfg, reach, &used, deps,
+                                               &absent);
         own_checked = better != NULL;
         if (better) {
+            /* Were the headers its own unit missed there, that unit would
+             * read the header in full and be its unit again. */
+            if (deps)
+                note_unit_missing(snap, unit->index, facts, cfg, &included, &absent);
             facts_free(facts);
             facts = better;
         }
@@ -2267,9 +2310,6 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         macro_inclusions m = {snap, reach, &ctx};
         clang_getInclusions(tu, check_macro_inclusion, &m);
     }
-    fact_strs included = { 0 }, absent = { 0 };
-    if (cache_key)
-        clang_getInclusions(tu, note_inclusion, &included);
     /* A header of several programs: what each other program's unit shows
      * of it too, each fact once. */
     file_facts *others = NULL;
@@ -2278,11 +2318,13 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
         file_facts *more = facts_in_other_unit(snap, (size_t)src->other_contexts[k], unit,
                                                cfg, reach, cache_key ? &included : NULL, &failed);
         file_facts *better = failed ? facts_in_fallback(snap, (size_t)src->other_contexts[k],
-                                                        unit, cfg, reach, &used)
+                                                        unit, cfg, reach, &used, deps, &absent)
                                     : NULL;
-        unsettled |= failed;
         if (better) {
             said_of_unit(snap, used, better);
+            if (deps)
+                note_unit_missing(snap, (size_t)src->other_contexts[k], more, cfg, &included,
+                                  &absent);
             facts_free(more);
             more = better;
         }
@@ -2324,9 +2366,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     free(copy);
     /* where_missing knows the search path of one unit only: a header of
      * several programs with a header not found is parsed again each run. */
-    /* Nor are facts that other units decided: a change to those units
-     * would not be seen. */
-    bool store = cache_key && cacheable(facts) && !unsettled &&
+    bool store = cache_key && cacheable(facts) &&
                  (facts->n_not_checked == 0 || src->nother_contexts == 0);
     if (store) {
         if (facts->n_not_checked > 0) {

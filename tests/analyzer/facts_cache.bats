@@ -265,3 +265,38 @@ missing_report() {
   rm inc/sub/deep.h
   assert_equal "$(missing_report)" "not-checked:3:sub/deep.h unchecked-status:4"
 }
+
+# A header whose first includer's unit stops before reading it, checked in
+# the next includer's unit (the fallback of rules.md's not-checked row):
+# its entry depends on the units tried. Its facts were not cached at all,
+# so cuda-samples' warm run parsed 21 units again (docs/performance.md).
+fallback_report() {
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --format json --config "$EMPTY_CONFIG" \
+    fb/bench_fill.cu fb/test_fill.cu fb/fill.h
+  parses=$(grep -c 'trace: parse' <<<"$stderr" || true)
+  jq -r '[.findings[] | .rule + ":" + (.file | sub(".*/"; "")) + ":" + (.line | tostring)] | join(" ")' <<<"$output"
+}
+
+@test "a header checked in a fallback unit is cached, and parsed again when a unit tried for it changes or a header its unit missed appears" {
+  mkdir -p fb
+  printf '#include <fb_harness_absent.h>\n#include "fill.h"\nint fb_bench(float *d, const float *h) { return fb_fill(d, h) == cudaSuccess; }\n' >fb/bench_fill.cu
+  printf '#include "fill.h"\nint fb_test(float *d, const float *h) { return fb_fill(d, h) == cudaSuccess; }\n' >fb/test_fill.cu
+  printf '#include <cuda_runtime.h>\nstatic cudaError_t fb_fill(float *d, const float *h)\n{\n    return cudaMemcpy(d, h, 4, cudaMemcpyHostToDevice);\n}\n' >fb/fill.h
+  local checked="not-checked:bench_fill.cu:1 mapped-pinned-only:fill.h:4"
+  fallback_report >/dev/null
+  assert_equal "$(fallback_report)" "$checked"
+  fallback_report >/dev/null
+  assert_equal "$parses" 0
+  # The fallback unit stops before the header too: no unit reads it now.
+  printf '#include <fb_other_absent.h>\n' | cat - fb/test_fill.cu >fb/t && mv fb/t fb/test_fill.cu
+  local cold
+  cold=$(XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cold1 fallback_report)
+  assert_equal "$(fallback_report)" "$cold"
+  assert [ "$cold" != "$checked" ]
+  # The header bench_fill.cu's unit missed appears: that unit reads fill.h.
+  printf '/* harness */\n' >fb/fb_harness_absent.h
+  cold=$(XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cold2 fallback_report)
+  assert_equal "$(fallback_report)" "$cold"
+  assert_regex "$cold" 'mapped-pinned-only:fill.h:4'
+
+}
