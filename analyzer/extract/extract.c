@@ -799,33 +799,38 @@ static bool is_stand_in(const source_file *f, void *ctx)
     return stands_in_for_toolkit(f, g.cuda_include);
 }
 
-/* Whether f has an #include of one of the toolkit's cuBLAS headers, by
- * the name's last component: a project's own "cublasWrapper.h" (TensorRT's)
- * is not one. */
-static bool includes_cublas(const source_file *f)
+/* include_name_fn of includes_cublas: whether a name an #include opens is
+ * one of the toolkit's cuBLAS headers, by its last component. */
+static void note_cublas_header(const char *name, size_t len, bool quoted, void *ctx)
 {
     static const char *const headers[] = {"cublas.h", "cublas_v2.h", "cublas_api.h",
                                           "cublasLt.h", "cublasXt.h"};
+    (void)quoted;
+    const char *base = name;
+    for (const char *p = name; p < name + len; p++)
+        if (*p == '/')
+            base = p + 1;
+    size_t n = (size_t)(name + len - base);
+    for (size_t h = 0; h < sizeof headers / sizeof *headers; h++)
+        if (n == strlen(headers[h]) && memcmp(base, headers[h], n) == 0)
+            *(bool *)ctx = true;
+}
+
+/* Whether f has an #include of one of the toolkit's cuBLAS headers, the
+ * operand read as reach reads it (include_operand_names, macros expanded):
+ * a project's own "cublasWrapper.h" (TensorRT's) is not one. */
+static bool includes_cublas(const source_file *f, const macro_names *macros)
+{
+    bool found = false;
     text_line line;
     text_lines_begin(&line, f->masked, f->len);
-    while (text_lines_next(&line)) {
+    while (!found && text_lines_next(&line)) {
         const char *op = line.directive ? operand_after(line.directive, line.end, "include") : NULL;
-        if (!op || (*op != '<' && *op != '"'))
-            continue;
-        const char *name = f->text + (op - f->masked) + 1;
-        const char *end = f->text + (line.end - f->masked);
-        const char *close = memchr(name, *op == '<' ? '>' : '"', (size_t)(end - name));
-        if (!close)
-            continue;
-        for (const char *p = name; p < close; p++)
-            if (*p == '/')
-                name = p + 1;
-        for (size_t h = 0; h < sizeof headers / sizeof *headers; h++)
-            if ((size_t)(close - name) == strlen(headers[h]) &&
-                memcmp(name, headers[h], strlen(headers[h])) == 0)
-                return true;
+        if (op)
+            include_operand_names(macros, NULL, f->text + (op - f->masked),
+                                  f->text + (line.end - f->masked), note_cublas_header, &found);
     }
-    return false;
+    return found;
 }
 
 /* The start of the word that ends just before p (blanks skipped), or NULL
@@ -839,11 +844,6 @@ static const char *word_before(const char *begin, const char *p, size_t *len)
         p--;
     *len = (size_t)(end - p);
     return *len ? p : NULL;
-}
-
-static bool word_equals(const char *w, size_t n, const char *word)
-{
-    return w && n == strlen(word) && memcmp(w, word, n) == 0;
 }
 
 /* Whether f's code (comments and literals aside) declares a name of
@@ -862,13 +862,13 @@ static bool declares_cublas_name(const source_file *f)
             after++;
         size_t n;
         const char *w = word_before(m, p, &n);
-        if (word_equals(w, n, "enum") || word_equals(w, n, "struct") ||
-            word_equals(w, n, "class") || word_equals(w, n, "union"))
+        if (w && (word_is(w, w + n, "enum") || word_is(w, w + n, "struct") ||
+                  word_is(w, w + n, "class") || word_is(w, w + n, "union")))
             return true;
         const char *q = after;
         while (q < end && (*q == ' ' || *q == '\t'))
             q++;
-        if (word_equals(w, n, "using") && q < end && *q == '=')
+        if (w && word_is(w, w + n, "using") && q < end && *q == '=')
             return true;
         if (q < end && *q == ';') {
             const char *stmt = p;
@@ -887,16 +887,17 @@ enum { CUBLAS_KNOWN = 1, CUBLAS_DECLARES = 2, CUBLAS_INCLUDES = 4 };
 /* declares_cublas_name and includes_cublas of the file at reach index i,
  * read once a run: a header of cuda-samples' Common/ is in hundreds of
  * units. */
-static unsigned cublas_facts(const snapshot *snap, size_t i)
+static unsigned cublas_facts(const snapshot *snap, size_t i, const snapshot_reach *reach)
 {
+    const macro_names *macros = reach ? reach_macros(reach) : NULL;
     const source_file *f = i < snap->nfiles ? &snap->files[i] : &snap->context[i - snap->nfiles];
     if (!g.cublas_of)
         return (declares_cublas_name(f) ? CUBLAS_DECLARES : 0) |
-               (includes_cublas(f) ? CUBLAS_INCLUDES : 0);
+               (includes_cublas(f, macros) ? CUBLAS_INCLUDES : 0);
     if (!g.cublas_of[i])
         g.cublas_of[i] = (unsigned char)(CUBLAS_KNOWN |
                                          (declares_cublas_name(f) ? CUBLAS_DECLARES : 0) |
-                                         (includes_cublas(f) ? CUBLAS_INCLUDES : 0));
+                                         (includes_cublas(f, macros) ? CUBLAS_INCLUDES : 0));
     return g.cublas_of[i];
 }
 
@@ -911,9 +912,9 @@ static bool names_cublas_itself(const snapshot *snap, size_t unit, const snapsho
         return g.own_cublas[unit] > 0;
     size_t *files = NULL;
     size_t n = reach ? reach_files(reach, unit, &files) : 0;
-    unsigned facts = cublas_facts(snap, unit);
+    unsigned facts = cublas_facts(snap, unit, reach);
     for (size_t k = 0; k < n && !(facts & CUBLAS_INCLUDES); k++)
-        facts |= cublas_facts(snap, files[k]);
+        facts |= cublas_facts(snap, files[k], reach);
     free(files);
     bool own = (facts & CUBLAS_DECLARES) && !(facts & CUBLAS_INCLUDES);
     if (g.own_cublas)
@@ -2030,6 +2031,17 @@ static other_unit_view *view_other_unit(const snapshot *snap, size_t unit, share
     return view;
 }
 
+/* The group's view of snap->files[unit]'s unit: the one made already, else
+ * a parse of it now (view_other_unit). */
+static other_unit_view *view_of_unit(const snapshot *snap, size_t unit, shared_unit *group,
+                                     const gl_config *cfg, const snapshot_reach *reach)
+{
+    for (size_t v = 0; v < group->nothers; v++)
+        if (group->others[v].unit == unit)
+            return &group->others[v];
+    return view_other_unit(snap, unit, group, cfg, reach);
+}
+
 /* The group of the current unit is done: before its translation unit goes
  * (kept or disposed of, kept_give), what it shows of the later groups'
  * headers that it is another program's context of, which those groups
@@ -2067,12 +2079,7 @@ static file_facts *facts_in_other_unit(const snapshot *snap, size_t unit, shared
                                        const gl_config *cfg, const snapshot_reach *reach,
                                        fact_strs *included, bool *failed_before)
 {
-    other_unit_view *view = NULL;
-    for (size_t v = 0; v < group->nothers && !view; v++)
-        if (group->others[v].unit == unit)
-            view = &group->others[v];
-    if (!view)
-        view = view_other_unit(snap, unit, group, cfg, reach);
+    other_unit_view *view = view_of_unit(snap, unit, group, cfg, reach);
     file_facts *facts = view->facts[group->at];
     view->facts[group->at] = NULL;
     *failed_before = facts && view->failed_before[group->at];
@@ -2142,12 +2149,7 @@ static file_facts *facts_in_fallback(const snapshot *snap, size_t failed, shared
         size_t u = (size_t)src->fallbacks[k];
         if (!path_same_program(snap->files[u].path, snap->files[failed].path))
             continue;
-        other_unit_view *view = NULL;
-        for (size_t v = 0; v < group->nothers && !view; v++)
-            if (group->others[v].unit == u)
-                view = &group->others[v];
-        if (!view)
-            view = view_other_unit(snap, u, group, cfg, reach);
+        other_unit_view *view = view_of_unit(snap, u, group, cfg, reach);
         if (included)
             note_tried_unit(snap, u, view, group->at, cfg, included, absent);
         file_facts *facts = view->facts[group->at];

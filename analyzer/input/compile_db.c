@@ -518,23 +518,11 @@ static void copy_args(source_file *f, const db_entry *e, bool keep_std)
             f->args[f->nargs++] = xstrdup(e->args.items[k]);
 }
 
-/* How many leading directories (the root "/" counted) two absolute paths
- * share: a '/' inside their common prefix closes a component both have. */
-static size_t shared_dirs(const char *a, const char *b)
+/* The length of path's directory, its last '/' included. */
+static size_t dir_length(const char *path)
 {
-    size_t n = 0;
-    for (size_t i = 0; a[i] && a[i] == b[i]; i++)
-        n += a[i] == '/';
-    return n;
-}
-
-/* How many directories path has below its first `dirs` (shared_dirs). */
-static size_t dirs_below(const char *path, size_t dirs)
-{
-    size_t n = 0;
-    for (; *path; path++)
-        n += *path == '/';
-    return n - dirs;
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
 }
 
 /* C and C++ take different -std values; C++ and CUDA the same ones. */
@@ -569,30 +557,27 @@ static source_lang entry_lang(const db_entry *e)
 static const db_entry *nearest_entry(const compile_db *db, const char *file, source_lang lang,
                                      const char *root)
 {
-    char *root_dir = xasprintf("%s%s", root, root[strlen(root) - 1] == '/' ? "" : "/");
-    size_t floor = shared_dirs(root_dir, root_dir);
     const db_entry *best = NULL;
-    size_t best_dirs = 0;
+    size_t best_dir = 0;
     bool best_family = false;
     for (size_t i = 0; i < db->n; i++) {
         const db_entry *e = &db->entries[i];
         if (i > 0 && compare_files(e - 1, e) == 0)
             continue;   /* the first entry of a file counts */
-        size_t dirs = shared_dirs(e->file, file);
-        if (dirs < floor || shared_dirs(e->file, root_dir) < floor || dirs_below(e->file, dirs))
-            continue;   /* outside the root, or in a directory that is not above the file */
+        size_t dir = dir_length(e->file);
+        if (strncmp(e->file, file, dir) != 0 || (strcmp(root, "/") != 0 && !path_below(root, e->file)))
+            continue;   /* in a directory that is not above the file, or outside the root */
         bool family = same_std_family(entry_lang(e), lang);
         int by = !best ? 1
-                 : dirs != best_dirs ? (dirs > best_dirs ? 1 : -1)
+                 : dir != best_dir ? (dir > best_dir ? 1 : -1)
                  : family != best_family ? (family ? 1 : -1)
                  : (e->order < best->order ? 1 : -1);
         if (by > 0) {
             best = e;
-            best_dirs = dirs;
+            best_dir = dir;
             best_family = family;
         }
     }
-    free(root_dir);
     return best;
 }
 
