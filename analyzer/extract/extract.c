@@ -2109,7 +2109,7 @@ static void other_unit_views_free(shared_unit *group)
 static void note_unit_missing(const snapshot *snap, size_t u, const file_facts *facts,
                               const gl_config *cfg, fact_strs *included, fact_strs *absent)
 {
-    *XPUSH(included->items, included->n) = path_canonical(snap->files[u].abs_path);
+    *XPUSH(included->items, included->n) = facts_cache_canonical(snap->files[u].abs_path);
     if (!facts || facts->n_not_checked == 0)
         return;
     arg_list args = { 0 };
