@@ -621,6 +621,11 @@ bool compile_db_give(const compile_db *db, source_file *f, const char *root)
     return true;
 }
 
+const char *compile_db_path(const compile_db *db)
+{
+    return db->path;
+}
+
 size_t compile_db_nentries(const compile_db *db)
 {
     return db->n;
