@@ -614,23 +614,13 @@ int main(int argc, char **argv)
         return rc;
     }
     /* The database's flags first: a header's language follows its
-     * includes, which the database's -I resolve. */
+     * includes, which the database's -I resolve. A database given and one
+     * found are used alike (db_units_use), but for the files each serves. */
     if (db) {
-        size_t listed = compile_db_apply(db, &snap), analysed = snap.nfiles;
-        size_t lent = compile_db_borrowers(db, &snap);
-        /* Its sources outside the paths given, as units of the headers
-         * they include (read from the disk: not with --staged, whose
-         * files are the index's). */
-        size_t units = opt.staged ? 0 : db_units_add(db, &snap, &cfg);
-        if (listed == 0 && analysed > 0 && lent == 0)
-            fprintf(stderr,
-                    "gpulint: note: the compilation database lists none of the %zu analysed "
-                    "files; they are parsed with the config's flags alone%s\n",
-                    analysed,
-                    units ? ", but for headers that its files outside the paths given "
-                            "include, parsed in those files' units" : "");
+        size_t analysed = snap.nfiles, listed = compile_db_apply(db, &snap);
+        db_units_use(db, &snap, &cfg, opt.staged, analysed, listed, false);
         compile_db_free(db);
-    } else if (compile_db_discover(&snap, &error) != 0) {
+    } else if (compile_db_discover(&snap, &cfg, opt.staged, &error) != 0) {
         inputs_release();
         fprintf(stderr, "gpulint: error: %s\n", error);
         free(error);

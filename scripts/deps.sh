@@ -17,6 +17,7 @@ packages=(
   pre-commit        # the hook tests run .pre-commit-hooks.yaml through Debian's framework (3.0.4), offline
   pkgconf           # the install test links a program through tlob.pc
   cmake g++         # ... and a C++ program through find_package(tlob); the generated CMake CUDA project of tests/integrations
+  meson ninja-build # the generated Meson CUDA project of tests/integrations/meson-targets.bats (bookworm: Meson 1.0.1)
   python3-numpy     # the Python package's tests (python/tlob needs numpy)
   groff-base        # the install test renders the man page
   python3-jsonschema   # the JSON output checked against docs/gpulint-output.schema.json

@@ -14,14 +14,6 @@
 /* A reply file over this is not CMake's (cuda-samples' 171 targets: 2 MB). */
 #define REPLY_BYTES ((size_t)256 << 20)
 
-typedef struct {
-    char *id;
-    char *key;   /* its object directory: <build>/CMakeFiles/<name>.dir */
-    bool program, library;
-    char **deps;   /* the ids it depends on */
-    size_t ndeps;
-} cm_target;
-
 /* CMake names each reply index index-<time>.json; a client reads the one
  * that sorts last, the newest (cmake-file-api(7), "Reply Index File"). */
 static char *newest_index(const char *reply_dir)
@@ -60,7 +52,7 @@ static bool is_one_of(const char *s, const char *const *list)
 
 /* One target's reply file into t; false with *error when a member that the
  * codemodel's "target" object always has is missing. */
-static bool read_target(const char *reply_dir, const char *file, const char *top, cm_target *t,
+static bool read_target(const char *reply_dir, const char *file, const char *top, link_target *t,
                         char **error)
 {
     static const char *const programs[] = {"EXECUTABLE", "SHARED_LIBRARY", "MODULE_LIBRARY", NULL};
@@ -98,58 +90,7 @@ static bool read_target(const char *reply_dir, const char *file, const char *top
     return ok;
 }
 
-static int by_id(const void *a, const void *b)
-{
-    return strcmp(((const cm_target *)a)->id, ((const cm_target *)b)->id);
-}
-
-static int by_member(const void *a, const void *b)
-{
-    const cmake_link *x = a, *y = b;
-    int c = strcmp(x->member, y->member);
-    return c ? c : strcmp(x->program, y->program);
-}
-
-static long find_id(const cm_target *ts, size_t n, const char *id)
-{
-    cm_target key = {.id = (char *)id};
-    const cm_target *hit = bsearch(&key, ts, n, sizeof *ts, by_id);
-    return hit ? hit - ts : -1;
-}
-
-/* Each program's members: itself and the libraries it reaches through
- * library dependencies. */
-static void link_programs(const cm_target *ts, size_t n, cmake_links *map)
-{
-    bool *seen = xcalloc(n + 1, sizeof *seen);
-    size_t *stack = xcalloc(n + 1, sizeof *stack);
-    for (size_t p = 0; p < n; p++) {
-        if (!ts[p].program)
-            continue;
-        memset(seen, 0, n * sizeof *seen);
-        size_t top = 0;
-        stack[top++] = p;
-        seen[p] = true;
-        while (top) {
-            const cm_target *m = &ts[stack[--top]];
-            *XPUSH(map->links, map->n) =
-                (cmake_link){.member = xstrdup(m->key), .program = xstrdup(ts[p].key)};
-            for (size_t k = 0; k < m->ndeps; k++) {
-                long d = find_id(ts, n, m->deps[k]);
-                if (d >= 0 && !seen[d] && ts[d].library) {
-                    seen[d] = true;
-                    stack[top++] = (size_t)d;
-                }
-            }
-        }
-    }
-    free(stack);
-    free(seen);
-    if (map->n)
-        qsort(map->links, map->n, sizeof *map->links, by_member);
-}
-
-int cmake_links_load(const char *build_dir, cmake_links *map, char **error)
+int cmake_links_load(const char *build_dir, build_links *map, char **error)
 {
     memset(map, 0, sizeof *map);
     *error = NULL;
@@ -171,7 +112,7 @@ int cmake_links_load(const char *build_dir, cmake_links *map, char **error)
     if (model && (!top || !json_is_array(targets)))
         *error = xasprintf("%s: error: CMake file API codemodel: no \"paths\".\"build\" or "
                            "no \"targets\" in its first configuration", model_path);
-    cm_target *ts = NULL;
+    link_target *ts = NULL;
     size_t n = 0;
     size_t k;
     json_t *t;
@@ -182,56 +123,22 @@ int cmake_links_load(const char *build_dir, cmake_links *map, char **error)
                                "\"jsonFile\"", model_path, k);
             break;
         }
-        cm_target one = {0};
+        link_target one = {0};
         if (!read_target(reply_dir, file, top, &one, error))
             break;
         *XPUSH(ts, n) = one;
     }
-    if (!*error && n) {
-        qsort(ts, n, sizeof *ts, by_id);
-        link_programs(ts, n, map);
-    }
-    for (size_t i = 0; i < n; i++) {
-        free(ts[i].id);
-        free(ts[i].key);
-        str_array_free(ts[i].deps, ts[i].ndeps);
-    }
-    free(ts);
+    if (!*error)
+        build_links_from(ts, n, map);
+    link_targets_free(ts, n);
     json_decref(model);
     json_decref(index);
     free(model_path);
     free(index_path);
     free(reply_dir);
     if (*error) {
-        cmake_links_free(map);
+        build_links_free(map);
         return -1;
     }
     return model ? 0 : 1;
-}
-
-void cmake_links_free(cmake_links *map)
-{
-    for (size_t i = 0; i < map->n; i++) {
-        free(map->links[i].member);
-        free(map->links[i].program);
-    }
-    free(map->links);
-    memset(map, 0, sizeof *map);
-}
-
-const cmake_link *cmake_links_of(const cmake_links *map, const char *member, size_t *n)
-{
-    size_t lo = 0, hi = map->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(map->links[mid].member, member) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
-    while (end < map->n && strcmp(map->links[end].member, member) == 0)
-        end++;
-    *n = end - lo;
-    return *n ? &map->links[lo] : NULL;
 }

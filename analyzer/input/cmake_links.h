@@ -6,37 +6,20 @@
  * (input/compile_target.h), not which targets link a library; the reply
  * does (docs/rules.md, "Programs").
  *
- * A program is a target with a link step (EXECUTABLE, SHARED_LIBRARY). Its
- * members are itself and every library target it depends on, directly or
- * through other library targets (STATIC_LIBRARY, SHARED_LIBRARY,
- * OBJECT_LIBRARY). A dependency added by add_dependencies() (build order
+ * A program is a target with a link step (EXECUTABLE, SHARED_LIBRARY,
+ * MODULE_LIBRARY); a library is a STATIC_LIBRARY, SHARED_LIBRARY or
+ * OBJECT_LIBRARY (input/build_links.h). A dependency added by add_dependencies() (build order
  * only) reads as a link too: the reply's `dependencies` does not tell them
  * apart, and comparing more files errs the way directories did. */
 #ifndef GPULINT_CMAKE_LINKS_H
 #define GPULINT_CMAKE_LINKS_H
 
-#include <stddef.h>
-
-typedef struct {
-    char *member;    /* a target's object directory, as compile_target names it */
-    char *program;   /* a program it is linked into, named so too */
-} cmake_link;
-
-typedef struct {
-    cmake_link *links;   /* sorted by member, then program */
-    size_t n;
-} cmake_links;
+#include "input/build_links.h"
 
 /* Read the reply below build_dir (the directory of compile_commands.json,
  * CMake's top build directory). Returns 1 and an empty map when there is
  * no reply or it has no codemodel (nobody asked), 0 when read, -1 with
  * *error naming the file for a reply that cannot be read. */
-int cmake_links_load(const char *build_dir, cmake_links *map, char **error);
-void cmake_links_free(cmake_links *map);
-
-/* The programs `member` is linked into: *n of them from the returned entry
- * on; NULL when the reply does not name it as linked into any (no reply, a
- * library no program links, a target the reply does not list). */
-const cmake_link *cmake_links_of(const cmake_links *map, const char *member, size_t *n);
+int cmake_links_load(const char *build_dir, build_links *map, char **error);
 
 #endif

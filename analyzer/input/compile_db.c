@@ -14,6 +14,7 @@
 
 #include "input/cmake_links.h"
 #include "input/compile_target.h"
+#include "input/meson_links.h"
 #include "util/paths.h"
 #include "util/files.h"
 #include "util/xalloc.h"
@@ -30,7 +31,7 @@ struct compile_db {
     db_entry *entries;   /* sorted by file, then order */
     size_t n;
     char *path;          /* as given or found: what a file it does not list is told */
-    cmake_links links;   /* CMake's reply beside it: the programs each target is linked into */
+    build_links links;   /* CMake's reply or Meson's build beside it: the programs each target is linked into */
 };
 
 int shell_split(const char *s, str_list *words)
@@ -463,10 +464,15 @@ compile_db *compile_db_load(const char *path, char **error)
     json_decref(doc);
     qsort(db->entries, db->n, sizeof *db->entries, compare_entries);
     /* CMake writes compile_commands.json in its top build directory, where
-     * its file API reply is too (input/cmake_links.h). */
+     * its file API reply is too (input/cmake_links.h); Meson in its build
+     * directory, with its introspection and build.ninja
+     * (input/meson_links.h). */
     const char *slash = strrchr(path, '/');
     char *build_dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
-    int read = cmake_links_load(build_dir[0] ? build_dir : "/", &db->links, error);
+    const char *dir = build_dir[0] ? build_dir : "/";
+    int read = cmake_links_load(dir, &db->links, error);
+    if (read == 1)
+        read = meson_links_load(dir, &db->links, error);
     free(build_dir);
     if (read < 0) {
         compile_db_free(db);
@@ -486,7 +492,7 @@ void compile_db_free(compile_db *db)
     }
     free(db->entries);
     free(db->path);
-    cmake_links_free(&db->links);
+    build_links_free(&db->links);
     free(db);
 }
 
@@ -612,13 +618,18 @@ bool compile_db_give(const compile_db *db, source_file *f, const char *root)
      * no other (docs/rules.md, "Programs"). */
     for (const db_entry *t = e; t < db->entries + db->n && compare_files(t, e) == 0; t++) {
         size_t n = 0;
-        const cmake_link *in = t->target ? cmake_links_of(&db->links, t->target, &n) : NULL;
+        const build_link *in = t->target ? build_links_of(&db->links, t->target, &n) : NULL;
         if (t->target && !in)
             source_add_target(f, t->target);
         for (size_t k = 0; k < n; k++)
             source_add_target(f, in[k].program);
     }
     return true;
+}
+
+const char *compile_db_path(const compile_db *db)
+{
+    return db->path;
 }
 
 size_t compile_db_nentries(const compile_db *db)

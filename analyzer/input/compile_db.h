@@ -60,11 +60,16 @@ const char *compile_db_entry_file(const compile_db *db, size_t k);
 
 /* Without -p: the databases clang-tidy would find, each file's nearest:
  * compile_commands.json in the file's directory or a parent, or in a build/
- * below one of them. Applies each to the files it is nearest to and prints
- * on stderr which database was used, and a note for one that lists none of
- * the files. Returns 0, or -1 with *error for a database that cannot be
- * read. */
-int compile_db_discover(snapshot *snap, char **error);
+ * below one of them. Each is used for the files it is nearest to as one
+ * given with -p is for all (input/db_units.h, db_units_use: its flags, its
+ * sources outside the paths analysed as units unless `staged`, the note
+ * for one that lists none of them), and named as -p would name it from the
+ * working directory when below it. Returns 0, or -1 with *error for a
+ * database that cannot be read. */
+int compile_db_discover(snapshot *snap, const gl_config *cfg, bool staged, char **error);
+
+/* The database's path, as given or as compile_db_discover names it. */
+const char *compile_db_path(const compile_db *db);
 
 /* Split a shell command line (quotes, backslashes) into words. Returns 0, or
  * -1 for an unterminated quote. */

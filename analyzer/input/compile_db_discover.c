@@ -1,13 +1,18 @@
 /* Finding compile_commands.json without -p, where clang-tidy looks: in the
- * directory of each file or a parent, or in a build/ below one of them. */
+ * directory of each file or a parent, or in a build/ below one of them.
+ * Each database found is then used as one given with -p is, for the files
+ * it is nearest to (input/db_units.h, db_units_use). */
 #define _DEFAULT_SOURCE
 #include "input/compile_db.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "input/db_units.h"
+#include "util/paths.h"
 #include "util/xalloc.h"
 
 typedef struct {
@@ -53,7 +58,21 @@ static char *nearest_database(const char *abs_path, char **last_dir, char **last
     return NULL;
 }
 
-int compile_db_discover(snapshot *snap, char **error)
+/* A database found is named as -p would name it from the working
+ * directory (build/compile_commands.json) when it is below it, so that a
+ * file it does not list is told the same either way (rules/not_checked.c). */
+static char *as_shown(char *abs)
+{
+    char cwd[PATH_MAX];
+    const char *below = getcwd(cwd, sizeof cwd) ? path_below(cwd, abs) : NULL;
+    if (!below)
+        return abs;
+    char *shown = xstrdup(below);
+    free(abs);
+    return shown;
+}
+
+int compile_db_discover(snapshot *snap, const gl_config *cfg, bool staged, char **error)
 {
     found_db *dbs = NULL;
     size_t ndbs = 0;
@@ -64,6 +83,7 @@ int compile_db_discover(snapshot *snap, char **error)
         char *path = nearest_database(f->abs_path, &last_dir, &last_found);
         if (!path)
             continue;
+        path = as_shown(path);
         size_t k = 0;
         while (k < ndbs && strcmp(dbs[k].path, path) != 0)
             k++;
@@ -82,13 +102,11 @@ int compile_db_discover(snapshot *snap, char **error)
         if (compile_db_give(dbs[k].db, f, snap->root))
             dbs[k].matched++;
     }
+    /* Every analysed file has its database's flags before any database's
+     * units join the snapshot (which sorts it again). */
     for (size_t k = 0; k < ndbs; k++) {
-        if (rc == 0 && dbs[k].matched == 0 && compile_db_borrowers(dbs[k].db, snap) == 0)
-            fprintf(stderr,
-                    "gpulint: note: the compilation database %s lists none of the %zu "
-                    "analysed files below it; they are parsed with the config's flags "
-                    "alone (regenerate it, or name another with -p)\n",
-                    dbs[k].path, dbs[k].files);
+        if (rc == 0)
+            db_units_use(dbs[k].db, snap, cfg, staged, dbs[k].files, dbs[k].matched, true);
         free(dbs[k].path);
         compile_db_free(dbs[k].db);
     }

@@ -2,6 +2,7 @@
 #include "input/db_units.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,4 +74,19 @@ size_t db_units_add(const compile_db *db, snapshot *snap, const gl_config *cfg)
     if (added)
         snapshot_sort(snap);
     return added;
+}
+
+void db_units_use(const compile_db *db, snapshot *snap, const gl_config *cfg, bool staged,
+                  size_t served, size_t listed, bool found)
+{
+    size_t lent = compile_db_borrowers(db, snap);
+    size_t units = staged ? 0 : db_units_add(db, snap, cfg);
+    if (listed == 0 && served > 0 && lent == 0)
+        fprintf(stderr,
+                "gpulint: note: the compilation database %s lists none of the %zu analysed "
+                "files%s; they are parsed with the config's flags alone%s (regenerate it, or "
+                "name another with -p)\n",
+                compile_db_path(db), served, found ? " below it" : "",
+                units ? ", but for headers that its files outside the paths given include, "
+                        "parsed in those files' units" : "");
 }

@@ -18,4 +18,14 @@
  * sorted again. Returns how many were added. */
 size_t db_units_add(const compile_db *db, snapshot *snap, const gl_config *cfg);
 
+/* What every database does once it was given (compile_db_give) to the
+ * `served` analysed files it is for, `listed` of them listed in it: given
+ * with -p, every file; found (compile_db_discover), those it is nearest
+ * to. Its units are added (db_units_add; none when `staged`: the index's
+ * files are analysed, and these would be read from the disk), and when it
+ * lists none of the files served and lent none its flags, that is said on
+ * stderr, naming it (`found`: "below it"). */
+void db_units_use(const compile_db *db, snapshot *snap, const gl_config *cfg, bool staged,
+                  size_t served, size_t listed, bool found);
+
 #endif

@@ -13,7 +13,8 @@
 
 #include "util/xalloc.h"
 
-json_t *files_load_json(const char *path, const char *what, size_t max_bytes, char **error)
+char *files_load_text(const char *path, const char *what, size_t max_bytes, size_t *len_out,
+                      char **error)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -42,6 +43,17 @@ json_t *files_load_json(const char *path, const char *what, size_t max_bytes, ch
         len += (size_t)n;
     }
     close(fd);
+    text[len] = '\0';
+    *len_out = len;
+    return text;
+}
+
+json_t *files_load_json(const char *path, const char *what, size_t max_bytes, char **error)
+{
+    size_t len;
+    char *text = files_load_text(path, what, max_bytes, &len, error);
+    if (!text)
+        return NULL;
     json_error_t jerr;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     free(text);

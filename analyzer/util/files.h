@@ -16,6 +16,11 @@
  * max_bytes, unreadable). */
 json_t *files_load_json(const char *path, const char *what, size_t max_bytes, char **error);
 
+/* The bytes of `path`, NUL-terminated, their count in *len (the same
+ * checks and errors as files_load_json, but for the JSON). */
+char *files_load_text(const char *path, const char *what, size_t max_bytes, size_t *len,
+                      char **error);
+
 /* Replace `path` by `len` bytes of `data` atomically (same-directory temp
  * file, fsync, rename). Returns 0, or -1 with *error naming the file and
  * the cause; the old file is then untouched. */

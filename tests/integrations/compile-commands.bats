@@ -237,14 +237,22 @@ JSON
   refute_regex "$message" '-p DIR'
 }
 
-@test "a source file the database found without -p does not list: its not-checked names that database" {
+@test "a source file the database found without -p does not list: its not-checked names that database, as -p build would" {
   cd proj
   mkdir -p src/extra
   printf '#include <cuda_runtime.h>\n#include "extra_only.h"\nvoid f(void) {}\n' >src/extra/other_config.cu
   run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json src
   message=$(jq -r '.findings[] | select(.file == "src/extra/other_config.cu") | .message' <<<"$output")
-  assert_regex "$message" "the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list this file"
+  assert_regex "$message" "the compilation database build/compile_commands.json does not list this file"
   refute_regex "$message" '-p DIR'
+  found=$output
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p build src
+  assert_equal "$found" "$output"
+  # From elsewhere, a database not below the working directory is named in full.
+  cd /
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json "$BATS_TEST_TMPDIR/proj/src"
+  message=$(jq -r '.findings[] | select(.rule == "not-checked") | .message' <<<"$output")
+  assert_regex "$message" "the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list this file"
 }
 
 @test "a source file the database does not list is parsed with the flags of a listed file of its directory (CMake's FindCUDA lists no .cu): checked, and said on stderr" {
@@ -353,4 +361,40 @@ JSON
     "src/device/gen_reduce.h:5 unchecked-status"
   assert_equal "$(jq -r '.files_analyzed' <<<"$output")" 2
   assert_equal "$(jq -r '.files_checked' <<<"$output")" 2
+}
+
+# A header that only a generated source in the build directory includes,
+# and the database in build/, where clang-tidy finds it.
+found_unit_project() {  # found_unit_project DIR PREFIX
+  local dir=$1 p=$2
+  mkdir -p "$dir/src/device" "$dir/src/include" "$dir/build/gensrc"
+  printf 'typedef float %s_real;\n' "$p" >"$dir/src/include/${p}_device.h"
+  printf '#include <cuda_runtime_api.h>\n#include "%s_device.h"\nstatic inline %s_real %s_reduce(%s_real x)\n{\n    cudaDeviceSynchronize();\n    return x;\n}\n' \
+    "$p" "$p" "$p" "$p" >"$dir/src/device/${p}_reduce.h"
+  printf '#include "%s_reduce.h"\nfloat %s_sum(float x) { return %s_reduce(x); }\n' "$p" "$p" "$p" \
+    >"$dir/build/gensrc/${p}_sum.cu"
+  cat >"$dir/build/compile_commands.json" <<JSON
+[{"directory": "$dir/src/device", "arguments": ["nvcc", "-I.", "-I../include", "-c", "$dir/build/gensrc/${p}_sum.cu", "-o", "${p}_sum.o"], "file": "$dir/build/gensrc/${p}_sum.cu"}]
+JSON
+}
+
+@test "a database found where clang-tidy looks is used as if given with -p: its sources outside the paths analysed are units of the headers they reach" {
+  found_unit_project "$BATS_TEST_TMPDIR/found" fd
+  cd found
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json -p build src
+  given=$output
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$given")" \
+    "src/device/fd_reduce.h:5 unchecked-status"
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json src
+  assert_equal "$output" "$given"
+}
+
+@test "several databases found, each for the files below it: each one's sources outside the paths analysed are units of the headers they reach" {
+  found_unit_project "$BATS_TEST_TMPDIR/two/alpha" al
+  found_unit_project "$BATS_TEST_TMPDIR/two/beta" be
+  cd two
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json alpha/src beta/src
+  assert_equal "$(jq -r '.findings[] | .file + ":" + (.line | tostring) + " " + .rule' <<<"$output")" \
+    "$(printf 'alpha/src/device/al_reduce.h:5 unchecked-status\nbeta/src/device/be_reduce.h:5 unchecked-status')"
+  assert_equal "$(jq -r '.files_analyzed' <<<"$output")" 4
 }

@@ -43,12 +43,12 @@ static void write_target(const char *name, const char *type, const char *dir, co
 }
 
 /* The programs of `member` (below the build directory), joined by '|'. */
-static void expect_programs(const cmake_links *map, const char *member, const char *want)
+static void expect_programs(const build_links *map, const char *member, const char *want)
 {
     char *key, got[1024] = "";
     assert_true(asprintf(&key, "%s/%s", build, member) > 0);
     size_t n = 0;
-    const cmake_link *l = cmake_links_of(map, key, &n);
+    const build_link *l = build_links_of(map, key, &n);
     assert_true((l != NULL) == (n > 0));
     for (size_t i = 0; i < n; i++) {
         const char *p = l[i].program + strlen(build) + 1;
@@ -67,7 +67,7 @@ static void programs_of_targets(void **state)
     assert_true(asprintf(&dir, "mkdir -p %s/.cmake/api/v1/reply", build) > 0);
     assert_int_equal(system(dir), 0);
     free(dir);
-    cmake_links map;
+    build_links map;
     char *error = NULL;
     /* No reply yet: nobody asked. */
     assert_int_equal(cmake_links_load(build, &map, &error), 1);
@@ -110,7 +110,7 @@ static void programs_of_targets(void **state)
     expect_programs(&map, "sub/CMakeFiles/plug.dir", "sub/CMakeFiles/plug.dir");
     expect_programs(&map, "sub/CMakeFiles/libc.dir", "");
     expect_programs(&map, "CMakeFiles/gen.dir", "");
-    cmake_links_free(&map);
+    build_links_free(&map);
 
     /* A target file without its name: an error naming the file. */
     write_reply("target-libc.json", "{\"id\": \"libc::@1\", \"type\": \"STATIC_LIBRARY\"}");
