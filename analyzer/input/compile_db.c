@@ -663,25 +663,36 @@ size_t compile_db_borrowers(const compile_db *db, const snapshot *snap)
     return n;
 }
 
+/* One note per database, naming its first borrower. Databases are few
+ * (one per build directory), so each borrower looks its database up in a
+ * short list: linear in the files. */
 void compile_db_note_borrowed(const snapshot *snap)
 {
+    typedef struct {
+        const source_file *first;
+        size_t n;
+    } lender_db;
+    lender_db *dbs = NULL;
+    size_t ndbs = 0;
     for (size_t i = 0; i < snap->nfiles; i++) {
         const source_file *f = &snap->files[i];
         if (!f->flags_from)
             continue;
-        bool said = false;
-        for (size_t j = 0; j < i && !said; j++)
-            said = snap->files[j].flags_from &&
-                   strcmp(snap->files[j].unlisted_in, f->unlisted_in) == 0;
-        if (said)
-            continue;
-        size_t n = 0;
-        for (size_t j = i; j < snap->nfiles; j++)
-            n += snap->files[j].flags_from && strcmp(snap->files[j].unlisted_in, f->unlisted_in) == 0;
+        size_t d = 0;
+        while (d < ndbs && strcmp(dbs[d].first->unlisted_in, f->unlisted_in) != 0)
+            d++;
+        if (d == ndbs) {
+            dbs = xrealloc(dbs, (ndbs + 1) * sizeof *dbs);
+            dbs[ndbs++] = (lender_db){.first = f, .n = 0};
+        }
+        dbs[d].n++;
+    }
+    for (size_t d = 0; d < ndbs; d++)
         fprintf(stderr,
                 "gpulint: note: the compilation database %s does not list %zu of the analysed "
                 "source files; each was parsed with the flags of a listed file of its directory "
                 "or the nearest one above it (%s with %s's%s)\n",
-                f->unlisted_in, n, f->path, f->flags_from, n > 1 ? ", ..." : "");
-    }
+                dbs[d].first->unlisted_in, dbs[d].n, dbs[d].first->path, dbs[d].first->flags_from,
+                dbs[d].n > 1 ? ", ..." : "");
+    free(dbs);
 }

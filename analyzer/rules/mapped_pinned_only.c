@@ -83,6 +83,12 @@ static void check(const analysis *a, diag_sink *sink)
                             "cudaMemcpyDefault: it cannot be proven device-side; upload "
                             "through the mapped pinned buffer and a device-to-device copy%s",
                             c->callee, note);
+            else if (kinds && c->kind_values == 1L << KIND_HOST_TO_HOST)
+                diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
+                            "%s with kind %s: a host-to-host copy through the CUDA copy "
+                            "API is synchronous with the host; write host buffers (the "
+                            "mapped pinned one included) with memcpy%s",
+                            c->callee, kinds, note);
             else if (kinds)
                 diag_report(sink, "mapped-pinned-only", path, c->loc.line, c->loc.col,
                             "%s with kind %s: only mapped pinned memory crosses host to "
@@ -123,7 +129,9 @@ const rule_def rule_mapped_pinned_only = {
         "Device-to-device and device-to-host copies are allowed.\n"
         "\n"
         "Why: only the mapped pinned buffer crosses host to device; plain uploads\n"
-        "stall the stream and bypass the buffer the hot path is sized for.\n"
+        "stall the stream and bypass the buffer the hot path is sized for. A\n"
+        "host-to-host copy through the copy API is synchronous with the host:\n"
+        "host buffers, the mapped pinned one included, are written with memcpy.\n"
         "\n"
         "Bad:\n"
         "    cudaMemcpy(d_x, h_x, bytes, cudaMemcpyHostToDevice);\n"

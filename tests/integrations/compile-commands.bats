@@ -255,6 +255,23 @@ JSON
   assert_regex "$message" "the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list this file"
 }
 
+@test "sources two found databases do not list: one note per database, counting its borrowers and naming the first" {
+  cd proj
+  cp src/step.cu src/other_config.cu
+  mkdir -p lib
+  cp src/step.cu lib/listed.cu
+  cp src/step.cu lib/unlisted_a.cu
+  cp src/step.cu lib/unlisted_b.cu
+  cat >lib/compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/proj/lib", "command": "nvcc -I../third_party/inc -DFROM_DATABASE=1 -c listed.cu", "file": "listed.cu"}]
+JSON
+  run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json lib src
+  assert_equal "$(jq -r '.files_checked' <<<"$output")" 5
+  assert_equal "$stderr" "$(printf '%s\n%s' \
+    "gpulint: note: the compilation database $BATS_TEST_TMPDIR/proj/lib/compile_commands.json does not list 2 of the analysed source files; each was parsed with the flags of a listed file of its directory or the nearest one above it (lib/unlisted_a.cu with lib/listed.cu's, ...)" \
+    "gpulint: note: the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list 1 of the analysed source files; each was parsed with the flags of a listed file of its directory or the nearest one above it (src/other_config.cu with src/step.cu's)")"
+}
+
 @test "a source file the database does not list is parsed with the flags of a listed file of its directory (CMake's FindCUDA lists no .cu): checked, and said on stderr" {
   # xmrig-cuda's CMake build compiles its .cu files by FindCUDA's custom
   # commands, so its database lists only the .cpp files: each .cu was
