@@ -268,8 +268,8 @@ JSON
   run -1 --separate-stderr "$GL" --config "$EMPTY_CONFIG" --format json lib src
   assert_equal "$(jq -r '.files_checked' <<<"$output")" 5
   assert_equal "$stderr" "$(printf '%s\n%s' \
-    "gpulint: note: the compilation database $BATS_TEST_TMPDIR/proj/lib/compile_commands.json does not list 2 of the analysed source files; each was parsed with the flags of a listed file of its directory or the nearest one above it (lib/unlisted_a.cu with lib/listed.cu's, ...)" \
-    "gpulint: note: the compilation database $BATS_TEST_TMPDIR/proj/build/compile_commands.json does not list 1 of the analysed source files; each was parsed with the flags of a listed file of its directory or the nearest one above it (src/other_config.cu with src/step.cu's)")"
+    "gpulint: note: the compilation database lib/compile_commands.json does not list 2 of the analysed source files; each was parsed with the flags of a listed file of its directory or the nearest one above it (lib/unlisted_a.cu with lib/listed.cu's, ...)" \
+    "gpulint: note: the compilation database build/compile_commands.json does not list 1 of the analysed source files; each was parsed with the flags of a listed file of its directory or the nearest one above it (src/other_config.cu with src/step.cu's)")"
 }
 
 @test "a source file the database does not list is parsed with the flags of a listed file of its directory (CMake's FindCUDA lists no .cu): checked, and said on stderr" {
