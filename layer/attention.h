@@ -11,8 +11,8 @@
  *    backward is one block per (sample, head), or, while the grid fits one
  *    wave (B = 1 inference), split over a thread-block cluster of up to 8
  *    blocks per (sample, head); where neither pays, the strip backward (one
- *    block per (sample, head), a warp per 16-row strip of every output, the
- *    accumulators in registers: T, D <= 128 where its operands fit) runs
+ *    block per (sample, head), two warps per 16-row strip of every output,
+ *    the accumulators in registers: T, D <= 128 where its operands fit) runs
  *    in place of the general path, BTC temporal among them
  *    (docs/layer.md, "Which attention path runs").
  *  - general: per head, strided-batched cuBLAS products over samples with our
@@ -71,7 +71,7 @@ int attention_forward_fused(const attention_shape *s, tlob_math math);
 /* Which backward this shape in `math` takes: 0 the general path, else the
  * fused one with ATTENTION_BWD_ONE (one block per head),
  * ATTENTION_BWD_SPLIT (a cluster of blocks per head) or ATTENTION_BWD_STRIP
- * (one block per head, a warp per 16-row strip) kernel. */
+ * (one block per head, two warps per 16-row strip) kernel. */
 enum { ATTENTION_BWD_ONE = 1, ATTENTION_BWD_SPLIT = 2, ATTENTION_BWD_STRIP = 3 };
 int attention_backward_fused(const attention_shape *s, tlob_math math);
 

@@ -395,26 +395,30 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
 }
 
 /* The strip backward (attention_kernels.h): one block per (sample, head),
- * warp w owns the 16-row strip R = [16 w, 16 w + 16) of every output, so
- * no tile waits on another warp's: dV_R = P[:, R]^T dO; dP_R = dO_R V^T
- * with its accumulators kept in registers (16 n-tiles of 8 at T = 128),
- * the softmax backward's row sums reduced across a fragment's quad, dS_R in
- * the same registers; after one barrier dS_R replaces P_R in shared memory,
- * then dQ_R = dS_R K and dK_R = dS[:, R]^T Q. Raw `mma.sync` m16n8k8 with
- * operands loaded straight from shared memory: the wmma kernels above keep
- * one 16 x 16 tile per step and stage every result through shared memory;
- * at BTC temporal (128 samples, one block each) the one-block kernel took
- * 60 us against the general path's 29 (docs/layer-results.md, eleventh and
- * fifteenth passes). P, dO and V are one group of copies, Q and K a second
+ * two warps own the 16-row strip R = [16 w, 16 w + 16) of every output
+ * (w = warp % 8), each half of its n-tiles (warp / 8), so no tile waits on
+ * another warp's: dV_R = P[:, R]^T dO; dP_R = dO_R V^T with its
+ * accumulators kept in registers (8 n-tiles of 8 a warp at T = 128), the
+ * softmax backward's row sums reduced across a fragment's quad, then
+ * across the two warps through shared memory, dS_R in the same registers
+ * and then in P_R's place in shared memory; after one barrier dQ_R = dS_R K
+ * and dK_R = dS[:, R]^T Q. Raw `mma.sync` m16n8k8 with operands loaded
+ * straight from shared memory: the wmma kernels above keep one 16 x 16
+ * tile per step and stage every result through shared memory; at BTC
+ * temporal (128 samples, one block each) the one-block kernel took 60 us
+ * against the general path's 29 (docs/layer-results.md, eleventh and
+ * fifteenth passes), and this kernel with one warp a strip (8 warps) 38.7
+ * (sixteenth pass). P, dO and V are one group of copies, Q and K a second
  * that arrives while the first products run. Shared memory: P, then dS
- * [Tp][ldt] | dO | V | Q | K [Tp][ldd]. Strides: Tp + 8 and D rounded to 8
- * (plus 8 where that is a multiple of 16) are 8 or 24 mod 32, so the
- * column-wise fragment loads (P^T, dS^T and every B operand of dV, dQ, dK:
- * the most loads) hit 32 banks; the row-wise ones (dP's operands, dQ's A)
- * share banks two ways. */
-#define STRIP_WARPS 8
+ * [Tp][ldt] | dO | V | Q | K [Tp][ldd] | the row sums' halves [2][Tp].
+ * Strides: Tp + 8 and D rounded to 8 (plus 8 where that is a multiple of
+ * 16) are 8 or 24 mod 32, so the column-wise fragment loads (P^T, dS^T and
+ * every B operand of dV, dQ, dK: the most loads) hit 32 banks; the
+ * row-wise ones (dP's operands, dQ's A) share banks two ways. */
+#define STRIP_STRIPS (TLOB_ATTN_STRIP_MAX / 16)
+#define STRIP_WARPS (2 * STRIP_STRIPS)
 #define STRIP_THREADS (STRIP_WARPS * 32)
-#define STRIP_NT (TLOB_ATTN_STRIP_MAX / 8) /* most n-tiles of 8 a warp accumulates */
+#define STRIP_NT (TLOB_ATTN_STRIP_MAX / 8) /* most n-tiles of 8 a strip has */
 
 static __host__ __device__ __forceinline__ int strip_ldt(int T) { return round16(T) + 8; }
 static __host__ __device__ __forceinline__ int strip_ldd(int D) {
@@ -439,12 +443,12 @@ __device__ __forceinline__ void strip_load(float *dst, int ld, const float *src,
     }
 }
 
-/* acc[j] += A B_j over k in [0, K) for a warp's 16 rows of output and its
- * n-tiles j < nt: A(m, k) = a[m am + k ak], B_j(k, n) = b[k bk + (8 j + n)
- * bn], operands rounded to TF32. */
+/* acc[j] = A B_j over k in [0, K) for a warp's 16 rows of output and its
+ * n-tiles j0 <= j < j1: A(m, k) = a[m am + k ak], B_j(k, n) = b[k bk + (8 j
+ * + n) bn], operands rounded to TF32. */
 __device__ __forceinline__ void strip_product(float (&acc)[STRIP_NT][4], const float *a, int am,
                                               int ak, const float *b, int bk, int bn, int K,
-                                              int nt) {
+                                              int j0, int j1) {
     const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
     for (int j = 0; j < STRIP_NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
@@ -454,21 +458,21 @@ __device__ __forceinline__ void strip_product(float (&acc)[STRIP_NT][4], const f
                                 to_tf32(pa[8 * am + 4 * ak])};
 #pragma unroll
         for (int j = 0; j < STRIP_NT; j++)
-            if (j < nt) {
+            if (j >= j0 && j < j1) {
                 const unsigned bf[2] = {to_tf32(pb[8 * j * bn]), to_tf32(pb[8 * j * bn + 4 * bk])};
                 mma_tf32(acc[j], af, bf);
             }
     }
 }
 
-/* A warp's 16-row strip of accumulators to dst rows [r0, r0 + 16), keeping
- * rows < T and columns < D. */
+/* A warp's accumulators of n-tiles j0 <= j < j1 to dst rows [r0, r0 + 16),
+ * keeping rows < T and columns < D. */
 __device__ __forceinline__ void strip_store(const float (&acc)[STRIP_NT][4], float *dst, int ld,
-                                            int r0, int T, int D, int nt) {
+                                            int r0, int T, int D, int j0, int j1) {
     const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
     for (int j = 0; j < STRIP_NT; j++)
-        if (j < nt)
+        if (j >= j0 && j < j1)
 #pragma unroll
             for (int half = 0; half < 2; half++) {
                 const int r = r0 + g + 8 * half, c = 8 * j + 2 * t;
@@ -484,7 +488,7 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
     extern __shared__ __align__(128) float sm[];
     const int Tp = round16(T), Dp = (D + 7) / 8 * 8, ldt = strip_ldt(T), ldd = strip_ldd(D);
     float *Ps = sm, *dOs = Ps + Tp * ldt, *Vs = dOs + Tp * ldd, *Qs = Vs + Tp * ldd,
-          *Ks = Qs + Tp * ldd;
+          *Ks = Qs + Tp * ldd, *sums = Ks + Tp * ldd;
     const int h = blockIdx.x, b = blockIdx.y;
     const int E = D * nh, E3 = 3 * E, warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4,
               t = threadIdx.x % 4;
@@ -505,13 +509,19 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
     copies_commit();
     copies_wait_older();
     __syncthreads();
-    const int r0 = 16 * warp, nt = Tp / 8, dt = Dp / 8;
+    /* this warp's strip and its half of the n-tiles: [d0, d1) of D's, [n0,
+     * n1) of the keys' */
+    const int half = warp / STRIP_STRIPS, r0 = 16 * (warp % STRIP_STRIPS), nt = Tp / 8,
+              dt = Dp / 8;
+    const int d0 = half ? (dt + 1) / 2 : 0, d1 = half ? dt : (dt + 1) / 2;
+    const int n0 = half ? nt / 2 : 0, n1 = half ? nt : nt / 2;
     const bool active = r0 < Tp;
+    const float *p0 = Ps + (r0 + g) * ldt + 2 * t, *p1 = p0 + 8 * ldt;
     float acc[STRIP_NT][4];
     if (active) {
         /* dV_R = P[:, R]^T dO: A(m, k) = P[k][r0 + m] */
-        strip_product(acc, Ps + r0, 1, ldt, dOs, ldd, 1, Tp, dt);
-        strip_store(acc, dv, E3, r0, T, D, dt);
+        strip_product(acc, Ps + r0, 1, ldt, dOs, ldd, 1, Tp, d0, d1);
+        strip_store(acc, dv, E3, r0, T, D, d0, d1);
         /* dP_R = dO_R V^T in split TF32 (hi*hi + hi*lo + lo*hi, small
          * terms first, as the wmma kernels: attention.h says why) */
 #pragma unroll
@@ -527,7 +537,7 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
             }
 #pragma unroll
             for (int j = 0; j < STRIP_NT; j++)
-                if (j < nt) {
+                if (j >= n0 && j < n1) {
                     const float bf[2] = {pb[8 * j * ldd], pb[8 * j * ldd + 4]};
                     unsigned bhi[2], blo[2];
 #pragma unroll
@@ -540,14 +550,12 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
                     mma_tf32(acc[j], ahi, bhi);
                 }
         }
-        /* dS_R = scale P_R (dP_R - rowsum(P_R dP_R)): this lane holds rows
-         * g and g + 8, columns 8 j + 2 t and + 1; a row's four lanes are a
-         * quad (padding rows and columns of P are zero: dS = 0 there) */
-        const float *p0 = Ps + (r0 + g) * ldt + 2 * t, *p1 = p0 + 8 * ldt;
+        /* this half's share of rowsum(P_R dP_R): this lane holds rows g and
+         * g + 8, columns 8 j + 2 t and + 1; a row's four lanes are a quad */
         float s0 = 0.0f, s1 = 0.0f;
 #pragma unroll
         for (int j = 0; j < STRIP_NT; j++)
-            if (j < nt) {
+            if (j >= n0 && j < n1) {
                 s0 += p0[8 * j] * acc[j][0] + p0[8 * j + 1] * acc[j][1];
                 s1 += p1[8 * j] * acc[j][2] + p1[8 * j + 1] * acc[j][3];
             }
@@ -555,36 +563,37 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
             s0 += __shfl_xor_sync(0xffffffffu, s0, off);
             s1 += __shfl_xor_sync(0xffffffffu, s1, off);
         }
-#pragma unroll
-        for (int j = 0; j < STRIP_NT; j++)
-            if (j < nt) {
-                acc[j][0] = scale * p0[8 * j] * (acc[j][0] - s0);
-                acc[j][1] = scale * p0[8 * j + 1] * (acc[j][1] - s0);
-                acc[j][2] = scale * p1[8 * j] * (acc[j][2] - s1);
-                acc[j][3] = scale * p1[8 * j + 1] * (acc[j][3] - s1);
-            }
+        if (t == 0) sums[half * Tp + r0 + g] = s0, sums[half * Tp + r0 + g + 8] = s1;
     }
-    /* every warp has read P's columns (dV) and its own rows: dS_R takes
-     * P_R's place */
+    /* both halves' sums are in; every warp has read P's columns (dV) */
     __syncthreads();
     if (active) {
-        float *d0 = Ps + (r0 + g) * ldt + 2 * t, *d1 = d0 + 8 * ldt;
+        /* dS_R = scale P_R (dP_R - rowsum(P_R dP_R)) over this half's
+         * columns, written over them (the other half reads only its own;
+         * padding rows and columns of P are zero: dS = 0 there) */
+        const float s0 = sums[r0 + g] + sums[Tp + r0 + g],
+                    s1 = sums[r0 + g + 8] + sums[Tp + r0 + g + 8];
+        float *w0 = Ps + (r0 + g) * ldt + 2 * t, *w1 = w0 + 8 * ldt;
 #pragma unroll
         for (int j = 0; j < STRIP_NT; j++)
-            if (j < nt) {
-                *reinterpret_cast<float2 *>(d0 + 8 * j) = make_float2(acc[j][0], acc[j][1]);
-                *reinterpret_cast<float2 *>(d1 + 8 * j) = make_float2(acc[j][2], acc[j][3]);
+            if (j >= n0 && j < n1) {
+                const float2 pa = *reinterpret_cast<const float2 *>(p0 + 8 * j),
+                             pb = *reinterpret_cast<const float2 *>(p1 + 8 * j);
+                *reinterpret_cast<float2 *>(w0 + 8 * j) =
+                    make_float2(scale * pa.x * (acc[j][0] - s0), scale * pa.y * (acc[j][1] - s0));
+                *reinterpret_cast<float2 *>(w1 + 8 * j) =
+                    make_float2(scale * pb.x * (acc[j][2] - s1), scale * pb.y * (acc[j][3] - s1));
             }
     }
     copies_wait_all();
     __syncthreads();
     if (!active) return;
     /* dQ_R = dS_R K: A(m, k) = dS[r0 + m][k] */
-    strip_product(acc, Ps + r0 * ldt, ldt, 1, Ks, ldd, 1, Tp, dt);
-    strip_store(acc, dq, E3, r0, T, D, dt);
+    strip_product(acc, Ps + r0 * ldt, ldt, 1, Ks, ldd, 1, Tp, d0, d1);
+    strip_store(acc, dq, E3, r0, T, D, d0, d1);
     /* dK_R = dS[:, R]^T Q: A(m, k) = dS[k][r0 + m] */
-    strip_product(acc, Ps + r0, 1, ldt, Qs, ldd, 1, Tp, dt);
-    strip_store(acc, dk, E3, r0, T, D, dt);
+    strip_product(acc, Ps + r0, 1, ldt, Qs, ldd, 1, Tp, d0, d1);
+    strip_store(acc, dk, E3, r0, T, D, d0, d1);
 }
 
 /* ---- launchers ------------------------------------------------------------- */
@@ -610,7 +619,7 @@ extern "C" size_t tlob_attention_split_bwd_smem(int T, int D, int rows) {
 extern "C" size_t tlob_attention_strip_bwd_smem(int T, int D) {
     if (T > TLOB_ATTN_STRIP_MAX || D > TLOB_ATTN_STRIP_MAX) return (size_t)-1;
     const size_t Tp = (size_t)round16(T);
-    return (Tp * strip_ldt(T) + 4 * Tp * strip_ldd(D)) * sizeof(float);
+    return (Tp * strip_ldt(T) + 4 * Tp * strip_ldd(D) + 2 * Tp) * sizeof(float);
 }
 
 extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors,

@@ -24,8 +24,8 @@ extern "C" {
  * size. */
 #define TLOB_ATTN_SPLIT_MAX_BLOCKS 8
 
-/* The largest T and D of the strip backward: a warp per 16 rows, 8 warps;
- * D's accumulators of one 16-row strip, 16 n-tiles of 8, in registers. */
+/* The largest T and D of the strip backward: two warps per 16 rows, 16
+ * warps; a strip's accumulators, 16 n-tiles of 8, in its warps' registers. */
 #define TLOB_ATTN_STRIP_MAX 128
 
 /* Raises the kernels' dynamic shared-memory limit to the device's opt-in
@@ -68,10 +68,10 @@ cudaError_t tlob_launch_attention_split_bwd(const float *qkv, const float *P, co
                                             float scale, int rows, cudaStream_t stream);
 
 /* The same backward (the same products in the same precisions, other
- * summation orders) with a warp per 16-row strip of every output and the
- * accumulators in registers (layer/attention_kernels.cu says how); T and D
- * at most TLOB_ATTN_STRIP_MAX (cudaErrorInvalidValue beyond). Grid: (nh, B),
- * 8 warps a block. */
+ * summation orders) with two warps per 16-row strip of every output and
+ * the accumulators in registers (layer/attention_kernels.cu says how); T
+ * and D at most TLOB_ATTN_STRIP_MAX (cudaErrorInvalidValue beyond). Grid:
+ * (nh, B), 16 warps a block. */
 cudaError_t tlob_launch_attention_strip_bwd(const float *qkv, const float *P, const float *dout,
                                             float *dqkv, int B, int T, int D, int nh,
                                             float scale, cudaStream_t stream);

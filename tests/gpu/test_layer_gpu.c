@@ -798,7 +798,7 @@ int main(void) {
      * kernel's 8 warps); T > 512: of 64 */
     check_attention_paths(2, 130, 8, 2, 1, 6, 0);
     check_attention_paths(1, 520, 8, 1, 0, 0, 0);
-    /* the strip kernel's widest operands (212 KiB), nh > 1; T = 18: rows of
+    /* the strip kernel's widest operands (213 KiB), nh > 1; T = 18: rows of
      * P not a multiple of 4 floats (scalar copies) */
     check_attention_paths(2, 128, 64, 2, 1, 7, 1);
     check_attention_paths(3, 18, 8, 1, 1, 7, 1);
