@@ -407,8 +407,8 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
  * tile per step and stage every result through shared memory; at BTC
  * temporal (128 samples, one block each) the one-block kernel took 60 us
  * against the general path's 29 (docs/layer-results.md, eleventh and
- * fifteenth passes), and this kernel with one warp a strip (8 warps) 38.7
- * (sixteenth pass). P, dO and V are one group of copies, Q and K a second
+ * fifteenth passes); this kernel with one warp a strip (8 warps) 38.7, with
+ * two 35.6 while its tile counts were run-time (sixteenth pass). P, dO and V are one group of copies, Q and K a second
  * that arrives while the first products run. Shared memory: P, then dS
  * [Tp][ldt] | dO | V | Q | K [Tp][ldd] | the row sums' halves [2][Tp].
  * Strides: Tp + 8 and D rounded to 8 (plus 8 where that is a multiple of
@@ -418,7 +418,7 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
 #define STRIP_STRIPS (TLOB_ATTN_STRIP_MAX / 16)
 #define STRIP_WARPS (2 * STRIP_STRIPS)
 #define STRIP_THREADS (STRIP_WARPS * 32)
-#define STRIP_NT (TLOB_ATTN_STRIP_MAX / 8) /* most n-tiles of 8 a strip has */
+#define STRIP_WT (TLOB_ATTN_STRIP_MAX / 16) /* most n-tiles of 8 a warp has: half a strip's */
 
 static __host__ __device__ __forceinline__ int strip_ldt(int T) { return round16(T) + 8; }
 static __host__ __device__ __forceinline__ int strip_ldd(int D) {
@@ -443,42 +443,113 @@ __device__ __forceinline__ void strip_load(float *dst, int ld, const float *src,
     }
 }
 
-/* acc[j] = A B_j over k in [0, K) for a warp's 16 rows of output and its
- * n-tiles j0 <= j < j1: A(m, k) = a[m am + k ak], B_j(k, n) = b[k bk + (8 j
- * + n) bn], operands rounded to TF32. */
-__device__ __forceinline__ void strip_product(float (&acc)[STRIP_NT][4], const float *a, int am,
-                                              int ak, const float *b, int bk, int bn, int K,
-                                              int j0, int j1) {
+/* acc[i] = A B_(j0 + i) over k in [0, K) for a warp's 16 rows of output
+ * and N n-tiles from j0: A(m, k) = a[m am + k ak], B_j(k, n) = b[k bk + (8
+ * j + n) bn], operands rounded to TF32. N is a compile-time count: with
+ * the tiles guarded at run time instead (8-warp version) every k-step of
+ * every tile was a branch, 1332 a warp, and the loads could not be
+ * hoisted across them (Nsight Compute, sixteenth pass). */
+template <int N>
+__device__ __forceinline__ void strip_mm(float (&acc)[STRIP_WT][4], const float *a, int am, int ak,
+                                         const float *b, int bk, int bn, int K, int j0) {
     const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
-    for (int j = 0; j < STRIP_NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+    for (int i = 0; i < N; i++) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
+    b += 8 * j0 * bn;
+#pragma unroll 2
     for (int k = 0; k < K; k += 8) {
         const float *pa = a + g * am + (k + t) * ak, *pb = b + (k + t) * bk + g * bn;
         const unsigned af[4] = {to_tf32(pa[0]), to_tf32(pa[8 * am]), to_tf32(pa[4 * ak]),
                                 to_tf32(pa[8 * am + 4 * ak])};
 #pragma unroll
-        for (int j = 0; j < STRIP_NT; j++)
-            if (j >= j0 && j < j1) {
-                const unsigned bf[2] = {to_tf32(pb[8 * j * bn]), to_tf32(pb[8 * j * bn + 4 * bk])};
-                mma_tf32(acc[j], af, bf);
-            }
+        for (int i = 0; i < N; i++) {
+            const unsigned bf[2] = {to_tf32(pb[8 * i * bn]), to_tf32(pb[8 * i * bn + 4 * bk])};
+            mma_tf32(acc[i], af, bf);
+        }
     }
 }
 
-/* A warp's accumulators of n-tiles j0 <= j < j1 to dst rows [r0, r0 + 16),
- * keeping rows < T and columns < D. */
-__device__ __forceinline__ void strip_store(const float (&acc)[STRIP_NT][4], float *dst, int ld,
-                                            int r0, int T, int D, int j0, int j1) {
+/* strip_mm for a run-time count n <= STRIP_WT (0: nothing) */
+__device__ __forceinline__ void strip_mm_n(int n, float (&acc)[STRIP_WT][4], const float *a,
+                                           int am, int ak, const float *b, int bk, int bn, int K,
+                                           int j0) {
+    switch (n) {
+    case 1: strip_mm<1>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 2: strip_mm<2>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 3: strip_mm<3>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 4: strip_mm<4>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 5: strip_mm<5>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 6: strip_mm<6>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 7: strip_mm<7>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 8: strip_mm<8>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    default: break;
+    }
+}
+
+/* acc[i] = dO_R V_(j0 + i)^T over k in [0, Dp), N n-tiles of keys from j0,
+ * in split TF32 (hi*hi + hi*lo + lo*hi, small terms first, as the wmma
+ * kernels: attention.h says why); dO_R's rows at dO, V's at V, stride ld. */
+template <int N>
+__device__ __forceinline__ void strip_dp(float (&acc)[STRIP_WT][4], const float *dO,
+                                         const float *V, int ld, int Dp, int j0) {
     const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
-    for (int j = 0; j < STRIP_NT; j++)
-        if (j >= j0 && j < j1)
+    for (int i = 0; i < N; i++) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
+    V += 8 * j0 * ld;
+    for (int kk = 0; kk < Dp; kk += 8) {
+        const float *pa = dO + g * ld + kk + t, *pb = V + g * ld + kk + t;
+        const float af[4] = {pa[0], pa[8 * ld], pa[4], pa[8 * ld + 4]};
+        unsigned ahi[4], alo[4];
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            ahi[e] = to_tf32(af[e]);
+            alo[e] = to_tf32(af[e] - __uint_as_float(ahi[e]));
+        }
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const float bf[2] = {pb[8 * i * ld], pb[8 * i * ld + 4]};
+            unsigned bhi[2], blo[2];
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                bhi[e] = to_tf32(bf[e]);
+                blo[e] = to_tf32(bf[e] - __uint_as_float(bhi[e]));
+            }
+            mma_tf32(acc[i], alo, bhi);
+            mma_tf32(acc[i], ahi, blo);
+            mma_tf32(acc[i], ahi, bhi);
+        }
+    }
+}
+
+__device__ __forceinline__ void strip_dp_n(int n, float (&acc)[STRIP_WT][4], const float *dO,
+                                           const float *V, int ld, int Dp, int j0) {
+    switch (n) {
+    case 1: strip_dp<1>(acc, dO, V, ld, Dp, j0); break;
+    case 2: strip_dp<2>(acc, dO, V, ld, Dp, j0); break;
+    case 3: strip_dp<3>(acc, dO, V, ld, Dp, j0); break;
+    case 4: strip_dp<4>(acc, dO, V, ld, Dp, j0); break;
+    case 5: strip_dp<5>(acc, dO, V, ld, Dp, j0); break;
+    case 6: strip_dp<6>(acc, dO, V, ld, Dp, j0); break;
+    case 7: strip_dp<7>(acc, dO, V, ld, Dp, j0); break;
+    case 8: strip_dp<8>(acc, dO, V, ld, Dp, j0); break;
+    default: break;
+    }
+}
+
+/* A warp's n accumulator tiles (of n-tiles j0, j0 + 1, ...) to dst rows
+ * [r0, r0 + 16), keeping rows < T and columns < D. */
+__device__ __forceinline__ void strip_store(const float (&acc)[STRIP_WT][4], float *dst, int ld,
+                                            int r0, int T, int D, int j0, int n) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int i = 0; i < STRIP_WT; i++)
+        if (i < n)
 #pragma unroll
             for (int half = 0; half < 2; half++) {
-                const int r = r0 + g + 8 * half, c = 8 * j + 2 * t;
+                const int r = r0 + g + 8 * half, c = 8 * (j0 + i) + 2 * t;
                 if (r >= T) continue;
-                if (c < D) dst[(size_t)r * ld + c] = acc[j][2 * half];
-                if (c + 1 < D) dst[(size_t)r * ld + c + 1] = acc[j][2 * half + 1];
+                if (c < D) dst[(size_t)r * ld + c] = acc[i][2 * half];
+                if (c + 1 < D) dst[(size_t)r * ld + c + 1] = acc[i][2 * half + 1];
             }
 }
 
@@ -509,55 +580,29 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
     copies_commit();
     copies_wait_older();
     __syncthreads();
-    /* this warp's strip and its half of the n-tiles: [d0, d1) of D's, [n0,
-     * n1) of the keys' */
+    /* this warp's strip and its half of the n-tiles: dn of D's from d0, kn
+     * of the keys' from n0 */
     const int half = warp / STRIP_STRIPS, r0 = 16 * (warp % STRIP_STRIPS), nt = Tp / 8,
               dt = Dp / 8;
-    const int d0 = half ? (dt + 1) / 2 : 0, d1 = half ? dt : (dt + 1) / 2;
-    const int n0 = half ? nt / 2 : 0, n1 = half ? nt : nt / 2;
+    const int d0 = half ? (dt + 1) / 2 : 0, dn = half ? dt / 2 : (dt + 1) / 2;
+    const int n0 = half ? nt / 2 : 0, kn = nt / 2;
     const bool active = r0 < Tp;
-    const float *p0 = Ps + (r0 + g) * ldt + 2 * t, *p1 = p0 + 8 * ldt;
-    float acc[STRIP_NT][4];
+    const float *p0 = Ps + (r0 + g) * ldt + 2 * t + 8 * n0, *p1 = p0 + 8 * ldt;
+    float acc[STRIP_WT][4];
     if (active) {
         /* dV_R = P[:, R]^T dO: A(m, k) = P[k][r0 + m] */
-        strip_product(acc, Ps + r0, 1, ldt, dOs, ldd, 1, Tp, d0, d1);
-        strip_store(acc, dv, E3, r0, T, D, d0, d1);
-        /* dP_R = dO_R V^T in split TF32 (hi*hi + hi*lo + lo*hi, small
-         * terms first, as the wmma kernels: attention.h says why) */
-#pragma unroll
-        for (int j = 0; j < STRIP_NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
-        for (int kk = 0; kk < Dp; kk += 8) {
-            const float *pa = dOs + (r0 + g) * ldd + kk + t, *pb = Vs + g * ldd + kk + t;
-            const float af[4] = {pa[0], pa[8 * ldd], pa[4], pa[8 * ldd + 4]};
-            unsigned ahi[4], alo[4];
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                ahi[e] = to_tf32(af[e]);
-                alo[e] = to_tf32(af[e] - __uint_as_float(ahi[e]));
-            }
-#pragma unroll
-            for (int j = 0; j < STRIP_NT; j++)
-                if (j >= n0 && j < n1) {
-                    const float bf[2] = {pb[8 * j * ldd], pb[8 * j * ldd + 4]};
-                    unsigned bhi[2], blo[2];
-#pragma unroll
-                    for (int e = 0; e < 2; e++) {
-                        bhi[e] = to_tf32(bf[e]);
-                        blo[e] = to_tf32(bf[e] - __uint_as_float(bhi[e]));
-                    }
-                    mma_tf32(acc[j], alo, bhi);
-                    mma_tf32(acc[j], ahi, blo);
-                    mma_tf32(acc[j], ahi, bhi);
-                }
-        }
+        strip_mm_n(dn, acc, Ps + r0, 1, ldt, dOs, ldd, 1, Tp, d0);
+        strip_store(acc, dv, E3, r0, T, D, d0, dn);
+        /* dP_R = dO_R V^T (split TF32) */
+        strip_dp_n(kn, acc, dOs + r0 * ldd, Vs, ldd, Dp, n0);
         /* this half's share of rowsum(P_R dP_R): this lane holds rows g and
          * g + 8, columns 8 j + 2 t and + 1; a row's four lanes are a quad */
         float s0 = 0.0f, s1 = 0.0f;
 #pragma unroll
-        for (int j = 0; j < STRIP_NT; j++)
-            if (j >= n0 && j < n1) {
-                s0 += p0[8 * j] * acc[j][0] + p0[8 * j + 1] * acc[j][1];
-                s1 += p1[8 * j] * acc[j][2] + p1[8 * j + 1] * acc[j][3];
+        for (int i = 0; i < STRIP_WT; i++)
+            if (i < kn) {
+                s0 += p0[8 * i] * acc[i][0] + p0[8 * i + 1] * acc[i][1];
+                s1 += p1[8 * i] * acc[i][2] + p1[8 * i + 1] * acc[i][3];
             }
         for (int off = 1; off < 4; off <<= 1) {
             s0 += __shfl_xor_sync(0xffffffffu, s0, off);
@@ -573,27 +618,27 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
          * padding rows and columns of P are zero: dS = 0 there) */
         const float s0 = sums[r0 + g] + sums[Tp + r0 + g],
                     s1 = sums[r0 + g + 8] + sums[Tp + r0 + g + 8];
-        float *w0 = Ps + (r0 + g) * ldt + 2 * t, *w1 = w0 + 8 * ldt;
+        float *w0 = Ps + (r0 + g) * ldt + 2 * t + 8 * n0, *w1 = w0 + 8 * ldt;
 #pragma unroll
-        for (int j = 0; j < STRIP_NT; j++)
-            if (j >= n0 && j < n1) {
-                const float2 pa = *reinterpret_cast<const float2 *>(p0 + 8 * j),
-                             pb = *reinterpret_cast<const float2 *>(p1 + 8 * j);
-                *reinterpret_cast<float2 *>(w0 + 8 * j) =
-                    make_float2(scale * pa.x * (acc[j][0] - s0), scale * pa.y * (acc[j][1] - s0));
-                *reinterpret_cast<float2 *>(w1 + 8 * j) =
-                    make_float2(scale * pb.x * (acc[j][2] - s1), scale * pb.y * (acc[j][3] - s1));
+        for (int i = 0; i < STRIP_WT; i++)
+            if (i < kn) {
+                const float2 pa = *reinterpret_cast<const float2 *>(p0 + 8 * i),
+                             pb = *reinterpret_cast<const float2 *>(p1 + 8 * i);
+                *reinterpret_cast<float2 *>(w0 + 8 * i) =
+                    make_float2(scale * pa.x * (acc[i][0] - s0), scale * pa.y * (acc[i][1] - s0));
+                *reinterpret_cast<float2 *>(w1 + 8 * i) =
+                    make_float2(scale * pb.x * (acc[i][2] - s1), scale * pb.y * (acc[i][3] - s1));
             }
     }
     copies_wait_all();
     __syncthreads();
     if (!active) return;
     /* dQ_R = dS_R K: A(m, k) = dS[r0 + m][k] */
-    strip_product(acc, Ps + r0 * ldt, ldt, 1, Ks, ldd, 1, Tp, d0, d1);
-    strip_store(acc, dq, E3, r0, T, D, d0, d1);
+    strip_mm_n(dn, acc, Ps + r0 * ldt, ldt, 1, Ks, ldd, 1, Tp, d0);
+    strip_store(acc, dq, E3, r0, T, D, d0, dn);
     /* dK_R = dS[:, R]^T Q: A(m, k) = dS[k][r0 + m] */
-    strip_product(acc, Ps + r0, 1, ldt, Qs, ldd, 1, Tp, d0, d1);
-    strip_store(acc, dk, E3, r0, T, D, d0, d1);
+    strip_mm_n(dn, acc, Ps + r0, 1, ldt, Qs, ldd, 1, Tp, d0);
+    strip_store(acc, dk, E3, r0, T, D, d0, dn);
 }
 
 /* ---- launchers ------------------------------------------------------------- */
