@@ -3,7 +3,8 @@
  * Every load of a tile is issued before any is waited for: the MLP kernel's
  * first version stored each loaded value itself, one round trip at a time,
  * and took 14.7 us where cuBLAS and the GELU kernel together take 14.9
- * (docs/layer-results.md, ninth pass). */
+ * (docs/layer-results.md, ninth pass). Also the strip attention backward
+ * (layer/attention_kernels.cu). */
 #ifndef TLOB_ASYNC_COPY_CUH
 #define TLOB_ASYNC_COPY_CUH
 
@@ -19,6 +20,13 @@ __device__ __forceinline__ void copy16(float *dst, const float *src, bool valid)
                      (unsigned)__cvta_generic_to_shared(dst)),
                  "l"(src), "r"(valid ? 16 : 0));
 }
+
+/* Closes this thread's copies issued so far into one group. */
+__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+/* Waits for this thread's groups but the newest: a kernel computes on its
+ * first operands while the next ones are still arriving. */
+__device__ __forceinline__ void copies_wait_older() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
 
 /* Waits for this thread's copies; a barrier after it makes every thread's
  * visible to the block. */

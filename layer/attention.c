@@ -91,13 +91,24 @@ static int one_fits(const attention_shape *s) {
     return tlob_attention_fused_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
 }
 
-/* The split backward where it pays (split_pays), else the one-block
- * kernel where it fits. */
+static int strip_fits(const attention_shape *s) {
+    return tlob_attention_strip_bwd_smem(s->T, s->D) <= (size_t)s->device->smem_limit;
+}
+
+/* The split backward where it pays (split_pays), else the strip kernel
+ * where it fits, else the one-block kernel where it fits. The strip kernel
+ * runs also where the other fused kernels do not pay (fused_pays): at BTC
+ * temporal it took 21.0 us alone against the general path's five nodes'
+ * 28.9 and the one-block kernel's 60 (H200, docs/layer-results.md,
+ * sixteenth pass). */
 int attention_backward_fused(const attention_shape *s, tlob_math math) {
-    if (!fused_allowed(s, math) || !fused_pays(s)) return 0;
+    if (!fused_allowed(s, math)) return 0;
+    if (s->path == ATTENTION_FUSED_STRIP) return strip_fits(s) ? ATTENTION_BWD_STRIP : 0;
+    if (fused_pays(s) && split_pays(s)) return ATTENTION_BWD_SPLIT;
     if (s->path == ATTENTION_FUSED_ONE) return one_fits(s) ? ATTENTION_BWD_ONE : 0;
-    if (s->path == ATTENTION_FUSED_SPLIT) return split_pays(s) ? ATTENTION_BWD_SPLIT : 0;
-    return split_pays(s) ? ATTENTION_BWD_SPLIT : one_fits(s) ? ATTENTION_BWD_ONE : 0;
+    if (s->path == ATTENTION_FUSED_SPLIT) return 0;
+    if (strip_fits(s)) return ATTENTION_BWD_STRIP;
+    return fused_pays(s) && one_fits(s) ? ATTENTION_BWD_ONE : 0;
 }
 
 #define N_ CUBLAS_OP_N
@@ -137,6 +148,11 @@ tlob_status attention_backward(const compute_ctx *ctx, tlob_math math, const att
     const long long TE3 = 3 * TE;
     float *dq = dqkv, *dk = dqkv + E, *dv = dqkv + 2 * E;
     const int fused = attention_backward_fused(s, math);
+    if (fused == ATTENTION_BWD_STRIP) {
+        CUDA_CHECK(tlob_launch_attention_strip_bwd(qkv, P, dout, dqkv, B, T, D, nh, s->scale,
+                                                   ctx->stream));
+        return TLOB_OK;
+    }
     if (fused == ATTENTION_BWD_SPLIT) {
         CUDA_CHECK(tlob_launch_attention_split_bwd(qkv, P, dout, dqkv, B, T, D, nh, s->scale,
                                                    attention_split_rows(s), ctx->stream));

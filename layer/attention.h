@@ -10,7 +10,11 @@
  *    at T = 128 does not fit: its backward takes the general path). The
  *    backward is one block per (sample, head), or, while the grid fits one
  *    wave (B = 1 inference), split over a thread-block cluster of up to 8
- *    blocks per (sample, head) (docs/layer.md, "Which attention path runs").
+ *    blocks per (sample, head); where neither pays, the strip backward (one
+ *    block per (sample, head), two warps per 16-row strip of every output,
+ *    the accumulators in registers: T, D <= 128 where its operands fit) runs
+ *    in place of the general path, BTC temporal among them
+ *    (docs/layer.md, "Which attention path runs").
  *  - general: per head, strided-batched cuBLAS products over samples with our
  *    softmax kernels between them. Any T and D; FP32 mode always takes it
  *    (strict FP32: the tensor cores' TF32 would not be; a CUDA-core fused
@@ -30,15 +34,16 @@ extern "C" {
 /* Which path a call takes: AUTO picks as above; the others force one (the
  * fusion-equivalence test and the benchmark compare them; FUSED on a shape
  * that does not fit, or in FP32 mode, is TLOB_ERR_INVALID_ARGUMENT). FUSED
- * takes the backward kernel AUTO would; FUSED_ONE and FUSED_SPLIT force
- * the one-block backward or the cluster-split one (the forward is the fused
- * forward under all three). */
+ * takes the backward kernel AUTO would; FUSED_ONE, FUSED_SPLIT and
+ * FUSED_STRIP force the one-block backward, the cluster-split one or the
+ * strip one (the forward is the fused forward under all four). */
 typedef enum {
     ATTENTION_AUTO = 0,
     ATTENTION_GENERAL,
     ATTENTION_FUSED,
     ATTENTION_FUSED_ONE,
-    ATTENTION_FUSED_SPLIT
+    ATTENTION_FUSED_SPLIT,
+    ATTENTION_FUSED_STRIP
 } attention_path;
 
 /* What the fused path needs to know of the device (attention_device_query). */
@@ -64,9 +69,10 @@ tlob_status attention_device_query(attention_device *device);
 int attention_forward_fused(const attention_shape *s, tlob_math math);
 
 /* Which backward this shape in `math` takes: 0 the general path, else the
- * fused one with ATTENTION_BWD_ONE (one block per head) or
- * ATTENTION_BWD_SPLIT (a cluster of blocks per head) kernel. */
-enum { ATTENTION_BWD_ONE = 1, ATTENTION_BWD_SPLIT = 2 };
+ * fused one with ATTENTION_BWD_ONE (one block per head),
+ * ATTENTION_BWD_SPLIT (a cluster of blocks per head) or ATTENTION_BWD_STRIP
+ * (one block per head, two warps per 16-row strip) kernel. */
+enum { ATTENTION_BWD_ONE = 1, ATTENTION_BWD_SPLIT = 2, ATTENTION_BWD_STRIP = 3 };
 int attention_backward_fused(const attention_shape *s, tlob_math math);
 
 /* The rows of a split-backward block for this shape: s->split_rows when

@@ -16,7 +16,9 @@
 #include <cuda_pipeline.h>
 #include <mma.h>
 
+#include "async_copy.cuh"
 #include "attention_kernels.h"
+#include "mma_tf32.cuh"
 
 using namespace nvcuda;
 
@@ -392,6 +394,253 @@ tlob_attention_split_bwd_kernel(const float *qkv, const float *P, const float *d
     cluster.barrier_wait();
 }
 
+/* The strip backward (attention_kernels.h): one block per (sample, head),
+ * two warps own the 16-row strip R = [16 w, 16 w + 16) of every output
+ * (w = warp % 8), each half of its n-tiles (warp / 8), so no tile waits on
+ * another warp's: dV_R = P[:, R]^T dO; dP_R = dO_R V^T with its
+ * accumulators kept in registers (8 n-tiles of 8 a warp at T = 128), the
+ * softmax backward's row sums reduced across a fragment's quad, then
+ * across the two warps through shared memory, dS_R in the same registers
+ * and then in P_R's place in shared memory; after one barrier dQ_R = dS_R K
+ * and dK_R = dS[:, R]^T Q. Raw `mma.sync` m16n8k8 with operands loaded
+ * straight from shared memory: the wmma kernels above keep one 16 x 16
+ * tile per step and stage every result through shared memory; at BTC
+ * temporal (128 samples, one block each) the one-block kernel took 60 us
+ * against the general path's 29 (docs/layer-results.md, eleventh and
+ * fifteenth passes); this kernel with one warp a strip (8 warps) 38.7, with
+ * two 35.6 while its tile counts were run-time (sixteenth pass). P, dO and V are one group of copies, Q and K a second
+ * that arrives while the first products run. Shared memory: P, then dS
+ * [Tp][ldt] | dO | V | Q | K [Tp][ldd] | the row sums' halves [2][Tp].
+ * Strides: Tp + 8 and D rounded to 8 (plus 8 where that is a multiple of
+ * 16) are 8 or 24 mod 32, so the column-wise fragment loads (P^T, dS^T and
+ * every B operand of dV, dQ, dK: the most loads) hit 32 banks; the
+ * row-wise ones (dP's operands, dQ's A) share banks two ways. */
+#define STRIP_STRIPS (TLOB_ATTN_STRIP_MAX / 16)
+#define STRIP_WARPS (2 * STRIP_STRIPS)
+#define STRIP_THREADS (STRIP_WARPS * 32)
+#define STRIP_WT (TLOB_ATTN_STRIP_MAX / 16) /* most n-tiles of 8 a warp has: half a strip's */
+
+static __host__ __device__ __forceinline__ int strip_ldt(int T) { return round16(T) + 8; }
+static __host__ __device__ __forceinline__ int strip_ldd(int D) {
+    const int Dp = (D + 7) / 8 * 8;
+    return Dp % 16 ? Dp : Dp + 8;
+}
+
+__device__ __forceinline__ bool strip_aligned16(const float *p) { return ((size_t)p & 15u) == 0; }
+
+/* dst [rows_p][ld] = src [rows][cols] (row stride lds), zeros elsewhere up
+ * to cols_p (a multiple of 4), as cp.async copies; vec: 16-byte copies
+ * (cols, lds and src's address multiples of 4 floats). */
+__device__ __forceinline__ void strip_load(float *dst, int ld, const float *src, size_t lds,
+                                           int rows, int cols, int rows_p, int cols_p, bool vec) {
+    const int step = vec ? 4 : 1, groups = cols_p / step;
+    for (int i = threadIdx.x; i < rows_p * groups; i += STRIP_THREADS) {
+        const int r = i / groups, c = step * (i - r * groups);
+        const bool ok = r < rows && c < cols;
+        const float *from = ok ? src + (size_t)r * lds + c : src;
+        if (vec) copy16(dst + r * ld + c, from, ok);
+        else copy4(dst + r * ld + c, from, ok);
+    }
+}
+
+/* acc[i] = A B_(j0 + i) over k in [0, K) for a warp's 16 rows of output
+ * and N n-tiles from j0: A(m, k) = a[m am + k ak], B_j(k, n) = b[k bk + (8
+ * j + n) bn], operands rounded to TF32. N is a compile-time count: with
+ * the tiles guarded at run time instead (8-warp version) every k-step of
+ * every tile was a branch, 1332 a warp, and the loads could not be
+ * hoisted across them (Nsight Compute, sixteenth pass). */
+template <int N>
+__device__ __forceinline__ void strip_mm(float (&acc)[STRIP_WT][4], const float *a, int am, int ak,
+                                         const float *b, int bk, int bn, int K, int j0) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int i = 0; i < N; i++) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
+    b += 8 * j0 * bn;
+#pragma unroll 2
+    for (int k = 0; k < K; k += 8) {
+        const float *pa = a + g * am + (k + t) * ak, *pb = b + (k + t) * bk + g * bn;
+        const unsigned af[4] = {to_tf32(pa[0]), to_tf32(pa[8 * am]), to_tf32(pa[4 * ak]),
+                                to_tf32(pa[8 * am + 4 * ak])};
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const unsigned bf[2] = {to_tf32(pb[8 * i * bn]), to_tf32(pb[8 * i * bn + 4 * bk])};
+            mma_tf32(acc[i], af, bf);
+        }
+    }
+}
+
+/* strip_mm for a run-time count n <= STRIP_WT (0: nothing) */
+__device__ __forceinline__ void strip_mm_n(int n, float (&acc)[STRIP_WT][4], const float *a,
+                                           int am, int ak, const float *b, int bk, int bn, int K,
+                                           int j0) {
+    switch (n) {
+    case 1: strip_mm<1>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 2: strip_mm<2>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 3: strip_mm<3>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 4: strip_mm<4>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 5: strip_mm<5>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 6: strip_mm<6>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 7: strip_mm<7>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    case 8: strip_mm<8>(acc, a, am, ak, b, bk, bn, K, j0); break;
+    default: break;
+    }
+}
+
+/* acc[i] = dO_R V_(j0 + i)^T over k in [0, Dp), N n-tiles of keys from j0,
+ * in split TF32 (hi*hi + hi*lo + lo*hi, small terms first, as the wmma
+ * kernels: attention.h says why); dO_R's rows at dO, V's at V, stride ld. */
+template <int N>
+__device__ __forceinline__ void strip_dp(float (&acc)[STRIP_WT][4], const float *dO,
+                                         const float *V, int ld, int Dp, int j0) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int i = 0; i < N; i++) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
+    V += 8 * j0 * ld;
+    for (int kk = 0; kk < Dp; kk += 8) {
+        const float *pa = dO + g * ld + kk + t, *pb = V + g * ld + kk + t;
+        const float af[4] = {pa[0], pa[8 * ld], pa[4], pa[8 * ld + 4]};
+        unsigned ahi[4], alo[4];
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            ahi[e] = to_tf32(af[e]);
+            alo[e] = to_tf32(af[e] - __uint_as_float(ahi[e]));
+        }
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const float bf[2] = {pb[8 * i * ld], pb[8 * i * ld + 4]};
+            unsigned bhi[2], blo[2];
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                bhi[e] = to_tf32(bf[e]);
+                blo[e] = to_tf32(bf[e] - __uint_as_float(bhi[e]));
+            }
+            mma_tf32(acc[i], alo, bhi);
+            mma_tf32(acc[i], ahi, blo);
+            mma_tf32(acc[i], ahi, bhi);
+        }
+    }
+}
+
+__device__ __forceinline__ void strip_dp_n(int n, float (&acc)[STRIP_WT][4], const float *dO,
+                                           const float *V, int ld, int Dp, int j0) {
+    switch (n) {
+    case 1: strip_dp<1>(acc, dO, V, ld, Dp, j0); break;
+    case 2: strip_dp<2>(acc, dO, V, ld, Dp, j0); break;
+    case 3: strip_dp<3>(acc, dO, V, ld, Dp, j0); break;
+    case 4: strip_dp<4>(acc, dO, V, ld, Dp, j0); break;
+    case 5: strip_dp<5>(acc, dO, V, ld, Dp, j0); break;
+    case 6: strip_dp<6>(acc, dO, V, ld, Dp, j0); break;
+    case 7: strip_dp<7>(acc, dO, V, ld, Dp, j0); break;
+    case 8: strip_dp<8>(acc, dO, V, ld, Dp, j0); break;
+    default: break;
+    }
+}
+
+/* A warp's n accumulator tiles (of n-tiles j0, j0 + 1, ...) to dst rows
+ * [r0, r0 + 16), keeping rows < T and columns < D. */
+__device__ __forceinline__ void strip_store(const float (&acc)[STRIP_WT][4], float *dst, int ld,
+                                            int r0, int T, int D, int j0, int n) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int i = 0; i < STRIP_WT; i++)
+        if (i < n)
+#pragma unroll
+            for (int half = 0; half < 2; half++) {
+                const int r = r0 + g + 8 * half, c = 8 * (j0 + i) + 2 * t;
+                if (r >= T) continue;
+                if (c < D) dst[(size_t)r * ld + c] = acc[i][2 * half];
+                if (c + 1 < D) dst[(size_t)r * ld + c + 1] = acc[i][2 * half + 1];
+            }
+}
+
+__global__ void __launch_bounds__(STRIP_THREADS)
+tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *dout, float *dqkv,
+                                int B, int T, int D, int nh, float scale) {
+    extern __shared__ __align__(128) float sm[];
+    const int Tp = round16(T), Dp = (D + 7) / 8 * 8, ldt = strip_ldt(T), ldd = strip_ldd(D);
+    float *Ps = sm, *dOs = Ps + Tp * ldt, *Vs = dOs + Tp * ldd, *Qs = Vs + Tp * ldd,
+          *Ks = Qs + Tp * ldd, *sums = Ks + Tp * ldd;
+    const int h = blockIdx.x, b = blockIdx.y;
+    const int E = D * nh, E3 = 3 * E, warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4,
+              t = threadIdx.x % 4;
+    const size_t NE = (size_t)B * T * E, head = (size_t)b * T * E + h * D;
+    const float *q = qkv + head, *k = q + NE, *v = q + 2 * NE, *dob = dout + head;
+    const float *Pbh = P + (size_t)(b * nh + h) * T * T;
+    float *dq = dqkv + (size_t)b * T * E3 + h * D, *dk = dq + E, *dv = dq + 2 * E;
+    const bool pvec = (T & 3) == 0 && strip_aligned16(Pbh);
+    const bool dvec = (D & 3) == 0 && (E & 3) == 0 && strip_aligned16(q) &&
+                      strip_aligned16(k) && strip_aligned16(v) && strip_aligned16(dob);
+
+    strip_load(Ps, ldt, Pbh, T, T, T, Tp, Tp, pvec);
+    strip_load(dOs, ldd, dob, E, T, D, Tp, Dp, dvec);
+    strip_load(Vs, ldd, v, E, T, D, Tp, Dp, dvec);
+    copies_commit();
+    strip_load(Qs, ldd, q, E, T, D, Tp, Dp, dvec);
+    strip_load(Ks, ldd, k, E, T, D, Tp, Dp, dvec);
+    copies_commit();
+    copies_wait_older();
+    __syncthreads();
+    /* this warp's strip and its half of the n-tiles: dn of D's from d0, kn
+     * of the keys' from n0 */
+    const int half = warp / STRIP_STRIPS, r0 = 16 * (warp % STRIP_STRIPS), nt = Tp / 8,
+              dt = Dp / 8;
+    const int d0 = half ? (dt + 1) / 2 : 0, dn = half ? dt / 2 : (dt + 1) / 2;
+    const int n0 = half ? nt / 2 : 0, kn = nt / 2;
+    const bool active = r0 < Tp;
+    const float *p0 = Ps + (r0 + g) * ldt + 2 * t + 8 * n0, *p1 = p0 + 8 * ldt;
+    float acc[STRIP_WT][4];
+    if (active) {
+        /* dV_R = P[:, R]^T dO: A(m, k) = P[k][r0 + m] */
+        strip_mm_n(dn, acc, Ps + r0, 1, ldt, dOs, ldd, 1, Tp, d0);
+        strip_store(acc, dv, E3, r0, T, D, d0, dn);
+        /* dP_R = dO_R V^T (split TF32) */
+        strip_dp_n(kn, acc, dOs + r0 * ldd, Vs, ldd, Dp, n0);
+        /* this half's share of rowsum(P_R dP_R): this lane holds rows g and
+         * g + 8, columns 8 j + 2 t and + 1; a row's four lanes are a quad */
+        float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+        for (int i = 0; i < STRIP_WT; i++)
+            if (i < kn) {
+                s0 += p0[8 * i] * acc[i][0] + p0[8 * i + 1] * acc[i][1];
+                s1 += p1[8 * i] * acc[i][2] + p1[8 * i + 1] * acc[i][3];
+            }
+        for (int off = 1; off < 4; off <<= 1) {
+            s0 += __shfl_xor_sync(0xffffffffu, s0, off);
+            s1 += __shfl_xor_sync(0xffffffffu, s1, off);
+        }
+        if (t == 0) sums[half * Tp + r0 + g] = s0, sums[half * Tp + r0 + g + 8] = s1;
+    }
+    /* both halves' sums are in; every warp has read P's columns (dV) */
+    __syncthreads();
+    if (active) {
+        /* dS_R = scale P_R (dP_R - rowsum(P_R dP_R)) over this half's
+         * columns, written over them (the other half reads only its own;
+         * padding rows and columns of P are zero: dS = 0 there) */
+        const float s0 = sums[r0 + g] + sums[Tp + r0 + g],
+                    s1 = sums[r0 + g + 8] + sums[Tp + r0 + g + 8];
+        float *w0 = Ps + (r0 + g) * ldt + 2 * t + 8 * n0, *w1 = w0 + 8 * ldt;
+#pragma unroll
+        for (int i = 0; i < STRIP_WT; i++)
+            if (i < kn) {
+                const float2 pa = *reinterpret_cast<const float2 *>(p0 + 8 * i),
+                             pb = *reinterpret_cast<const float2 *>(p1 + 8 * i);
+                *reinterpret_cast<float2 *>(w0 + 8 * i) =
+                    make_float2(scale * pa.x * (acc[i][0] - s0), scale * pa.y * (acc[i][1] - s0));
+                *reinterpret_cast<float2 *>(w1 + 8 * i) =
+                    make_float2(scale * pb.x * (acc[i][2] - s1), scale * pb.y * (acc[i][3] - s1));
+            }
+    }
+    copies_wait_all();
+    __syncthreads();
+    if (!active) return;
+    /* dQ_R = dS_R K: A(m, k) = dS[r0 + m][k] */
+    strip_mm_n(dn, acc, Ps + r0 * ldt, ldt, 1, Ks, ldd, 1, Tp, d0);
+    strip_store(acc, dq, E3, r0, T, D, d0, dn);
+    /* dK_R = dS[:, R]^T Q: A(m, k) = dS[k][r0 + m] */
+    strip_mm_n(dn, acc, Ps + r0, 1, ldt, Qs, ldd, 1, Tp, d0);
+    strip_store(acc, dk, E3, r0, T, D, d0, dn);
+}
+
 /* ---- launchers ------------------------------------------------------------- */
 
 extern "C" size_t tlob_attention_fused_fwd_smem(int T, int D, int qrows) {
@@ -412,6 +661,12 @@ extern "C" size_t tlob_attention_split_bwd_smem(int T, int D, int rows) {
     return (2 * rb * ldt + Tp * (rb + ATT_PAD) + 2 * Tp * ldd + SPLIT_STAGE_FLOATS) * sizeof(float);
 }
 
+extern "C" size_t tlob_attention_strip_bwd_smem(int T, int D) {
+    if (T > TLOB_ATTN_STRIP_MAX || D > TLOB_ATTN_STRIP_MAX) return (size_t)-1;
+    const size_t Tp = (size_t)round16(T);
+    return (Tp * strip_ldt(T) + 4 * Tp * strip_ldd(D) + 2 * Tp) * sizeof(float);
+}
+
 extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors,
                                                     int *clusters) {
     int dev;
@@ -426,6 +681,9 @@ extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multip
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(tlob_attention_fused_bwd_kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tlob_attention_strip_bwd_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
     if (e == cudaSuccess && *clusters)
         e = cudaFuncSetAttribute(tlob_attention_split_bwd_kernel,
@@ -475,4 +733,15 @@ extern "C" cudaError_t tlob_launch_attention_split_bwd(const float *qkv, const f
     cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, tlob_attention_split_bwd_kernel, qkv, P, dout, dqkv, B, T, D,
                               nh, scale, rows);
+}
+
+extern "C" cudaError_t tlob_launch_attention_strip_bwd(const float *qkv, const float *P,
+                                                       const float *dout, float *dqkv, int B,
+                                                       int T, int D, int nh, float scale,
+                                                       cudaStream_t stream) {
+    if (T > TLOB_ATTN_STRIP_MAX || D > TLOB_ATTN_STRIP_MAX) return cudaErrorInvalidValue;
+    const dim3 grid((unsigned)nh, (unsigned)B);
+    tlob_attention_strip_bwd_kernel<<<grid, STRIP_THREADS, tlob_attention_strip_bwd_smem(T, D),
+                                      stream>>>(qkv, P, dout, dqkv, B, T, D, nh, scale);
+    return cudaGetLastError();
 }

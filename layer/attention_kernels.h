@@ -24,6 +24,10 @@ extern "C" {
  * size. */
 #define TLOB_ATTN_SPLIT_MAX_BLOCKS 8
 
+/* The largest T and D of the strip backward: two warps per 16 rows, 16
+ * warps; a strip's accumulators, 16 n-tiles of 8, in its warps' registers. */
+#define TLOB_ATTN_STRIP_MAX 128
+
 /* Raises the kernels' dynamic shared-memory limit to the device's opt-in
  * maximum and reports it (bytes), the multiprocessor count and whether the
  * device launches thread-block clusters (the split backward needs them).
@@ -35,6 +39,8 @@ cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors, 
 size_t tlob_attention_fused_fwd_smem(int T, int D, int qrows);
 size_t tlob_attention_fused_bwd_smem(int T, int D);
 size_t tlob_attention_split_bwd_smem(int T, int D, int rows);
+/* (size_t)-1 where T or D is above TLOB_ATTN_STRIP_MAX. */
+size_t tlob_attention_strip_bwd_smem(int T, int D);
 
 /* P = softmax(scale q_h k_h^T) (also stored into P_copy when not NULL),
  * o_h = P v_h. Grid: (ceil(T / qrows), nh, B). */
@@ -60,6 +66,15 @@ cudaError_t tlob_launch_attention_fused_bwd(const float *qkv, const float *P, co
 cudaError_t tlob_launch_attention_split_bwd(const float *qkv, const float *P, const float *dout,
                                             float *dqkv, int B, int T, int D, int nh,
                                             float scale, int rows, cudaStream_t stream);
+
+/* The same backward (the same products in the same precisions, other
+ * summation orders) with two warps per 16-row strip of every output and
+ * the accumulators in registers (layer/attention_kernels.cu says how); T
+ * and D at most TLOB_ATTN_STRIP_MAX (cudaErrorInvalidValue beyond). Grid:
+ * (nh, B), 16 warps a block. */
+cudaError_t tlob_launch_attention_strip_bwd(const float *qkv, const float *P, const float *dout,
+                                            float *dqkv, int B, int T, int D, int nh,
+                                            float scale, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

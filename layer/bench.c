@@ -226,8 +226,9 @@ static int bench_qkv(tlob_layer *uploader, const compute_ctx *h, int iters,
 typedef struct {
     const bench_case *c;
     double fwd_us[2]; /* [general, fused] */
-    /* [general, fused one block, fused split of 16, 32, 64-row blocks]; < 0: does not fit */
-    double bwd_us[5];
+    /* [general, fused one block, fused split of 16, 32, 64-row blocks, fused
+     * strip]; < 0: does not fit */
+    double bwd_us[6];
     double fwd_bytes, bwd_bytes, fwd_flop, bwd_flop;
 } attention_result;
 
@@ -280,12 +281,13 @@ static int bench_attention(tlob_layer *uploader, const compute_ctx *h,
     r->bwd_bytes = 4.0 * (3 * NE + NP + NE + 3 * NE);
     r->fwd_flop = 2.0 * 2 * NP * D;
     r->bwd_flop = 2.0 * 4 * NP * D;
-    for (int f = 0; f < 5; f++) {
+    for (int f = 0; f < 6; f++) {
         const attention_shape s = {B, T, D, 1, (float)(1.0 / sqrt((double)D)), dev,
                                    f == 0   ? ATTENTION_GENERAL
                                    : f == 1 ? ATTENTION_FUSED_ONE
+                                   : f == 5 ? ATTENTION_FUSED_STRIP
                                             : ATTENTION_FUSED_SPLIT,
-                                   f >= 2 ? 4 << f : 0};
+                                   f >= 2 && f <= 4 ? 4 << f : 0};
         if (f < 2 && time_attention(h, &s, 0, qkv, P, o, dout, dP, dqkv, iters, &r->fwd_us[f]))
             return 1;
         r->bwd_us[f] = -1.0;
@@ -640,7 +642,7 @@ int tlob_bench_main(int argc, char **argv) {
                q[i].three_sync_us / q[i].fused_sync_us, q[i].max_abs_diff);
     printf("\nAttention alone, nh = 1, TF32, us: general path (cuBLAS + softmax kernels) vs "
            "the fused kernel (bwd: one block per head, bwC16/32/64: a cluster per head of "
-           "16, 32 or 64-row blocks); the fewest bytes and FLOPs the pass needs, and the fused "
+           "16, 32 or 64-row blocks, bwS: a warp per 16-row strip); the fewest bytes and FLOPs the pass needs, and the fused "
            "kernel's rate against 4.3 TB/s and 495 TF32 TFLOP/s\n");
     printf("%-18s %-5s | %8s %8s %7s | %10s %8s | %14s | %16s\n", "case", "pass", "general",
            "fused", "speedup", "bytes", "FLOPs", "bandwidth", "TF32 rate");
@@ -649,8 +651,12 @@ int tlob_bench_main(int argc, char **argv) {
                             ar[i].fwd_bytes, ar[i].fwd_flop);
         print_attention_row(stdout, cases[i].name, "bwd", ar[i].bwd_us[0], ar[i].bwd_us[1],
                             ar[i].bwd_bytes, ar[i].bwd_flop);
-        for (int f = 2; f < 5; f++)
-            print_attention_row(stdout, cases[i].name, f == 2 ? "bwC16" : f == 3 ? "bwC32" : "bwC64",
+        for (int f = 2; f < 6; f++)
+            print_attention_row(stdout, cases[i].name,
+                                f == 2   ? "bwC16"
+                                : f == 3 ? "bwC32"
+                                : f == 4 ? "bwC64"
+                                         : "bwS",
                                 ar[i].bwd_us[0], ar[i].bwd_us[f], ar[i].bwd_bytes, ar[i].bwd_flop);
     }
     printf("\nTransformerLayer, nh = 1 (us; validated at B=%d against the CPU reference, "
@@ -726,10 +732,11 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
         fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"fwd_general_us\":%.2f,"
                    "\"fwd_fused_us\":%.2f,\"bwd_general_us\":%.2f,\"bwd_fused_us\":%.2f,"
                    "\"bwd_split16_us\":%.2f,\"bwd_split32_us\":%.2f,\"bwd_split64_us\":%.2f,"
+                   "\"bwd_strip_us\":%.2f,"
                    "\"fwd_bytes\":%.0f,\"bwd_bytes\":%.0f,\"fwd_flop\":%.0f,\"bwd_flop\":%.0f}",
                 i ? "," : "", ar[i].c->name, ar[i].c->B, ar[i].c->T, ar[i].c->D, ar[i].fwd_us[0],
                 ar[i].fwd_us[1], ar[i].bwd_us[0], ar[i].bwd_us[1], ar[i].bwd_us[2],
-                ar[i].bwd_us[3], ar[i].bwd_us[4], ar[i].fwd_bytes,
+                ar[i].bwd_us[3], ar[i].bwd_us[4], ar[i].bwd_us[5], ar[i].fwd_bytes,
                 ar[i].bwd_bytes, ar[i].fwd_flop, ar[i].bwd_flop);
     fprintf(f, "],\"layer\":[");
     for (int i = 0; i < 2 * NCASES; i++) {

@@ -17,6 +17,7 @@
 #include "async_copy.cuh"
 #include "gelu.cuh"
 #include "mlp_kernels.h"
+#include "mma_tf32.cuh"
 
 #define MLP_WARPS 8
 #define MLP_THREADS (32 * MLP_WARPS)
@@ -65,22 +66,6 @@ enum { MLP_FC_GELU, MLP_DG_GELU_BWD, MLP_DG_GELU_BWD_DY1, MLP_LN_DG_DY1 };
 __device__ __forceinline__ float sum8(float v) {
     for (int off = 1; off < MLP_LN_LANES; off <<= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
     return v;
-}
-
-__device__ __forceinline__ unsigned to_tf32(float x) {
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
-}
-
-/* c += a b on one m16n8k8 tile (TF32 in, FP32 accumulate). Fragments, with
- * g = lane / 4, t = lane % 4: a = A(g, t), A(g+8, t), A(g, t+4), A(g+8, t+4);
- * b = B(t, g), B(t+4, g); c = C(g, 2t), C(g, 2t+1), C(g+8, 2t), C(g+8, 2t+1). */
-__device__ __forceinline__ void mma_tf32(float c[4], const unsigned a[4], const unsigned b[2]) {
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 /* dst[r ldd + c] = src[r lds + c] where r < vr and c < vc, else 0, for

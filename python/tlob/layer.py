@@ -39,7 +39,8 @@ class Layer:
         self.set_params(params)
 
     def close(self):
-        if self._handle:
+        # a layer refused by __init__ before tlob_create has no handle
+        if getattr(self, "_handle", None):
             lib.tlob_destroy(self._handle)
             self._handle = ctypes.c_void_p()
 

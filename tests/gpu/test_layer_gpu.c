@@ -381,9 +381,10 @@ static void check_fold(void) {
  * each path runs. The fused forward runs with each fused backward kernel:
  * expect_one, whether this shape's one-block backward fits; expect_split,
  * which of the cluster-split backward's blocks of 16, 32 and 64 rows fit
- * (bits 1, 2, 4). */
-#define ATT_VARIANTS 5
-static void check_attention_paths(int B, int T, int D, int nh, int expect_one, int expect_split) {
+ * (bits 1, 2, 4); expect_strip, whether the strip backward fits. */
+#define ATT_VARIANTS 6
+static void check_attention_paths(int B, int T, int D, int nh, int expect_one, int expect_split,
+                                  int expect_strip) {
     const int E = D * nh;
     const size_t NE = (size_t)B * T * E, NP = (size_t)B * nh * T * T;
     const tlob_config cfg = {D, nh, D, T, B, TLOB_MATH_TF32};
@@ -403,20 +404,22 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
     TLOB_OK_OR_DIE(tlob_upload(L, qkv, hqkv, 3 * NE));
     TLOB_OK_OR_DIE(tlob_upload(L, dout, hdo, NE));
     float *hP[ATT_VARIANTS], *hPc[ATT_VARIANTS], *ho[ATT_VARIANTS], *hd[ATT_VARIANTS];
-    const char *pname[ATT_VARIANTS] = {"general", "fused one", "fused split 16", "fused split 32",
-                                       "fused split 64"};
+    const char *pname[ATT_VARIANTS] = {"general",        "fused one",      "fused split 16",
+                                       "fused split 32", "fused split 64", "fused strip"};
     const int expect[ATT_VARIANTS] = {0, expect_one ? ATTENTION_BWD_ONE : 0,
                                       expect_split & 1 ? ATTENTION_BWD_SPLIT : 0,
                                       expect_split & 2 ? ATTENTION_BWD_SPLIT : 0,
-                                      expect_split & 4 ? ATTENTION_BWD_SPLIT : 0};
+                                      expect_split & 4 ? ATTENTION_BWD_SPLIT : 0,
+                                      expect_strip ? ATTENTION_BWD_STRIP : 0};
     char tag[96];
     snprintf(tag, sizeof tag, "attention B=%d T=%d D=%d nh=%d tf32", B, T, D, nh);
     for (int f = 0; f < ATT_VARIANTS; f++) {
         attention_shape s = {B, T, D, nh, (float)(1.0 / sqrt((double)D)), &dev,
                              f == 0   ? ATTENTION_GENERAL
                              : f == 1 ? ATTENTION_FUSED_ONE
+                             : f == 5 ? ATTENTION_FUSED_STRIP
                                       : ATTENTION_FUSED_SPLIT,
-                             f >= 2 ? 4 << f : 0};
+                             f >= 2 && f <= 4 ? 4 << f : 0};
         float *P = dev_alloc(NP), *Pc = dev_alloc(NP), *o = dev_alloc(NE), *dq = dev_alloc(3 * NE);
         TLOB_OK_OR_DIE(attention_forward(&c, TLOB_MATH_TF32, &s, qkv, P, Pc, o));
         const int bwd_fused = attention_backward_fused(&s, TLOB_MATH_TF32);
@@ -460,7 +463,8 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
     printf("     %s max |fused - general|: P %.2e o %.2e", tag, max_abs_diff(hP[1], hP[0], NP),
            max_abs_diff(ho[1], ho[0], NE));
     if (expect_one) printf(" dqkv one %.2e", max_abs_diff(hd[1], hd[0], 3 * NE));
-    for (int f = 2; f < ATT_VARIANTS; f++) {
+    if (expect_strip) printf(" dqkv strip %.2e", max_abs_diff(hd[5], hd[0], 3 * NE));
+    for (int f = 2; f <= 4; f++) {
         if (!expect[f]) continue;
         printf(" dqkv split %d %.2e", 4 << f, max_abs_diff(hd[f], hd[0], 3 * NE));
         if (expect_one) {
@@ -473,11 +477,15 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
         }
     }
     printf("\n");
-    /* AUTO's backward: the split kernel wherever one of its tilings fits */
+    /* AUTO's backward: the split kernel wherever one of its tilings fits,
+     * else the strip kernel */
     const attention_shape sa = {B, T, D, nh, (float)(1.0 / sqrt((double)D)), &dev, ATTENTION_AUTO, 0};
     if (attention_forward_fused(&sa, TLOB_MATH_TF32)) {
         const int k = attention_backward_fused(&sa, TLOB_MATH_TF32);
-        CHECK(k == (expect_split ? ATTENTION_BWD_SPLIT : expect_one ? ATTENTION_BWD_ONE : 0),
+        CHECK(k == (expect_split   ? ATTENTION_BWD_SPLIT
+                    : expect_strip ? ATTENTION_BWD_STRIP
+                    : expect_one   ? ATTENTION_BWD_ONE
+                                   : 0),
               "%s: AUTO's backward kernel %d", tag, k);
     }
     /* FP32 mode never takes the fused path: forcing it is refused */
@@ -492,6 +500,28 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
     GPU_CHECK(cudaFree(scratch));
     compute_ctx_destroy(&c);
     tlob_destroy(L);
+}
+
+/* AUTO's attention backward at the four reference sizes (an H200's
+ * limits): BTC temporal in TF32 takes the strip kernel (the general path
+ * before the sixteenth pass), FP32 mode never a fused one, B = 1 and
+ * feature BTC the split kernel, FI-2010 (D = 144) the general path. */
+static void check_attention_auto(void) {
+    attention_device dev;
+    TLOB_OK_OR_DIE(attention_device_query(&dev));
+    static const int sizes[5][4] = {
+        {128, 128, 40, 1}, {128, 128, 40, 1}, {1, 128, 40, 1}, {128, 40, 128, 1}, {32, 128, 144, 1}};
+    const int expect[5] = {ATTENTION_BWD_STRIP, 0, ATTENTION_BWD_SPLIT, ATTENTION_BWD_SPLIT, 0};
+    for (int i = 0; i < 5; i++) {
+        const attention_shape s = {sizes[i][0], sizes[i][1], sizes[i][2], sizes[i][3],
+                                   1.0f, &dev, ATTENTION_AUTO, 0};
+        const tlob_math math = i == 1 ? TLOB_MATH_FP32 : TLOB_MATH_TF32;
+        const int k = attention_backward_fused(&s, math);
+        CHECK(k == expect[i], "AUTO attention backward B=%d T=%d D=%d %s: kernel %d, expected %d",
+              s.batch, s.T, s.D, i == 1 ? "fp32" : "tf32", k, expect[i]);
+        printf("%s AUTO attention backward B=%d T=%d D=%d %s: kernel %d\n",
+               k == expect[i] ? "ok  " : "FAIL", s.batch, s.T, s.D, i == 1 ? "fp32" : "tf32", k);
+    }
 }
 
 /* One forced variant of a path check: forward and backward from zeroed
@@ -756,16 +786,23 @@ int main(void) {
     }
     /* fused attention against the general path: odd T and D, nh > 1, the
      * reference sizes (FI-2010's backward does not fit: general) */
-    check_attention_paths(3, 7, 6, 2, 1, 7);
-    check_attention_paths(4, 33, 17, 1, 1, 7);
-    check_attention_paths(2, 16, 48, 3, 1, 7);
-    check_attention_paths(8, 128, 40, 1, 1, 7);
-    check_attention_paths(4, 40, 128, 1, 1, 7);
-    check_attention_paths(2, 128, 144, 1, 0, 3); /* 64-row split blocks: 258 KiB */
-    check_attention_paths(1, 5, 16, 1, 1, 7);
-    /* T > 128: more than a cluster's 8 blocks of 16 rows; T > 512: of 64 */
-    check_attention_paths(2, 130, 8, 2, 1, 6);
-    check_attention_paths(1, 520, 8, 1, 0, 0);
+    check_attention_paths(3, 7, 6, 2, 1, 7, 1);
+    check_attention_paths(4, 33, 17, 1, 1, 7, 1);
+    check_attention_paths(2, 16, 48, 3, 1, 7, 1);
+    check_attention_paths(8, 128, 40, 1, 1, 7, 1);
+    check_attention_paths(4, 40, 128, 1, 1, 7, 1);
+    /* 64-row split blocks: 258 KiB; the strip kernel: D > 128 */
+    check_attention_paths(2, 128, 144, 1, 0, 3, 0);
+    check_attention_paths(1, 5, 16, 1, 1, 7, 1);
+    /* T > 128: more than a cluster's 8 blocks of 16 rows (and the strip
+     * kernel's 8 warps); T > 512: of 64 */
+    check_attention_paths(2, 130, 8, 2, 1, 6, 0);
+    check_attention_paths(1, 520, 8, 1, 0, 0, 0);
+    /* the strip kernel's widest operands (213 KiB), nh > 1; T = 18: rows of
+     * P not a multiple of 4 floats (scalar copies) */
+    check_attention_paths(2, 128, 64, 2, 1, 7, 1);
+    check_attention_paths(3, 18, 8, 1, 1, 7, 1);
+    check_attention_auto();
     /* the fused forward against the general one: temporal BTC sizes, odd T
      * and D with Dout != D, nh > 1; feature BTC sizes do not fit */
     const shape fwd_shapes[] = {
