@@ -750,6 +750,8 @@ int main(void) {
         {2, 2, 40, 128, 1, 128, 1},  /* feature BTC sizes, small batch */
         {1, 2, 128, 144, 1, 144, 1}, /* temporal FI-2010 sizes, B = 1 */
         {16, 16, 128, 40, 1, 40, 1}, /* 2048 rows: split-K weight gradients, 16 chunks */
+        {128, 128, 128, 40, 1, 40, 1}, /* temporal BTC, full batch: AUTO's strip attention
+                                          backward in TF32 (check_attention_auto) */
         {8, 9, 64, 40, 2, 48, 1},    /* 512 rows: 4 chunks, nh > 1, Dout != D */
         {4, 4, 33, 33, 1, 40, 0},    /* narrow: just under 40 (reached 2.02e-3 in TF32) */
         {1, 1, 5, 16, 1, 16, 0},     /* narrow: B = 1, five rows */
