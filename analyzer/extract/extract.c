@@ -242,8 +242,13 @@ static size_t base_args(source_lang lang, const char **argv)
      * cuda-samples' clock.cu with its set's PCH: 0.17 s of CPU, 0.06 s
      * with them in the PCH; docs/performance.md, "Branch s8-speed"). It
      * only changes how a PCH is built; C has no templates. */
-    if (lang != LANG_C)
+    if (lang != LANG_C) {
         argv[n++] = "-fpch-instantiate-templates";
+        /* `register` in C++17: an error in clang by default, a warning in
+         * GCC, nvcc's host compiler, which compiles it (cuda-samples'
+         * smokeParticles/nvMatrix.h under cxx_std_17). */
+        argv[n++] = "-Wno-register";
+    }
     argv[n++] = "-w";   /* only errors matter; warnings cost time */
     /* Every error is a finding and clang stops at 20 by default, after
      * which the rest of the file is not parsed either. */
