@@ -242,8 +242,13 @@ static size_t base_args(source_lang lang, const char **argv)
      * cuda-samples' clock.cu with its set's PCH: 0.17 s of CPU, 0.06 s
      * with them in the PCH; docs/performance.md, "Branch s8-speed"). It
      * only changes how a PCH is built; C has no templates. */
-    if (lang != LANG_C)
+    if (lang != LANG_C) {
         argv[n++] = "-fpch-instantiate-templates";
+        /* `register` in C++17: an error in clang by default, a warning in
+         * GCC, nvcc's host compiler, which compiles it (cuda-samples'
+         * smokeParticles/nvMatrix.h under cxx_std_17). */
+        argv[n++] = "-Wno-register";
+    }
     argv[n++] = "-w";   /* only errors matter; warnings cost time */
     /* Every error is a finding and clang stops at 20 by default, after
      * which the rest of the file is not parsed either. */
@@ -773,6 +778,11 @@ static bool configures_headers_first(const source_file *src, const gl_config *cf
     if (configures_headers_by_flags(src, cfg))
         return true;
     const char *t = src->masked ? src->masked : src->text;
+    /* The file's own include guard, whatever it is named (cuda-samples'
+     * __REDUCTION_H__, __BODYSYSTEM_H__: a guard, not a feature-test macro,
+     * though it starts with '_'). */
+    const char *guard = NULL;
+    size_t guard_len = include_guard(t, src->len, true, &guard);
     const char *first_include = memmem(t, src->len, "#include", 8);
     size_t limit = first_include ? (size_t)(first_include - t) : src->len;
     static const char *const directives[] = { "#define", "#undef" };
@@ -786,7 +796,8 @@ static bool configures_headers_first(const source_file *src, const gl_config *cf
             size_t n = 0;
             while ((size_t)(name - t) + n < limit && is_ident_char(name[n]))
                 n++;
-            if (configures_headers(name, n) && !looks_like_include_guard(name, n))
+            bool is_guard = n == guard_len && memcmp(name, guard, n) == 0;
+            if (configures_headers(name, n) && !is_guard && !looks_like_include_guard(name, n))
                 return true;
         }
     }

@@ -25,55 +25,13 @@ static struct {
     size_t n;
 } guards = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* The identifier after `word` and blanks at p (its length, *name at it). */
-static size_t ident_after(const char *p, const char *end, const char *word, const char **name)
-{
-    const char *at = operand_after(p, end, word);
-    if (!at)
-        return 0;
-    *name = at;
-    return identifier_at(at, end);
-}
-
-/* `#ifndef G`, `#if !defined(G)` or `#if !defined G` at p (past the #):
- * G's length (*name at it), else 0. */
-static size_t if_not_defined(const char *p, const char *end, const char **name)
-{
-    size_t n = ident_after(p, end, "ifndef", name);
-    p = operand_after(p, end, "if");
-    if (n || !p || p == end || *p != '!')
-        return n;
-    p = operand_after(skip_directive_blanks(p + 1, end), end, "defined");
-    if (p && p < end && *p == '(')
-        p = skip_directive_blanks(p + 1, end);
-    if (!p)
-        return 0;
-    *name = p;
-    return identifier_at(p, end);
-}
-
-/* The guard of a header's text: its first directive tests that G is not
- * defined and its second is `#define G`; else NULL. */
+/* The guard of a header's text (include_guard, its #endif not asked for:
+ * a toolkit header may have directives after it); else NULL. */
 static char *guard_of(const char *masked, size_t len)
 {
     const char *guard = NULL;
-    size_t guard_len = 0;
-    text_line line;
-    text_lines_begin(&line, masked, len);
-    while (text_lines_next(&line)) {
-        const char *p = line.directive, *name = NULL;
-        if (!p)
-            continue;
-        if (!guard) {
-            guard_len = if_not_defined(p, line.end, &guard);
-            if (!guard_len)
-                return NULL;
-            continue;
-        }
-        size_t n = ident_after(p, line.end, "define", &name);
-        return n == guard_len && memcmp(name, guard, n) == 0 ? xstrndup(name, n) : NULL;
-    }
-    return NULL;
+    size_t n = include_guard(masked, len, false, &guard);
+    return n ? xstrndup(guard, n) : NULL;
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -61,3 +61,71 @@ const char *operand_after(const char *p, const char *end, const char *word)
 {
     return word_is(p, end, word) ? skip_directive_blanks(p + strlen(word), end) : NULL;
 }
+
+/* The identifier after `word` and blanks at p (its length, *name at it). */
+static size_t ident_after(const char *p, const char *end, const char *word, const char **name)
+{
+    const char *at = operand_after(p, end, word);
+    if (!at)
+        return 0;
+    *name = at;
+    return identifier_at(at, end);
+}
+
+/* `#ifndef G`, `#if !defined(G)` or `#if !defined G` at p (past the #):
+ * G's length (*name at it), else 0. */
+static size_t if_not_defined(const char *p, const char *end, const char **name)
+{
+    size_t n = ident_after(p, end, "ifndef", name);
+    p = operand_after(p, end, "if");
+    if (n || !p || p == end || *p != '!')
+        return n;
+    p = operand_after(skip_directive_blanks(p + 1, end), end, "defined");
+    if (p && p < end && *p == '(')
+        p = skip_directive_blanks(p + 1, end);
+    if (!p)
+        return 0;
+    *name = p;
+    return identifier_at(p, end);
+}
+
+size_t include_guard(const char *masked, size_t len, bool whole_file, const char **name)
+{
+    const char *guard = NULL;
+    size_t guard_len = 0;
+    int depth = 0;      /* conditionals open, the guard's counted */
+    bool defined = false, closed = false;
+    text_line line;
+    text_lines_begin(&line, masked, len);
+    while (text_lines_next(&line)) {
+        const char *p = line.directive, *def = NULL;
+        if (!p)
+            continue;
+        if (!guard) {
+            guard_len = if_not_defined(p, line.end, &guard);
+            if (!guard_len)
+                return 0;
+            depth = 1;
+            continue;
+        }
+        if (!defined) {
+            size_t n = ident_after(p, line.end, "define", &def);
+            if (n != guard_len || memcmp(def, guard, n) != 0)
+                return 0;
+            defined = true;
+            if (!whole_file)
+                break;
+            continue;
+        }
+        if (closed)
+            return 0;   /* a directive after the guard's #endif */
+        if (word_is(p, line.end, "if") || word_is(p, line.end, "ifdef") || word_is(p, line.end, "ifndef"))
+            depth++;
+        else if (word_is(p, line.end, "endif") && --depth == 0)
+            closed = true;
+    }
+    if (!defined || (whole_file && !closed))
+        return 0;
+    *name = guard;
+    return guard_len;
+}

@@ -44,4 +44,13 @@ bool word_is(const char *p, const char *end, const char *word);
  * directive's operand starts; NULL when the identifier at p is not word. */
 const char *operand_after(const char *p, const char *end, const char *word);
 
+/* The include guard of a masked text: its first directive tests that G is
+ * not defined (`#ifndef G`, `#if !defined(G)`, `#if !defined G`) and its
+ * second is `#define G`. With whole_file, the conditional the first
+ * directive opens must also end at the text's last directive: a file that
+ * opens with `#ifndef _GNU_SOURCE`, `#define _GNU_SOURCE`, `#endif` sets a
+ * feature-test macro and is not guarded by it. G's length (*name at it),
+ * else 0. */
+size_t include_guard(const char *masked, size_t len, bool whole_file, const char **name);
+
 #endif

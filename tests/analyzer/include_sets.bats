@@ -203,3 +203,14 @@ blocks_same_report_as_without_pch() {
   assert_equal "$status" "$status_sets"
   assert_equal "$output" "$with_sets"
 }
+
+@test "a file's include guard keeps it on the base PCH whatever its name (__NAME_H__); a feature macro defined under #ifndef at the top still does not" {
+  [ -r "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ] || skip "no CUDA toolkit here"
+  printf '#ifndef __RETIRE_H__\n#define __RETIRE_H__\n#include <cuda_runtime_api.h>\ncudaError_t retire(int n);\n#endif\n' >retire.h
+  printf '#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n#include <string.h>\n#include <cuda_runtime_api.h>\nvoid *gnu3(const char *s) { (void)cudaDeviceSynchronize(); return memmem(s, 3, "a", 1); }\n' >gnu3.c
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" --format json -q retire.h gnu3.c
+  assert_success
+  assert_equal "$(jq -r '.findings | length' <<<"$output")" 0
+  assert_equal "$(grep -c 'trace: parse retire.h (.* base PCH' <<<"$stderr")" 1
+  assert_equal "$(grep -c 'trace: parse gnu3.c (.* base PCH' <<<"$stderr")" 0
+}

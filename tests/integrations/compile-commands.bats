@@ -415,3 +415,38 @@ JSON
     "$(printf 'alpha/src/device/al_reduce.h:5 unchecked-status\nbeta/src/device/be_reduce.h:5 unchecked-status')"
   assert_equal "$(jq -r '.files_analyzed' <<<"$output")" 4
 }
+
+@test "a header that only the database's -I finds takes the language of the .cu that includes it: C++ (bool, references, classes), no parse error, its upload and dropped status found" {
+  # Issue 13's "header language": the header was given a language through
+  # the config's include-dirs only, so one reached through a database -I was
+  # parsed as C (bool an unknown type, a reference a syntax error) and its
+  # findings lost. Nothing in it looks like CUDA or C++ to a header alone.
+  mkdir -p lang/src lang/inc/flags lang/build
+  cat >lang/inc/flags/flags.h <<'H'
+#pragma once
+#include <cuda_runtime_api.h>
+class flag_board;
+void flags_upload(bool *d_flags, const bool *h_flags, int n);
+static inline void flags_sync(const bool &wait)
+{
+    if (wait)
+        cudaDeviceSynchronize();
+}
+H
+  cat >lang/src/flags.cu <<'CU'
+#include "flags/flags.h"
+void flags_upload(bool *d_flags, const bool *h_flags, int n)
+{
+    cudaMemcpy(d_flags, h_flags, n * sizeof(bool), cudaMemcpyDefault);
+    flags_sync(true);
+}
+CU
+  cat >lang/build/compile_commands.json <<JSON
+[{"directory": "$BATS_TEST_TMPDIR/lang/build", "command": "/usr/local/cuda/bin/nvcc -I../inc -c ../src/flags.cu -o flags.o", "file": "../src/flags.cu"}]
+JSON
+  cd lang
+  run -1 "$GL" --config "$EMPTY_CONFIG" --format json -p build src inc
+  assert_equal "$(jq -r '[.findings[] | .file + ":" + (.line | tostring) + " " + .rule] | sort | join(",")' <<<"$output")" \
+    "inc/flags/flags.h:8 unchecked-status,src/flags.cu:4 mapped-pinned-only,src/flags.cu:4 unchecked-status"
+  assert_equal "$(jq -r '.files_checked' <<<"$output")" 2
+}

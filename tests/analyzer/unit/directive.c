@@ -96,6 +96,32 @@ static void identifiers_do_not_start_with_a_digit(void **state)
     assert_int_equal(identifier_at(s, s), 0);
 }
 
+/* The guard's name, or "" when include_guard finds none. */
+static void expect_guard(const char *text, bool whole_file, const char *want)
+{
+    const char *name = NULL;
+    size_t n = include_guard(text, strlen(text), whole_file, &name);
+    char got[64] = "";
+    memcpy(got, name ? name : "", n);
+    assert_string_equal(got, want);
+}
+
+static void an_include_guard_is_read_by_its_directives_not_its_name(void **state)
+{
+    (void)state;
+    expect_guard("#ifndef __REDUCTION_H__\n#define __REDUCTION_H__\nint f(void);\n#endif\n", true,
+                 "__REDUCTION_H__");
+    expect_guard("// c\n#if !defined(RED)\n# define RED\n#if X\n#endif\n#endif\n", true, "RED");
+    expect_guard("#if !defined RED\n#define RED 1\n#endif\n", true, "RED");
+    /* A feature-test macro set at the top is no guard of the whole file. */
+    expect_guard("#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n#include <string.h>\n", true, "");
+    expect_guard("#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n#include <string.h>\n", false,
+                 "_GNU_SOURCE");
+    expect_guard("#ifndef A_H\n#define B_H\n#endif\n", false, "");
+    expect_guard("#ifndef A_H\n#define A_H\nint x;\n", true, "");
+    expect_guard("#include <x.h>\n#ifndef A_H\n#define A_H\n#endif\n", false, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -105,6 +131,7 @@ int main(void)
         cmocka_unit_test(a_crlf_line_ends_before_its_cr),
         cmocka_unit_test(a_word_is_a_whole_identifier),
         cmocka_unit_test(identifiers_do_not_start_with_a_digit),
+        cmocka_unit_test(an_include_guard_is_read_by_its_directives_not_its_name),
     };
     return cmocka_run_group_tests_name("directive", tests, NULL, NULL);
 }
