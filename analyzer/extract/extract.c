@@ -2498,6 +2498,11 @@ unsigned long long facts_unit_set(size_t unit)
     return g.set_key && unit < g.nset_of ? g.set_key[unit] : 0;
 }
 
+size_t facts_unit_set_parent(size_t unit)
+{
+    return g.chain_of && unit < g.nset_of ? g.chain_of[unit] : SIZE_MAX;
+}
+
 bool facts_unit_set_on_base(size_t unit)
 {
     return facts_unit_set(unit) != 0 && g.unit_base && g.unit_base[unit] < LANG_COUNT;
