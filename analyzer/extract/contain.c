@@ -568,6 +568,25 @@ static void note_set(schedule *plan, unsigned long long key, int slot)
     plan->builder[plan->nbuilding++] = slot;
 }
 
+/* Whether a worker is building the set unit `unit` parses with, or one
+ * that set is chained on (facts_unit_set_parent): its parse would wait. */
+static bool unit_set_building(const schedule *plan, size_t unit)
+{
+    for (size_t u = unit; u != SIZE_MAX; u = facts_unit_set_parent(u))
+        if (set_building(plan, facts_unit_set(u)))
+            return true;
+    return false;
+}
+
+/* The worker in `slot` takes a job of unit `unit`: it builds that unit's
+ * set and those it is chained on, where not built yet. */
+static void note_unit_sets(schedule *plan, size_t unit, int slot)
+{
+    for (size_t u = unit; u != SIZE_MAX; u = facts_unit_set_parent(u))
+        if (facts_unit_set(u))
+            note_set(plan, facts_unit_set(u), slot);
+}
+
 /* The worker in `slot` answered (or ended): what it built is there. */
 static void sets_built_by(schedule *plan, int slot)
 {
@@ -584,7 +603,7 @@ static size_t undefer(schedule *plan, const snapshot *snap, bool any)
         size_t i = plan->deferred[d];
         size_t unit = facts_unit_of(snap, i);
         if (!any && !plan->taken[i] &&
-            (set_building(plan, facts_unit_set(unit)) || facts_unit_waits(unit)))
+            (unit_set_building(plan, unit) || facts_unit_waits(unit)))
             continue;
         memmove(plan->deferred + d, plan->deferred + d + 1,
                 (plan->ndeferred - d - 1) * sizeof *plan->deferred);
@@ -778,7 +797,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                             if (plan.unit_parked[unit])
                                 plan.taken[i] = false;   /* joins the parked job */
                             else if (in_order && !parses_needed_first(&plan, unit) &&
-                                     (set_building(&plan, facts_unit_set(unit)) ||
+                                     (unit_set_building(&plan, unit) ||
                                       facts_unit_waits(unit))) {
                                 plan.taken[i] = false;
                                 plan.deferred[plan.ndeferred++] = i;
@@ -834,9 +853,7 @@ void facts_extract_all(const snapshot *snap, const gl_config *cfg, const bool *w
                     free(files);
                     continue;
                 }
-                unsigned long long set = facts_unit_set(facts_unit_of(snap, files[0]));
-                if (set)
-                    note_set(&plan, set, k);
+                note_unit_sets(&plan, facts_unit_of(snap, files[0]), k);
                 hold_needs(&plan, facts_unit_of(snap, first), k);
                 workers[k].busy = true;
                 workers[k].used = true;

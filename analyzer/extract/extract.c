@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,9 @@ static struct {
     char **unhoisted_of;     /* with hoist_of: the set it had without hoisting */
     size_t *blocks_end_of;   /* each one's set comes after its leading conditional
                                 blocks, up to this offset (preamble.h), or 0 */
+    size_t *chain_of;     /* each one's set is chained on the set of this file
+                             (whose lines begin its own), or SIZE_MAX: on the
+                             base PCH, or none (count_include_sets) */
     size_t nset_of;
     bool private_cache;   /* cache_dir is this run's own (the real one is not writable) */
     /* The files pch_key stamps every key with, stat'ed once per run: a
@@ -712,6 +716,7 @@ void facts_global_cleanup(void)
     free(g.hoist_of);
     free(g.unhoisted_of);
     free(g.blocks_end_of);
+    free(g.chain_of);
     for (int lang = 0; lang < LANG_COUNT; lang++)
         if (g.pch_builder[lang])
             waitpid(g.pch_builder[lang], NULL, 0);
@@ -1071,21 +1076,47 @@ static void arg_list_free(arg_list *a)
  * `#define HELPERGL_EXTERN_GL_FUNC_IMPLEMENTATION` comes after the base
  * PCH's headers in the file's own parse too), built with the base flags
  * and the config's include dirs and defines (which every parse has too). */
-typedef struct {
+typedef struct include_set {
     char *prelude;      /* NULL: the file has no include set of its own */
     arg_list args;
     unsigned long long key;
+    const char *leading;        /* the include lines it holds (g.set_of's) */
+    struct include_set *parent; /* the set it is chained on, or NULL */
 } include_set;
 
+static void include_set_free(include_set *set);
+
+/* parent (owned by the set made, or freed here; NULL: none) is the set of
+ * another file whose lines begin `leading`: this set is built on top of
+ * its PCH and holds only the lines after them, so that the lines both
+ * hold are parsed once for both sets, not once per set (cuda-samples'
+ * sets of <cooperative_groups.h> and of <helper_cuda.h> with one header
+ * more, docs/performance.md "Branch s13-speed"). The headers come in the
+ * same order as in the set's own PCH: the parent's lines are its first
+ * lines (g.chain_of), and the parent holds the base PCH's prelude and the
+ * file's #define lines that this set's would start with. */
 static void include_set_of(const source_file *src, const gl_config *cfg, const char *leading,
-                           bool on_base, include_set *set)
+                           bool on_base, include_set *parent, include_set *set)
 {
     *set = (include_set){0};
+    char *parent_pch = parent && leading ? preamble_pch_path(parent->key) : NULL;
+    if (!parent_pch && parent) {
+        include_set_free(parent);
+        free(parent);
+        parent = NULL;
+    }
     if (!leading)
         return;
-    char *defines = preamble_leading_defines(src);
-    set->prelude = xasprintf("%s%s%s", on_base ? pch_prelude[src->lang] : "", defines, leading);
-    free(defines);
+    set->leading = leading;
+    if (parent) {
+        set->prelude = xstrdup(leading + strlen(parent->leading));
+        set->parent = parent;
+    } else {
+        char *defines = preamble_leading_defines(src);
+        set->prelude = xasprintf("%s%s%s", on_base ? pch_prelude[src->lang] : "", defines,
+                                 leading);
+        free(defines);
+    }
     const char *base[MAX_BASE_ARGS];
     size_t nb = base_args(src->lang, base);
     for (size_t i = 0; i < nb; i++)
@@ -1094,8 +1125,12 @@ static void include_set_of(const source_file *src, const gl_config *cfg, const c
      * the set adds, and a parse with it loads both): the set's build no
      * longer parses the CUDA runtime and cuBLAS again (about 0.9 s of a
      * 2.7 s build on llm.c, docs/performance.md) and its file is half the
-     * size. The base PCH's path carries its key, so it is in this key. */
-    if (on_base) {
+     * size. The base PCH's path carries its key, so it is in this key; a
+     * parent's path carries the parent's key, which carries the base's. */
+    if (parent_pch) {
+        arg_add(&set->args, "-include-pch");
+        arg_add_owned(&set->args, parent_pch);
+    } else if (on_base) {
         arg_add(&set->args, "-include-pch");
         arg_add(&set->args, g.pch_path[src->lang]);
     }
@@ -1108,8 +1143,74 @@ static void include_set_of(const source_file *src, const gl_config *cfg, const c
 
 static void include_set_free(include_set *set)
 {
+    if (set->parent) {
+        include_set_free(set->parent);
+        free(set->parent);
+    }
     free(set->prelude);
     arg_list_free(&set->args);
+}
+
+/* The include set of snap->files[i] (g.set_of), chained on the set of
+ * g.chain_of[i] when it has one; on_base: whether the file parses on its
+ * language's PCH (can_use_pch), as the files of the sets it is chained on
+ * do (the same group in count_include_sets). */
+static void unit_include_set(const snapshot *snap, size_t i, const gl_config *cfg, bool on_base,
+                             include_set *set)
+{
+    include_set *parent = NULL;
+    if (g.chain_of && g.set_of[i] && g.chain_of[i] != SIZE_MAX) {
+        parent = xmalloc(sizeof *parent);
+        unit_include_set(snap, g.chain_of[i], cfg, on_base, parent);
+    }
+    include_set_of(&snap->files[i], cfg, g.set_of[i], on_base, parent, set);
+}
+
+/* The PCH of a set, its parents' built first (preamble_pch); NULL when it
+ * or one of them cannot be had: a parent that does not build would fail
+ * this set's build too, which reads its headers first. */
+static const char *include_set_pch(const include_set *set)
+{
+    if (set->parent && !include_set_pch(set->parent))
+        return NULL;
+    return preamble_pch(set->key, set->prelude, set->args.argv, set->args.n);
+}
+
+/* Each file's set is chained on the longest other set of its group whose
+ * lines are the first lines of its own (both sorted, each line once:
+ * preamble_leading_includes), so that their common headers are parsed once
+ * (g.chain_of). Only sets on a base PCH: a C set off it may hoist
+ * (extract/hoist.h), and its names list is written by its own build.
+ * Compared among the distinct sets, each once. */
+static void chain_include_sets(size_t n, const int *group, const bool *on_base)
+{
+    g.chain_of = xcalloc(n ? n : 1, sizeof *g.chain_of);
+    size_t *distinct = NULL, ndistinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        g.chain_of[i] = SIZE_MAX;
+        if (!g.set_of[i] || !on_base[i])
+            continue;
+        size_t d = 0;
+        while (d < ndistinct && !(group[distinct[d]] == group[i] &&
+                                  strcmp(g.set_of[distinct[d]], g.set_of[i]) == 0))
+            d++;
+        if (d == ndistinct)
+            *XPUSH(distinct, ndistinct) = i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!g.set_of[i] || !on_base[i])
+            continue;
+        size_t len = strlen(g.set_of[i]), best_len = 0;
+        for (size_t d = 0; d < ndistinct; d++) {
+            size_t j = distinct[d], l = strlen(g.set_of[j]);
+            if (group[j] == group[i] && l < len && l > best_len &&
+                strncmp(g.set_of[j], g.set_of[i], l) == 0) {
+                g.chain_of[i] = j;
+                best_len = l;
+            }
+        }
+    }
+    free(distinct);
 }
 
 /* The lines of `leading` (preamble_leading_includes) that the language's
@@ -1214,11 +1315,14 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
     g.set_of = preamble_choose(leading, group, n, header_weight);
     g.set_key = xcalloc(n ? n : 1, sizeof *g.set_key);
     g.nset_of = n;
+    bool *on_base = xcalloc(n ? n : 1, sizeof *on_base);
+    for (size_t i = 0; i < n; i++)
+        on_base[i] = leading[i] && (group[i] & 1);
+    chain_include_sets(n, group, on_base);
     for (size_t i = 0; i < n; i++) {
         free(leading[i]);
         include_set set;
-        include_set_of(&snap->files[i], cfg, g.set_of[i], can_use_pch(snap, i, cfg, g.reach),
-                       &set);
+        unit_include_set(snap, i, cfg, can_use_pch(snap, i, cfg, g.reach), &set);
         if (set.prelude) {
             preamble_count(set.key, g.hoist_of[i] != NULL);
             g.set_key[i] = set.key;
@@ -1227,6 +1331,7 @@ static void count_include_sets(const snapshot *snap, const gl_config *cfg)
     }
     free(leading);
     free(group);
+    free(on_base);
 }
 
 static void build_args(arg_list *a, const snapshot *snap, const source_file *src,
@@ -1558,7 +1663,7 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
     include_set set = {0};
     const char *set_pch = NULL;
     if (g.set_of && tu_index < g.nset_of) {
-        include_set_of(src, cfg, g.set_of[tu_index], with_pch, &set);
+        unit_include_set(snap, tu_index, cfg, with_pch, &set);
         /* Leading blocks that take a group where they stand refuse the set
          * before it is built for this file (preamble.h, "blocks"). */
         size_t blocks_end = g.blocks_end_of ? g.blocks_end_of[tu_index] : 0;
@@ -1566,7 +1671,7 @@ static enum CXErrorCode parse_unit(CXIndex cx_index, const snapshot *snap, size_
                          blocks_inert(cx_index, snap, src, cfg, blocks_end,
                                       with_pch ? g.pch_path[src->lang] : NULL);
         if (set.prelude && blocks_ok)
-            set_pch = preamble_pch(set.key, set.prelude, set.args.argv, set.args.n);
+            set_pch = include_set_pch(&set);
         hoist_info *hoist = g.hoist_of ? g.hoist_of[tu_index] : NULL;
         if (set_pch && hoist &&
             !hoist_safe(set_pch, g.unhoisted_of[tu_index], hoist)) {
@@ -2402,6 +2507,11 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
 unsigned long long facts_unit_set(size_t unit)
 {
     return g.set_key && unit < g.nset_of ? g.set_key[unit] : 0;
+}
+
+size_t facts_unit_set_parent(size_t unit)
+{
+    return g.chain_of && unit < g.nset_of ? g.chain_of[unit] : SIZE_MAX;
 }
 
 bool facts_unit_set_on_base(size_t unit)

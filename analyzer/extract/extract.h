@@ -30,6 +30,11 @@ size_t facts_unit_of(const snapshot *snap, size_t index);
  * set builds its PCH and any other parse of it waits meanwhile. */
 unsigned long long facts_unit_set(size_t unit);
 
+/* The unit whose include set unit `unit`'s set is chained on (built on top
+ * of its PCH, extract.c chain_include_sets), or SIZE_MAX: a parse of it
+ * builds that set first when it is not built yet. */
+size_t facts_unit_set_parent(size_t unit);
+
 /* Whether unit `unit` parses with an include set chained on its language's
  * base PCH (a CUDA or C++ unit's set, such as this repository's
  * cooperative_groups set): its build comes after the base PCH's and is the

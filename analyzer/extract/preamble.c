@@ -535,6 +535,13 @@ static int remove_entry(const char *path)
     return unlink(path);
 }
 
+/* When a PCH or failure marker was last used: its access time, which each
+ * use sets (obtain), or its build when later. */
+static time_t last_use(const struct stat *st)
+{
+    return st->st_atime > st->st_mtime ? st->st_atime : st->st_mtime;
+}
+
 /* Only our own entries (set-*) in our own directory are ever removed; a
  * concurrent run that loses one falls back to the full parse. */
 static void evict(const char *dir)
@@ -572,12 +579,13 @@ static void evict(const char *dir)
             free(path);
             continue;
         }
-        if (now - st.st_mtime > UNUSED_LIFETIME_S) {
+        time_t used = last_use(&st);
+        if (now - used > UNUSED_LIFETIME_S) {
             remove_entry(path);
             free(path);
             continue;
         }
-        *XPUSH(files, n) = (pch_file){path, st.st_mtime, st.st_size};
+        *XPUSH(files, n) = (pch_file){path, used, st.st_size};
         total += st.st_size;
     }
     closedir(d);
@@ -730,13 +738,13 @@ static bool obtain(const char *pch, unsigned long long key, const char *prelude,
         }
         free(lock_path);
     }
-    /* The PCH's mtime is the last use: eviction goes by it. Never the
-     * prelude's: clang would take the PCH for stale. */
-    if (have) {
-        utimensat(AT_FDCWD, pch, NULL, 0);
-    } else {
-        utimensat(AT_FDCWD, failed, NULL, 0);
-    }
+    /* The PCH's access time is the last use: eviction goes by it (last_use).
+     * Not its mtime: a set chained on this one (extract.c,
+     * chain_include_sets) records it, and clang refuses the chained set
+     * once it changes. Never the prelude's times: clang would take the PCH
+     * for stale. */
+    const struct timespec used_now[2] = {{.tv_nsec = UTIME_NOW}, {.tv_nsec = UTIME_OMIT}};
+    utimensat(AT_FDCWD, have ? pch : failed, used_now, 0);
     free(prelude_path);
     free(failed);
     free(names_at);
@@ -754,7 +762,7 @@ const char *preamble_pch(unsigned long long key, const char *prelude, const char
     }
     if (s->state == SET_UNTRIED) {
         s->state = SET_BUILDING;
-        char *pch = xasprintf("%s/" ENTRY_PREFIX "%016llx.pch", p.dir, key);
+        char *pch = preamble_pch_path(key);
         pthread_mutex_unlock(&p.lock);
         bool usable = obtain(pch, key, prelude, argv, argc, s->names);
         pthread_mutex_lock(&p.lock);
@@ -769,6 +777,11 @@ const char *preamble_pch(unsigned long long key, const char *prelude, const char
     const char *pch = s->usable ? s->pch : NULL;
     pthread_mutex_unlock(&p.lock);
     return pch;
+}
+
+char *preamble_pch_path(unsigned long long key)
+{
+    return p.dir ? xasprintf("%s/" ENTRY_PREFIX "%016llx.pch", p.dir, key) : NULL;
 }
 
 void preamble_discard(unsigned long long key)

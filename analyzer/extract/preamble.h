@@ -92,6 +92,11 @@ void preamble_count(unsigned long long key, bool hoisted);
 const char *preamble_pch(unsigned long long key, const char *prelude, const char **argv,
                          size_t argc);
 
+/* Where the PCH of this key is (whether built or not), or NULL without a
+ * cache directory (malloc'd): a set chained on another names its path in
+ * its flags, and so in its key, before either is built. */
+char *preamble_pch_path(unsigned long long key);
+
 /* A PCH libclang refused (a header changed since it was built): removed,
  * so the next run builds it again. */
 void preamble_discard(unsigned long long key);

@@ -698,6 +698,26 @@ EOF2
   [ -f "$dir/notes.txt" ]
 }
 
+@test "a preamble's last use is its access time, which each use sets: built long ago but used now, it is kept" {
+  include_set_fixture
+  run "$GL" --config "$EMPTY_CONFIG" first.cu second.cu
+  assert_equal "$status" 1
+  local dir=$XDG_CACHE_HOME/gpulint/pch
+  # Built eight days ago, used just now. Its mtime is left alone by a use (a
+  # set chained on it records it, and clang refuses the chained set once it
+  # changes: include_sets.bats).
+  touch -m -d '8 days ago' "$dir"/set-*.pch
+  local built
+  built=$(stat -c %Y "$dir"/set-*.pch)
+  GPULINT_NO_FACTS_CACHE=1 run "$GL" --config "$EMPTY_CONFIG" first.cu second.cu
+  assert_equal "$(stat -c %Y "$dir"/set-*.pch)" "$built"
+  run "$GL" --config "$EMPTY_CONFIG" first.cu
+  assert_equal "$(find "$dir" -name 'set-*.pch' | wc -l)" 1
+  touch -a -d '8 days ago' "$dir"/set-*.pch
+  run "$GL" --config "$EMPTY_CONFIG" first.cu
+  assert_equal "$(find "$dir" -name 'set-*.pch' | wc -l)" 0
+}
+
 # ---- inputs: directories, default paths -------------------------------------------
 
 @test "a directory is searched recursively for sources; other files are not analysed" {

@@ -214,3 +214,38 @@ blocks_same_report_as_without_pch() {
   assert_equal "$(grep -c 'trace: parse retire.h (.* base PCH' <<<"$stderr")" 1
   assert_equal "$(grep -c 'trace: parse gnu3.c (.* base PCH' <<<"$stderr")" 0
 }
+
+@test "a set whose first lines are another set's is chained on that set's PCH and holds only the lines after them" {
+  [ -r "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ] || skip "no CUDA toolkit here"
+  # a1, a2 share {stdio.h}; b1, b2 share {stdio.h, stdlib.h}, whose first
+  # line is a's set. Each drops a cudaMalloc status (a finding) and b's
+  # call atoi, which only the chained set's <stdlib.h> declares.
+  for f in a1 a2; do
+    printf '#include <stdio.h>\nvoid %s(void) { float *p; cudaMalloc(&p, 4); puts("x"); }\n' $f >$f.cu
+  done
+  for f in b1 b2; do
+    printf '#include <stdio.h>\n#include <stdlib.h>\nint %s(void) { float *p; cudaMalloc(&p, 4); puts("x"); return atoi("1"); }\n' $f >$f.cu
+  done
+  local files=(a1.cu a2.cu b1.cu b2.cu)
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q "${files[@]}"
+  local with_sets=$output status_sets=$status
+  assert_equal "$status" 1
+  assert_equal "$(jq '.findings | length' <<<"$with_sets")" 4
+  assert_equal "$(grep -c 'trace: parse .*\.cu (.* set PCH' <<<"$stderr")" 4
+  assert_equal "$(grep -c 'trace: build .*/pch/set-.*built' <<<"$stderr")" 2
+  # a's set on the base PCH: its headers, then stdio.h; b's on a's: stdlib.h alone.
+  local preludes
+  preludes=$(for p in "$XDG_CACHE_HOME"/gpulint/pch/*.prelude.h; do tr '\n' ';' <"$p"; echo; done | sort)
+  assert_equal "$preludes" "$(printf '%s\n' '#include <cuda_runtime.h>;#include <cublas_v2.h>;#include <stdio.h>;' \
+    '#include <stdlib.h>;')"
+  # The PCHs kept, the facts not: the chain is loaded from the cache, nothing built.
+  rm -rf "$XDG_CACHE_HOME"/gpulint/facts "$XDG_CACHE_HOME"/gpulint/results
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q "${files[@]}"
+  assert_equal "$(grep -c 'trace: parse .*\.cu (.* set PCH' <<<"$stderr")" 4
+  assert_equal "$(grep -c 'trace: build' <<<"$stderr")" 0
+  assert_equal "$output" "$with_sets"
+  rm -rf "$XDG_CACHE_HOME"
+  run env GPULINT_NO_PCH=1 "$GL" --config "$EMPTY_CONFIG" --format json -j2 -q "${files[@]}"
+  assert_equal "$status" "$status_sets"
+  assert_equal "$output" "$with_sets"
+}
