@@ -1496,6 +1496,17 @@ static void record_fatal(walk_ctx *ctx, char *message, CXFile file, unsigned lin
  * become not-checked facts (rules/not_checked.c). Other errors inside
  * included headers are the header's own findings when it is part of the
  * snapshot. */
+/* Errors clang gives C++ and CUDA code that GCC, nvcc's host compiler,
+ * compiles as an extension, and that no clang flag turns off: not errors
+ * of the file (cuda-samples' cudaNvSciBufMultiplanar/imageKernels.cu;
+ * docs/libclang.md). */
+static bool gcc_accepts_in_cxx(const char *message)
+{
+    /* `T a[n] = {0};`: g++ initialises a variable-length array; clang 19
+     * refuses any initialiser, `= {}` too. C (GCC too) refuses it. */
+    return strcmp(message, "variable-sized object may not be initialized") == 0;
+}
+
 static void collect_parse_errors(walk_ctx *ctx)
 {
     unsigned n = clang_getNumDiagnostics(ctx->tu);
@@ -1513,7 +1524,8 @@ static void collect_parse_errors(walk_ctx *ctx)
         if (sev == CXDiagnostic_Fatal || is_fatal_text(message)) {
             record_fatal(ctx, message, file, line, col, offset);
         } else if (file && clang_File_isEqual(file, ctx->main_file) &&
-                   !in_device_body(ctx, offset)) {
+                   !in_device_body(ctx, offset) &&
+                   !(ctx->src->lang != LANG_C && gcc_accepts_in_cxx(message))) {
             fact_parse_error *e = XPUSH(ctx->facts->parse_errors,
                                             ctx->facts->n_parse_errors);
             e->message = message;
