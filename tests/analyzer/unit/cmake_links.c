@@ -14,18 +14,16 @@
 #include <unistd.h>
 
 #include "input/cmake_links.h"
+#include "unit_files.h"
 
 static char build[] = "/tmp/gpulint-unit-cmake-XXXXXX";
 
 static void write_reply(const char *name, const char *text)
 {
-    char *path;
-    assert_true(asprintf(&path, "%s/.cmake/api/v1/reply/%s", build, name) > 0);
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-    free(path);
+    char *reply;
+    assert_true(asprintf(&reply, "%s/.cmake/api/v1/reply", build) > 0);
+    write_file(reply, name, text);
+    free(reply);
 }
 
 static void write_target(const char *name, const char *type, const char *dir, const char *deps)
@@ -40,23 +38,6 @@ static void write_target(const char *name, const char *type, const char *dir, co
     write_reply(file, text);
     free(file);
     free(text);
-}
-
-/* The programs of `member` (below the build directory), joined by '|'. */
-static void expect_programs(const build_links *map, const char *member, const char *want)
-{
-    char *key, got[1024] = "";
-    assert_true(asprintf(&key, "%s/%s", build, member) > 0);
-    size_t n = 0;
-    const build_link *l = build_links_of(map, key, &n);
-    assert_true((l != NULL) == (n > 0));
-    for (size_t i = 0; i < n; i++) {
-        const char *p = l[i].program + strlen(build) + 1;
-        strcat(got, i ? "|" : "");
-        strcat(got, p);
-    }
-    assert_string_equal(got, want);
-    free(key);
 }
 
 static void programs_of_targets(void **state)
@@ -104,12 +85,12 @@ static void programs_of_targets(void **state)
                 "{\"reply\": {\"codemodel-v2\": {\"jsonFile\": \"codemodel-v2-1.json\"}}}");
     assert_int_equal(cmake_links_load(build, &map, &error), 0);
     assert_null(error);
-    expect_programs(&map, "CMakeFiles/app.dir", "CMakeFiles/app.dir");
-    expect_programs(&map, "CMakeFiles/liba.dir", "CMakeFiles/app.dir");
-    expect_programs(&map, "sub/CMakeFiles/libb.dir", "CMakeFiles/app.dir|sub/CMakeFiles/plug.dir");
-    expect_programs(&map, "sub/CMakeFiles/plug.dir", "sub/CMakeFiles/plug.dir");
-    expect_programs(&map, "sub/CMakeFiles/libc.dir", "");
-    expect_programs(&map, "CMakeFiles/gen.dir", "");
+    expect_programs(build, &map, "CMakeFiles/app.dir", "CMakeFiles/app.dir");
+    expect_programs(build, &map, "CMakeFiles/liba.dir", "CMakeFiles/app.dir");
+    expect_programs(build, &map, "sub/CMakeFiles/libb.dir", "CMakeFiles/app.dir|sub/CMakeFiles/plug.dir");
+    expect_programs(build, &map, "sub/CMakeFiles/plug.dir", "sub/CMakeFiles/plug.dir");
+    expect_programs(build, &map, "sub/CMakeFiles/libc.dir", "");
+    expect_programs(build, &map, "CMakeFiles/gen.dir", "");
     build_links_free(&map);
 
     /* A target file without its name: an error naming the file. */

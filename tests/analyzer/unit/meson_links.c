@@ -15,35 +15,9 @@
 #include <string.h>
 
 #include "input/meson_links.h"
+#include "unit_files.h"
 
 static char build[] = "/tmp/gpulint-unit-meson-XXXXXX";
-
-static void write_file(const char *name, const char *text)
-{
-    char *path;
-    assert_true(asprintf(&path, "%s/%s", build, name) > 0);
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-    free(path);
-}
-
-/* The programs of `member` (below the build directory), joined by '|'. */
-static void expect_programs(const build_links *map, const char *member, const char *want)
-{
-    char *key, got[1024] = "";
-    assert_true(asprintf(&key, "%s/%s", build, member) > 0);
-    size_t n = 0;
-    const build_link *l = build_links_of(map, key, &n);
-    assert_true((l != NULL) == (n > 0));
-    for (size_t i = 0; i < n; i++) {
-        strcat(got, i ? "|" : "");
-        strcat(got, l[i].program + strlen(build) + 1);
-    }
-    assert_string_equal(got, want);
-    free(key);
-}
 
 static char *target(const char *id, const char *type, const char *file)
 {
@@ -73,7 +47,7 @@ static void programs_of_targets(void **state)
     char *info;
     assert_true(asprintf(&info, "{\"directories\": {\"source\": \"/s\", \"build\": \"%s\"}}",
                          build) > 0);
-    write_file("meson-info/meson-info.json", info);
+    write_file(build, "meson-info/meson-info.json", info);
     free(info);
     /* app links the static sub/libfast.a and the shared libshr.so (through
      * its symbols file), libshr.so links libfast.a; libslow.a and the
@@ -90,7 +64,7 @@ static void programs_of_targets(void **state)
                          "[%s, %s, %s, %s, %s, %s, {\"name\": \"gen\", \"id\": \"gen@cus\", "
                          "\"type\": \"custom\", \"filename\": []}]",
                          app, fast, shr, slow, spaced, tool) > 0);
-    write_file("meson-info/intro-targets.json", targets);
+    write_file(build, "meson-info/intro-targets.json", targets);
     free(targets);
     free(app);
     free(fast);
@@ -98,7 +72,7 @@ static void programs_of_targets(void **state)
     free(slow);
     free(spaced);
     free(tool);
-    write_file("build.ninja",
+    write_file(build, "build.ninja",
                "# This is the build file for project \"p\"\n"
                "ninja_required_version = 1.8.2\n\n"
                "rule c_LINKER\n command = cc $ARGS -o $out $in $LINK_ARGS\n\n"
@@ -114,22 +88,22 @@ static void programs_of_targets(void **state)
                "build libmy$ lib.a: STATIC_LINKER libmy$ lib.a.p/m.c.o\n");
     assert_int_equal(meson_links_load(build, &map, &error), 0);
     assert_null(error);
-    expect_programs(&map, "app.p", "app.p");
-    expect_programs(&map, "libshr.so.p", "app.p|libshr.so.p");
-    expect_programs(&map, "sub/libfast.a.p", "app.p|libshr.so.p");
-    expect_programs(&map, "libslow.a.p", "");
-    expect_programs(&map, "libmy lib.a.p", "tool.p");
+    expect_programs(build, &map, "app.p", "app.p");
+    expect_programs(build, &map, "libshr.so.p", "app.p|libshr.so.p");
+    expect_programs(build, &map, "sub/libfast.a.p", "app.p|libshr.so.p");
+    expect_programs(build, &map, "libslow.a.p", "");
+    expect_programs(build, &map, "libmy lib.a.p", "tool.p");
     build_links_free(&map);
 
     /* A build statement cut short: an error naming the manifest's line. */
-    write_file("build.ninja", "rule c_LINKER\n command = cc\n\nbuild app app.p/main.c.o\n");
+    write_file(build, "build.ninja", "rule c_LINKER\n command = cc\n\nbuild app app.p/main.c.o\n");
     assert_int_equal(meson_links_load(build, &map, &error), -1);
     assert_non_null(strstr(error, "/build.ninja:4: error: the Ninja build manifest has a build "
                                   "statement with no outputs, no ':' or no rule"));
     free(error);
     error = NULL;
     /* A target without its type: an error naming intro-targets.json. */
-    write_file("meson-info/intro-targets.json", "[{\"id\": \"app@exe\", \"filename\": []}]");
+    write_file(build, "meson-info/intro-targets.json", "[{\"id\": \"app@exe\", \"filename\": []}]");
     assert_int_equal(meson_links_load(build, &map, &error), -1);
     assert_non_null(strstr(error, "intro-targets.json: error: Meson target 0 needs \"id\", "
                                   "\"type\" (strings) and \"filename\" (an array)"));

@@ -13,17 +13,8 @@
 #include <cmocka.h>
 
 #include "extract/stand_in.h"
+#include "unit_files.h"
 #include "util/xalloc.h"
-
-static void write_file(const char *dir, const char *name, const char *text)
-{
-    char *path = xasprintf("%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    free(path);
-}
 
 static bool stands_in(const char *dir, const char *text)
 {
