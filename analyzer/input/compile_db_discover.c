@@ -61,10 +61,9 @@ static char *nearest_database(const char *abs_path, char **last_dir, char **last
 /* A database found is named as -p would name it from the working
  * directory (build/compile_commands.json) when it is below it, so that a
  * file it does not list is told the same either way (rules/not_checked.c). */
-static char *as_shown(char *abs)
+static char *as_shown(const char *cwd, char *abs)
 {
-    char cwd[PATH_MAX];
-    const char *below = getcwd(cwd, sizeof cwd) ? path_below(cwd, abs) : NULL;
+    const char *below = cwd ? path_below(cwd, abs) : NULL;
     if (!below)
         return abs;
     char *shown = xstrdup(below);
@@ -78,12 +77,14 @@ int compile_db_discover(snapshot *snap, const gl_config *cfg, bool staged, char 
     size_t ndbs = 0;
     int rc = 0;
     char *last_dir = NULL, *last_found = NULL;
+    char cwd_buf[PATH_MAX];
+    const char *cwd = getcwd(cwd_buf, sizeof cwd_buf);
     for (size_t i = 0; i < snap->nfiles && rc == 0; i++) {
         source_file *f = &snap->files[i];
         char *path = nearest_database(f->abs_path, &last_dir, &last_found);
         if (!path)
             continue;
-        path = as_shown(path);
+        path = as_shown(cwd, path);
         size_t k = 0;
         while (k < ndbs && strcmp(dbs[k].path, path) != 0)
             k++;
