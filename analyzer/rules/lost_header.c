@@ -1,7 +1,8 @@
 /* lost_header_find (rules/lost_header.h): from the header's own facts (a
  * unit that did not include it), the #include and #define lines of the
  * other files, and their not-checked facts, each "'name' not found"
- * matched against the header's path. */
+ * matched against the header's path; a header with no unit that none of
+ * them names is one nothing analysed includes. */
 #define _GNU_SOURCE
 #include "rules/lost_header.h"
 
@@ -207,7 +208,8 @@ bool lost_header_find(const analysis *a, size_t fi, lost_header *out)
         out->reason = LOST_MACRO;
         return true;
     }
-    return false;
+    out->reason = LOST_NO_INCLUDER;
+    return true;
 }
 
 void lost_header_free(lost_header *h)

@@ -20,7 +20,13 @@
  *    unit says so at its #include, and the header is reported once too;
  *  - its unit's #include opens a copy of it outside the snapshot whose
  *    content differs (a build's output directory first on the include
- *    path, holding an older copy: extract/header_copy.h).
+ *    path, holding an older copy: extract/header_copy.h);
+ *  - nothing analysed includes it, nor names it: its includer is outside
+ *    the paths given, or the build generates it (nccl's NVTX semantic
+ *    headers need nvToolsExtPayload.h included before them; boost's
+ *    abi_suffix.hpp #errors unless abi_prefix.hpp came first). Without an
+ *    includer nothing tells a missing context from an error of the
+ *    header's own, and neither was checked.
  * The errors of that parse follow from the missing context, one cause:
  * rules/parse_error.c leaves them to rules/not_checked.c, which reports the
  * header once, naming the cause and its fix. */
@@ -42,13 +48,16 @@ typedef enum {
     LOST_UNFOLLOWED,      /* opened by an #include of a macro gpulint cannot
                              follow (UNCHECKED_MACRO_INCLUDE of its unit) */
     LOST_DIFFERING_COPY,  /* its unit opens a copy of it that differs */
+    LOST_NO_INCLUDER,     /* no analysed file includes it or names it */
 } lost_reason;
 
 typedef struct {
     lost_reason reason;
     char *includer;    /* "path:line": the #include that failed or that
-                          sits in the branch not taken, or the #define */
-    char *spelling;    /* the header as that line writes it */
+                          sits in the branch not taken, or the #define;
+                          NULL for LOST_NO_INCLUDER */
+    char *spelling;    /* the header as that line writes it (NULL for
+                          LOST_NO_INCLUDER) */
     char *dir;         /* LOST_NOT_FOUND: the directory that would have
                           found it; else NULL */
     char *unit;        /* LOST_UNTAKEN_BRANCH, LOST_DIFFERING_COPY: the

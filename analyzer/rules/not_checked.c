@@ -353,6 +353,17 @@ static void report_lost(const analysis *a, size_t fi, const lost_header *lost, d
                     "compiler's or platform's header",
                     lost->macro, lost->includer, n, n == 1 ? "" : "s", first->message);
         break;
+    case LOST_NO_INCLUDER:
+        diag_report(sink, "not-checked", path, first->loc.line, first->loc.col,
+                    "no file analysed includes this header, so it was parsed on its own, "
+                    "without the types and macros an includer would give it: %zu error%s (the "
+                    "first: %s): " NOT_CHECKED "; the code that includes it (or the build that "
+                    "generates its context) is not among the paths given: analyse this header "
+                    "with a file that includes it (or pass the build's compile database with "
+                    "-p DIR); a header that nothing includes at all must compile on its own "
+                    "(include what it uses), or be excluded",
+                    n, n == 1 ? "" : "s", first->message);
+        break;
     }
 }
 
@@ -397,11 +408,11 @@ const rule_def rule_not_checked = {
         "regex-depth-limit), and a header that fails to parse on its own because\n"
         "no unit of this build includes it: its includer could not find it, its\n"
         "#include (or the #define of the macro an #include expands to name it)\n"
-        "sits in a preprocessor branch this build does not take, or an #include of\n"
-        "a macro that gpulint cannot follow (HEADER_OF(...) with #__VA_OPT__)\n"
-        "opened it (once, not one parse error per use of the types and macros its\n"
-        "includer gives it; that #include is reported too). The message names the\n"
-        "cause and the fix.\n"
+        "sits in a branch this build does not take, an #include of a macro that\n"
+        "gpulint cannot follow (#__VA_OPT__) opened it, or no file analysed\n"
+        "includes it (once, not one parse error per use of the types and macros\n"
+        "an includer gives it; that #include is reported too). The message names\n"
+        "the cause and the fix.\n"
         "\n"
         "Why: clang skips what it cannot read, so the rules see only part of the\n"
         "file and their silence means nothing. A CI job without the CUDA headers\n"

@@ -41,8 +41,9 @@ static void check(const analysis *a, diag_sink *sink)
          * from a missing header only repeat that it is missing. */
         if (facts->n_not_checked)
             continue;
-        /* Nor are the errors of a header parsed without its includer's
-         * context, which the includer could not find (rules/lost_header.h). */
+        /* Nor are the errors of a header parsed without an includer's
+         * context: one that could not find it, or none analysed at all
+         * (rules/lost_header.h). */
         lost_header lost;
         if (lost_header_find(a, fi, &lost)) {
             lost_header_free(&lost);
@@ -79,9 +80,12 @@ const rule_def rule_parse_error = {
         "rules still run on the syntax tree clang recovered, so a file with errors\n"
         "is analysed as far as it parsed.\n"
         "\n"
-        "Why: clang and nvcc disagree on some CUDA code, and a header that is not\n"
-        "self-contained fails alone; an error here means parts of the file may not\n"
-        "have been analysed, not necessarily that nvcc rejects it.\n"
+        "Why: clang and nvcc disagree on some CUDA code; an error here means parts\n"
+        "of the file may not have been analysed, not necessarily that nvcc rejects\n"
+        "it. A header parsed on its own (no file analysed includes it, or its\n"
+        "includer could not find it) whose parse has errors is not-checked\n"
+        "instead, once: without its includer's context, nothing tells an error of\n"
+        "its own from one of the missing context.\n"
         "\n"
         "Errors inside __global__ and __device__ bodies are not reported: gpulint\n"
         "parses the host side only, where device intrinsics (__ldcs, ...) are\n"

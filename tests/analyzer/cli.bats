@@ -294,6 +294,26 @@ new_repo() {
     ok(j.findings.every(f => f.rule === "parse-error" && f.severity === "warning"), JSON.stringify(j.findings));'
 }
 
+@test "compiler errors in a header no file analysed includes: one not-checked error at the first, exit 1; the same code as a .c stays parse-error warnings" {
+  # Written to follow the header that defines span_t, which is not given.
+  printf '#pragma once\nstatic inline int span_len(const span_t *s) { return s->n; }\nstatic inline int span_end(const span_t *s) { return s->n; }\n' >span_ops.h
+  gl --format json span_ops.h
+  assert_equal "$status" 1
+  json_check <(printf '%s' "$output") '
+    ok(j.files_analyzed === 1 && j.files_checked === 0, "counts " + j.files_analyzed + " " + j.files_checked);
+    ok(j.findings.length === 1, JSON.stringify(j.findings));
+    const f = j.findings[0];
+    ok(f.rule === "not-checked" && f.severity === "error" && f.file === "span_ops.h" && f.line === 2, JSON.stringify(f));
+    ok(f.message.startsWith("no file analysed includes this header") &&
+       f.message.includes("2 errors (the first: unknown type name \x27span_t\x27)"), f.message);'
+  cp span_ops.h span_ops.c
+  gl --format json span_ops.c
+  assert_success
+  json_check <(printf '%s' "$output") '
+    ok(j.findings.length === 2 && j.findings.every(f => f.rule === "parse-error" && f.severity === "warning"),
+       JSON.stringify(j.findings));'
+}
+
 # ---- config errors -------------------------------------------------------------
 
 @test "config: an unknown key is exit 2 with the config's file:line:col" {

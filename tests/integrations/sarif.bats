@@ -126,6 +126,22 @@ ado_env() {
   assert_output --partial '"exitCode": 1'
 }
 
+@test "SARIF: a header no file analysed includes, with errors alone, is one not-checked error result at its first error, and validates" {
+  printf '#pragma once\n\nstatic inline int span_len(const span_t *s) { return s->n; }\nint span_end(const span_t *);\n' >span_ops.h
+  run -1 "$GL" --format sarif --config "$EMPTY_CONFIG" span_ops.h
+  printf '%s\n' "$output" >span.sarif
+  run "$REPO_ROOT/tests/sarif/validate" span.sarif
+  assert_success
+  json_check span.sarif '
+    const rs = j.runs[0].results;
+    ok(rs.length === 1, JSON.stringify(rs));
+    const r = rs[0], loc = r.locations[0].physicalLocation;
+    ok(r.ruleId === "not-checked" && r.level === "error", r.ruleId + " " + r.level);
+    ok(loc.artifactLocation.uri === "span_ops.h" && loc.region.startLine === 3, JSON.stringify(loc));
+    ok(/^no file analysed includes this header.*2 errors \(the first: unknown type name .span_t.\)/.test(r.message.text), r.message.text);
+    ok(j.runs[0].invocations[0].exitCode === 1, "exitCode");'
+}
+
 @test "a block comment's reason over several lines reaches SARIF whole" {
   cat >teardown.cu <<'CU'
 #include <cuda_runtime.h>
