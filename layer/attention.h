@@ -65,7 +65,13 @@ typedef struct {
  * limit; once per layer, before the first forward. */
 tlob_status attention_device_query(attention_device *device);
 
-/* 1 when the forward of this shape in `math` takes the fused path. */
+/* Which forward this shape in `math` takes: 0 the general path, else
+ * ATTENTION_FWD_ROWS (blocks of query rows, wmma, S in shared memory) or
+ * ATTENTION_FWD_STRIP (one warp per 16 query rows, S and P in registers).
+ * AUTO: the row-block kernel where the fused kernels pay, else the strip
+ * kernel where it fits (BTC temporal); ATTENTION_FUSED_STRIP: the strip
+ * kernel where it fits. */
+enum { ATTENTION_FWD_ROWS = 1, ATTENTION_FWD_STRIP = 2 };
 int attention_forward_fused(const attention_shape *s, tlob_math math);
 
 /* Which backward this shape in `math` takes: 0 the general path, else the
