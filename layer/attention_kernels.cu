@@ -646,8 +646,8 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
  * the warp's registers (Tp / 8 n-tiles of m16n8k8 accumulators, 64 floats a
  * lane at T = 128), the softmax runs on them (a row's max and sum reduced
  * over the fragment's quad), P_R goes from the registers to global memory
- * (the backward and the caller's copy read it) and straight into PV's A
- * fragments: PV's k index is permuted within each step of 8 (k-slot t is
+ * (the backward and the caller's copy read it) through the warp's own rows
+ * of shared memory, and straight into PV's A fragments: PV's k index is permuted within each step of 8 (k-slot t is
  * column 2t, slot t + 4 column 2t + 1, the same for V's rows), so an
  * accumulator tile of S is an A fragment of P with no shuffle and no trip
  * through shared memory; the permutation reorders the sum's terms only.
@@ -656,10 +656,11 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
  * reads it again for PV in three nodes (18.2 us at BTC temporal,
  * docs/layer-results.md, sixteenth pass). Q and K are one group of copies,
  * V a second that arrives during S and the softmax. Shared memory: Q
- * [rows][ldk] | K [Tp][ldk] | V [Tp][ldv]. Strides: ldk (8 or 24 mod 32)
- * makes the float2 loads of Q's and K's fragments (rows g, columns 2t)
- * conflict-free per half warp; ldv (4 mod 16) the loads of V's (rows 2t and
- * 2t + 1, column g). */
+ * [rows][ldk] | K [Tp][ldk] | V [Tp][ldv] | P's staging [rows][Tp + 8].
+ * Strides: ldk (8 or 24 mod 32) makes the float2 loads of Q's and K's
+ * fragments (rows g, columns 2t) conflict-free per half warp, and Tp + 8
+ * the staging's float2 stores alike; ldv (4 mod 16) the loads of V's
+ * fragments (rows 2t and 2t + 1, column g). */
 static __host__ __device__ __forceinline__ int strip_fwd_ldv(int D) {
     const int Dp = (D + 7) / 8 * 8;
     return Dp % 16 ? Dp + 12 : Dp + 4;
@@ -702,12 +703,58 @@ __device__ __forceinline__ void strip_fwd_store(const float (&out)[4][4], float 
         }
 }
 
+/* The softmax of a warp's S_R in place: rows g (acc[j][0..1]) and g + 8
+ * (acc[j][2..3]), columns 8 j + 2 t (+ 1); a row's max and sum reduced
+ * over the fragment's quad. p = exp(s scale - m) / sum with m = max *
+ * scale, as the general path's kernel; MASK: columns >= T (padding keys,
+ * S = 0 there) are left out, compiled only where T is not a multiple of 16
+ * (a compare per element otherwise). __expf (ex2.approx, relative error
+ * about 2^-22, far below TF32's 2^-11): expf's slower sequence cost 0.9 us
+ * of 16.3 at BTC temporal (docs/layer-results.md, seventeenth pass). */
+template <int NT, bool MASK>
+__device__ __forceinline__ void strip_softmax(float (&acc)[NT][4], int T, float scale) {
+    const int t = threadIdx.x % 4;
+    float m0 = -INFINITY, m1 = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++)
+            if (!MASK || 8 * j + 2 * t + e < T) {
+                m0 = fmaxf(m0, acc[j][e]);
+                m1 = fmaxf(m1, acc[j][2 + e]);
+            }
+    for (int off = 1; off < 4; off <<= 1) {
+        m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, off));
+        m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, off));
+    }
+    m0 *= scale, m1 *= scale;
+    float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const bool in = !MASK || 8 * j + 2 * t + e < T;
+            acc[j][e] = in ? __expf(acc[j][e] * scale - m0) : 0.0f;
+            acc[j][2 + e] = in ? __expf(acc[j][2 + e] * scale - m1) : 0.0f;
+            s0 += acc[j][e], s1 += acc[j][2 + e];
+        }
+    for (int off = 1; off < 4; off <<= 1) {
+        s0 += __shfl_xor_sync(0xffffffffu, s0, off);
+        s1 += __shfl_xor_sync(0xffffffffu, s1, off);
+    }
+    const float inv0 = 1.0f / s0, inv1 = 1.0f / s1;
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+        acc[j][0] *= inv0, acc[j][1] *= inv0, acc[j][2] *= inv1, acc[j][3] *= inv1;
+}
+
 template <int NT>
-__global__ void __launch_bounds__(TLOB_ATTN_STRIP_FWD_MAX_ROWS * 2)
+__global__ void __launch_bounds__(TLOB_ATTN_STRIP_FWD_MAX_ROWS * 2, 1)
 tlob_attention_strip_fwd_kernel(const float *qkv, float *P, float *P_copy, float *o, int B, int T,
                                 int D, int nh, float scale, int rows) {
     extern __shared__ __align__(128) float sm[];
-    const int Tp = 8 * NT, Dp = (D + 7) / 8 * 8, ldk = strip_ldd(D), ldv = strip_fwd_ldv(D);
+    const int Tp = 8 * NT, Dp = (D + 7) / 8 * 8, ldk = strip_ldd(D), ldv = strip_fwd_ldv(D),
+              ldt = strip_ldt(T);
     float *Qs = sm, *Ks = Qs + rows * ldk, *Vs = Ks + Tp * ldk;
     const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * rows;
     const int E = D * nh, warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
@@ -744,63 +791,37 @@ tlob_attention_strip_fwd_kernel(const float *qkv, float *P, float *P_copy, float
                 mma_tf32(acc[j], af, bf);
             }
         }
-        /* softmax of rows g (acc[j][0..1]) and g + 8 (acc[j][2..3]) over
-         * the columns < T, as the general path's kernel: m = max * scale,
-         * p = exp(s * scale - m) / sum */
-        float m0 = -INFINITY, m1 = -INFINITY;
-#pragma unroll
-        for (int j = 0; j < NT; j++)
-#pragma unroll
-            for (int e = 0; e < 2; e++)
-                if (8 * j + 2 * t + e < T) {
-                    m0 = fmaxf(m0, acc[j][e]);
-                    m1 = fmaxf(m1, acc[j][2 + e]);
-                }
-        for (int off = 1; off < 4; off <<= 1) {
-            m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, off));
-            m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, off));
-        }
-        m0 *= scale, m1 *= scale;
-        float s0 = 0.0f, s1 = 0.0f;
-#pragma unroll
-        for (int j = 0; j < NT; j++)
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const bool in = 8 * j + 2 * t + e < T;
-                acc[j][e] = in ? expf(acc[j][e] * scale - m0) : 0.0f;
-                acc[j][2 + e] = in ? expf(acc[j][2 + e] * scale - m1) : 0.0f;
-                s0 += acc[j][e], s1 += acc[j][2 + e];
-            }
-        for (int off = 1; off < 4; off <<= 1) {
-            s0 += __shfl_xor_sync(0xffffffffu, s0, off);
-            s1 += __shfl_xor_sync(0xffffffffu, s1, off);
-        }
-        const float inv0 = 1.0f / s0, inv1 = 1.0f / s1;
-        float *Pbh = P + (size_t)(b * nh + h) * T * T;
-        float *Cbh = P_copy ? P_copy + (size_t)(b * nh + h) * T * T : NULL;
-        const bool pair = (T & 1) == 0; /* rows of P start 8-byte aligned */
+        if (T == Tp) strip_softmax<NT, false>(acc, T, scale);
+        else strip_softmax<NT, true>(acc, T, scale);
+        /* P_R to global memory through this warp's rows of shared memory:
+         * whole rows in 16-byte stores (written from the fragments, each
+         * store of a warp touched 8 rows: 16.3 against 15.4 us alone at BTC
+         * temporal, docs/layer-results.md, seventeenth pass) */
+        float *Ws = Vs + Tp * ldv + warp * 16 * ldt;
 #pragma unroll
         for (int j = 0; j < NT; j++) {
-            acc[j][0] *= inv0, acc[j][1] *= inv0, acc[j][2] *= inv1, acc[j][3] *= inv1;
-            const int c = 8 * j + 2 * t;
-#pragma unroll
-            for (int half = 0; half < 2; half++) {
-                const int r = r0 + g + 8 * half;
-                if (r >= T || c >= T) continue;
-                const float x = acc[j][2 * half], y = acc[j][2 * half + 1];
-                const size_t at = (size_t)r * T + c;
-                if (pair && c + 1 < T) {
-                    *reinterpret_cast<float2 *>(Pbh + at) = make_float2(x, y);
-                    if (Cbh) *reinterpret_cast<float2 *>(Cbh + at) = make_float2(x, y);
-                } else {
-                    Pbh[at] = x;
-                    if (Cbh) Cbh[at] = x;
-                    if (c + 1 < T) {
-                        Pbh[at + 1] = y;
-                        if (Cbh) Cbh[at + 1] = y;
-                    }
+            *reinterpret_cast<float2 *>(Ws + g * ldt + 8 * j + 2 * t) =
+                make_float2(acc[j][0], acc[j][1]);
+            *reinterpret_cast<float2 *>(Ws + (g + 8) * ldt + 8 * j + 2 * t) =
+                make_float2(acc[j][2], acc[j][3]);
+        }
+        __syncwarp();
+        float *Pbh = P + (size_t)(b * nh + h) * T * T + (size_t)r0 * T;
+        float *Cbh = P_copy ? P_copy + (size_t)(b * nh + h) * T * T + (size_t)r0 * T : NULL;
+        const int lane = threadIdx.x % 32, rows_out = T - r0 < 16 ? T - r0 : 16;
+        const bool pvec = (T & 3) == 0 && strip_aligned16(Pbh) && (!Cbh || strip_aligned16(Cbh));
+        for (int r = 0; r < rows_out; r++) {
+            if (pvec)
+                for (int c = 4 * lane; c < T; c += 128) {
+                    const float4 x = *reinterpret_cast<const float4 *>(Ws + r * ldt + c);
+                    *reinterpret_cast<float4 *>(Pbh + (size_t)r * T + c) = x;
+                    if (Cbh) *reinterpret_cast<float4 *>(Cbh + (size_t)r * T + c) = x;
                 }
-            }
+            else
+                for (int c = lane; c < T; c += 32) {
+                    Pbh[(size_t)r * T + c] = Ws[r * ldt + c];
+                    if (Cbh) Cbh[(size_t)r * T + c] = Ws[r * ldt + c];
+                }
         }
     }
     copies_wait_all();
@@ -858,7 +879,8 @@ extern "C" size_t tlob_attention_strip_bwd_smem(int T, int D) {
 extern "C" size_t tlob_attention_strip_fwd_smem(int T, int D, int rows) {
     if (T > TLOB_ATTN_STRIP_MAX || D > TLOB_ATTN_STRIP_MAX) return (size_t)-1;
     const size_t Tp = (size_t)round16(T);
-    return (((size_t)rows + Tp) * strip_ldd(D) + Tp * strip_fwd_ldv(D)) * sizeof(float);
+    return (((size_t)rows + Tp) * strip_ldd(D) + Tp * strip_fwd_ldv(D) + (size_t)rows * strip_ldt(T)) *
+           sizeof(float);
 }
 
 /* the forward's instantiations, by Tp / 8 (T rounded up to 16) */
