@@ -1,7 +1,10 @@
 /* Internal: scaled dot-product attention over the layer's q|k|v, forward and
  * backward. Two paths compute it:
  *  - fused (layer/attention_kernels.cu): one kernel forward, one backward,
- *    Q, K, V and the scores in shared memory, TF32 tensor cores. Taken in
+ *    Q, K, V and the scores on chip, TF32 tensor cores. The forward: blocks
+ *    of query rows with the scores in shared memory where the fused kernels
+ *    pay (below), else the strip forward (one warp per 16 query rows, the
+ *    scores and P in registers; T, D <= 128: BTC temporal). Taken in
  *    TF32 mode when the shape's blocks fit the device's shared memory
  *    (forward: Q rows, K then V, the score rows; backward: P, dP, two [T, D]
  *    operands; each padded to multiples of 16): at the reference sizes the
