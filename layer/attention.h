@@ -39,7 +39,9 @@ extern "C" {
  * that does not fit, or in FP32 mode, is TLOB_ERR_INVALID_ARGUMENT). FUSED
  * takes the backward kernel AUTO would; FUSED_ONE, FUSED_SPLIT and
  * FUSED_STRIP force the one-block backward, the cluster-split one or the
- * strip one (the forward is the fused forward under all four). */
+ * strip one. The forward is the row-block fused forward under the first
+ * three, and under FUSED_STRIP the strip forward where it fits (T, D <=
+ * 128), else the row-block one. */
 typedef enum {
     ATTENTION_AUTO = 0,
     ATTENTION_GENERAL,
