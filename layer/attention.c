@@ -42,10 +42,40 @@ static int fused_pays(const attention_shape *s) {
            2LL * s->batch * s->nh <= s->device->multiprocessors;
 }
 
+/* Query rows of a strip-forward block: 128 halved while the grid would
+ * have fewer blocks than multiprocessors (BTC temporal: 64, 256 blocks of
+ * 4 warps) or the block more rows than T rounded up to 16, or while it
+ * does not fit; 0 when none fits. */
+static int strip_fwd_rows(const attention_shape *s) {
+    const int Tp = (s->T + 15) / 16 * 16;
+    int rows = TLOB_ATTN_STRIP_FWD_MAX_ROWS;
+    while (rows > 16 && (rows / 2 >= Tp ||
+                         (long long)(s->T + rows - 1) / rows * s->batch * s->nh <
+                             s->device->multiprocessors ||
+                         tlob_attention_strip_fwd_smem(s->T, s->D, rows) >
+                             (size_t)s->device->smem_limit))
+        rows /= 2;
+    return tlob_attention_strip_fwd_smem(s->T, s->D, rows) <= (size_t)s->device->smem_limit
+               ? rows
+               : 0;
+}
+
+static int rows_fwd_fits(const attention_shape *s) {
+    return tlob_attention_fused_fwd_smem(s->T, s->D, forward_qrows(s)) <=
+           (size_t)s->device->smem_limit;
+}
+
+/* The strip forward where the row-block kernel does not pay (fused_pays):
+ * at BTC temporal it replaces the general path's three nodes (S, softmax,
+ * PV: docs/layer-results.md, seventeenth pass); forced by
+ * ATTENTION_FUSED_STRIP where it fits, else that path's forward is the
+ * row-block one (the strip backward needs only P). */
 int attention_forward_fused(const attention_shape *s, tlob_math math) {
-    return fused_allowed(s, math) && fused_pays(s) &&
-           tlob_attention_fused_fwd_smem(s->T, s->D, forward_qrows(s)) <=
-               (size_t)s->device->smem_limit;
+    if (!fused_allowed(s, math)) return 0;
+    const int strip = strip_fwd_rows(s) ? ATTENTION_FWD_STRIP : 0;
+    if (s->path == ATTENTION_FUSED_STRIP && strip) return strip;
+    if (fused_pays(s)) return rows_fwd_fits(s) ? ATTENTION_FWD_ROWS : 0;
+    return strip;
 }
 
 static int split_fits(const attention_shape *s, int rows) {
@@ -119,7 +149,13 @@ tlob_status attention_forward(const compute_ctx *ctx, tlob_math math, const atte
     const int T = s->T, D = s->D, nh = s->nh, E = D * nh, B = s->batch;
     const long long NE = (long long)B * T * E, TE = (long long)T * E, TT = (long long)T * T;
     const float *q = qkv, *k = qkv + NE, *v = qkv + 2 * NE;
-    if (attention_forward_fused(s, math)) {
+    const int fused = attention_forward_fused(s, math);
+    if (fused == ATTENTION_FWD_STRIP) {
+        CUDA_CHECK(tlob_launch_attention_strip_fwd(qkv, P, P_out, o, B, T, D, nh, s->scale,
+                                                   strip_fwd_rows(s), ctx->stream));
+        return TLOB_OK;
+    }
+    if (fused == ATTENTION_FWD_ROWS) {
         CUDA_CHECK(tlob_launch_attention_fused_fwd(qkv, P, P_out, o, B, T, D, nh, s->scale,
                                                    forward_qrows(s), ctx->stream));
         return TLOB_OK;

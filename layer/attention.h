@@ -1,7 +1,10 @@
 /* Internal: scaled dot-product attention over the layer's q|k|v, forward and
  * backward. Two paths compute it:
  *  - fused (layer/attention_kernels.cu): one kernel forward, one backward,
- *    Q, K, V and the scores in shared memory, TF32 tensor cores. Taken in
+ *    Q, K, V and the scores on chip, TF32 tensor cores. The forward: blocks
+ *    of query rows with the scores in shared memory where the fused kernels
+ *    pay (below), else the strip forward (one warp per 16 query rows, the
+ *    scores and P in registers; T, D <= 128: BTC temporal). Taken in
  *    TF32 mode when the shape's blocks fit the device's shared memory
  *    (forward: Q rows, K then V, the score rows; backward: P, dP, two [T, D]
  *    operands; each padded to multiples of 16): at the reference sizes the
@@ -36,7 +39,9 @@ extern "C" {
  * that does not fit, or in FP32 mode, is TLOB_ERR_INVALID_ARGUMENT). FUSED
  * takes the backward kernel AUTO would; FUSED_ONE, FUSED_SPLIT and
  * FUSED_STRIP force the one-block backward, the cluster-split one or the
- * strip one (the forward is the fused forward under all four). */
+ * strip one. The forward is the row-block fused forward under the first
+ * three, and under FUSED_STRIP the strip forward where it fits (T, D <=
+ * 128), else the row-block one. */
 typedef enum {
     ATTENTION_AUTO = 0,
     ATTENTION_GENERAL,
@@ -65,7 +70,13 @@ typedef struct {
  * limit; once per layer, before the first forward. */
 tlob_status attention_device_query(attention_device *device);
 
-/* 1 when the forward of this shape in `math` takes the fused path. */
+/* Which forward this shape in `math` takes: 0 the general path, else
+ * ATTENTION_FWD_ROWS (blocks of query rows, wmma, S in shared memory) or
+ * ATTENTION_FWD_STRIP (one warp per 16 query rows, S and P in registers).
+ * AUTO: the row-block kernel where the fused kernels pay, else the strip
+ * kernel where it fits (BTC temporal); ATTENTION_FUSED_STRIP: the strip
+ * kernel where it fits. */
+enum { ATTENTION_FWD_ROWS = 1, ATTENTION_FWD_STRIP = 2 };
 int attention_forward_fused(const attention_shape *s, tlob_math math);
 
 /* Which backward this shape in `math` takes: 0 the general path, else the

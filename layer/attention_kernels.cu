@@ -434,7 +434,7 @@ __device__ __forceinline__ bool strip_aligned16(const float *p) { return ((size_
 __device__ __forceinline__ void strip_load(float *dst, int ld, const float *src, size_t lds,
                                            int rows, int cols, int rows_p, int cols_p, bool vec) {
     const int step = vec ? 4 : 1, groups = cols_p / step;
-    for (int i = threadIdx.x; i < rows_p * groups; i += STRIP_THREADS) {
+    for (int i = threadIdx.x; i < rows_p * groups; i += blockDim.x) {
         const int r = i / groups, c = step * (i - r * groups);
         const bool ok = r < rows && c < cols;
         const float *from = ok ? src + (size_t)r * lds + c : src;
@@ -641,6 +641,215 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
     strip_store(acc, dk, E3, r0, T, D, d0, dn);
 }
 
+/* The strip forward (attention_kernels.h): a block of `rows` query rows of
+ * one (sample, head), one warp per 16-row strip R. S_R = Q_R K^T stays in
+ * the warp's registers (Tp / 8 n-tiles of m16n8k8 accumulators, 64 floats a
+ * lane at T = 128), the softmax runs on them (a row's max and sum reduced
+ * over the fragment's quad), P_R goes from the registers to global memory
+ * (the backward and the caller's copy read it) through the warp's own rows
+ * of shared memory, and straight into PV's A fragments: PV's k index is permuted within each step of 8 (k-slot t is
+ * column 2t, slot t + 4 column 2t + 1, the same for V's rows), so an
+ * accumulator tile of S is an A fragment of P with no shuffle and no trip
+ * through shared memory; the permutation reorders the sum's terms only.
+ * The same permutation over D lets Q's and K's fragments load as float2.
+ * The general path writes S, reads it back for the softmax, writes P and
+ * reads it again for PV in three nodes (18.2 us at BTC temporal,
+ * docs/layer-results.md, sixteenth pass). Q and K are one group of copies,
+ * V a second that arrives during S and the softmax. Shared memory: Q
+ * [rows][ldk] | K [Tp][ldk] | V [Tp][ldv] | P's staging [rows][Tp + 8].
+ * Strides: ldk (8 or 24 mod 32) makes the float2 loads of Q's and K's
+ * fragments (rows g, columns 2t) conflict-free per half warp, and Tp + 8
+ * the staging's float2 stores alike; ldv (4 mod 16) the loads of V's
+ * fragments (rows 2t and 2t + 1, column g). */
+static __host__ __device__ __forceinline__ int strip_fwd_ldv(int D) {
+    const int Dp = (D + 7) / 8 * 8;
+    return Dp % 16 ? Dp + 12 : Dp + 4;
+}
+
+/* out[i] += P_R V_(j0 + i) for N n-tiles of D from j0, NT k-steps of 8
+ * over the keys; pa: P_R's A fragments in TF32 (permuted k, above) */
+template <int NT, int N>
+__device__ __forceinline__ void strip_pv(const unsigned (&pa)[NT][4], const float *V, int ldv,
+                                         int j0, float (&out)[4][4]) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int i = 0; i < N; i++) out[i][0] = out[i][1] = out[i][2] = out[i][3] = 0.0f;
+    const float *pv = V + 2 * t * ldv + 8 * j0 + g;
+#pragma unroll
+    for (int kk = 0; kk < NT; kk++) {
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const unsigned bf[2] = {to_tf32(pv[8 * kk * ldv + 8 * i]),
+                                    to_tf32(pv[(8 * kk + 1) * ldv + 8 * i])};
+            mma_tf32(out[i], pa[kk], bf);
+        }
+    }
+}
+
+/* A warp's N output tiles of o (columns from 8 j0) to rows r0 + g, r0 + g
+ * + 8, keeping rows < T and columns < D */
+template <int N>
+__device__ __forceinline__ void strip_fwd_store(const float (&out)[4][4], float *o, int E, int r0,
+                                                int T, int D, int j0) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int i = 0; i < N; i++)
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const int r = r0 + g + 8 * half, c = 8 * (j0 + i) + 2 * t;
+            if (r >= T) continue;
+            if (c < D) o[(size_t)r * E + c] = out[i][2 * half];
+            if (c + 1 < D) o[(size_t)r * E + c + 1] = out[i][2 * half + 1];
+        }
+}
+
+/* The softmax of a warp's S_R in place: rows g (acc[j][0..1]) and g + 8
+ * (acc[j][2..3]), columns 8 j + 2 t (+ 1); a row's max and sum reduced
+ * over the fragment's quad. p = exp(s scale - m) / sum with m = max *
+ * scale, as the general path's kernel; MASK: columns >= T (padding keys,
+ * S = 0 there) are left out, compiled only where T is not a multiple of 16
+ * (a compare per element otherwise). __expf (ex2.approx, relative error
+ * about 2^-22, far below TF32's 2^-11): expf's slower sequence cost 0.9 us
+ * of 16.3 at BTC temporal (docs/layer-results.md, seventeenth pass). */
+template <int NT, bool MASK>
+__device__ __forceinline__ void strip_softmax(float (&acc)[NT][4], int T, float scale) {
+    const int t = threadIdx.x % 4;
+    float m0 = -INFINITY, m1 = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++)
+            if (!MASK || 8 * j + 2 * t + e < T) {
+                m0 = fmaxf(m0, acc[j][e]);
+                m1 = fmaxf(m1, acc[j][2 + e]);
+            }
+    for (int off = 1; off < 4; off <<= 1) {
+        m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, off));
+        m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, off));
+    }
+    m0 *= scale, m1 *= scale;
+    float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const bool in = !MASK || 8 * j + 2 * t + e < T;
+            acc[j][e] = in ? __expf(acc[j][e] * scale - m0) : 0.0f;
+            acc[j][2 + e] = in ? __expf(acc[j][2 + e] * scale - m1) : 0.0f;
+            s0 += acc[j][e], s1 += acc[j][2 + e];
+        }
+    for (int off = 1; off < 4; off <<= 1) {
+        s0 += __shfl_xor_sync(0xffffffffu, s0, off);
+        s1 += __shfl_xor_sync(0xffffffffu, s1, off);
+    }
+    const float inv0 = 1.0f / s0, inv1 = 1.0f / s1;
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+        acc[j][0] *= inv0, acc[j][1] *= inv0, acc[j][2] *= inv1, acc[j][3] *= inv1;
+}
+
+template <int NT>
+__global__ void __launch_bounds__(TLOB_ATTN_STRIP_FWD_MAX_ROWS * 2, 1)
+tlob_attention_strip_fwd_kernel(const float *qkv, float *P, float *P_copy, float *o, int B, int T,
+                                int D, int nh, float scale, int rows) {
+    extern __shared__ __align__(128) float sm[];
+    const int Tp = 8 * NT, Dp = (D + 7) / 8 * 8, ldk = strip_ldd(D), ldv = strip_fwd_ldv(D),
+              ldt = strip_ldt(T);
+    float *Qs = sm, *Ks = Qs + rows * ldk, *Vs = Ks + Tp * ldk;
+    const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * rows;
+    const int E = D * nh, warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const size_t NE = (size_t)B * T * E, head = (size_t)b * T * E + h * D;
+    const float *q = qkv + head, *k = q + NE, *v = q + 2 * NE;
+    const bool dvec = (D & 3) == 0 && (E & 3) == 0 && strip_aligned16(q) &&
+                      strip_aligned16(k) && strip_aligned16(v);
+    const int rows_here = T - q0 < rows ? T - q0 : rows;
+
+    strip_load(Qs, ldk, q + (size_t)q0 * E, E, rows_here, D, rows, Dp, dvec);
+    strip_load(Ks, ldk, k, E, T, D, Tp, Dp, dvec);
+    copies_commit();
+    strip_load(Vs, ldv, v, E, T, D, Tp, Dp, dvec);
+    copies_commit();
+    copies_wait_older();
+    __syncthreads();
+    const int r0 = q0 + 16 * warp; /* this warp's strip, rows of the head */
+    const bool active = r0 < T;
+    float acc[NT][4];
+    if (active) {
+        /* S_R = Q_R K^T, k permuted: slot t is column 2t, t + 4 is 2t + 1 */
+#pragma unroll
+        for (int j = 0; j < NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+        const float *pq = Qs + (16 * warp + g) * ldk + 2 * t, *pk = Ks + g * ldk + 2 * t;
+#pragma unroll 2
+        for (int kk = 0; kk < Dp; kk += 8) {
+            const float2 a0 = *reinterpret_cast<const float2 *>(pq + kk),
+                         a1 = *reinterpret_cast<const float2 *>(pq + 8 * ldk + kk);
+            const unsigned af[4] = {to_tf32(a0.x), to_tf32(a1.x), to_tf32(a0.y), to_tf32(a1.y)};
+#pragma unroll
+            for (int j = 0; j < NT; j++) {
+                const float2 bk = *reinterpret_cast<const float2 *>(pk + 8 * j * ldk + kk);
+                const unsigned bf[2] = {to_tf32(bk.x), to_tf32(bk.y)};
+                mma_tf32(acc[j], af, bf);
+            }
+        }
+        if (T == Tp) strip_softmax<NT, false>(acc, T, scale);
+        else strip_softmax<NT, true>(acc, T, scale);
+        /* P_R to global memory through this warp's rows of shared memory:
+         * whole rows in 16-byte stores (written from the fragments, each
+         * store of a warp touched 8 rows: 16.3 against 15.4 us alone at BTC
+         * temporal, docs/layer-results.md, seventeenth pass) */
+        float *Ws = Vs + Tp * ldv + warp * 16 * ldt;
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+            *reinterpret_cast<float2 *>(Ws + g * ldt + 8 * j + 2 * t) =
+                make_float2(acc[j][0], acc[j][1]);
+            *reinterpret_cast<float2 *>(Ws + (g + 8) * ldt + 8 * j + 2 * t) =
+                make_float2(acc[j][2], acc[j][3]);
+        }
+        __syncwarp();
+        float *Pbh = P + (size_t)(b * nh + h) * T * T + (size_t)r0 * T;
+        float *Cbh = P_copy ? P_copy + (size_t)(b * nh + h) * T * T + (size_t)r0 * T : NULL;
+        const int lane = threadIdx.x % 32, rows_out = T - r0 < 16 ? T - r0 : 16;
+        const bool pvec = (T & 3) == 0 && strip_aligned16(Pbh) && (!Cbh || strip_aligned16(Cbh));
+        for (int r = 0; r < rows_out; r++) {
+            if (pvec)
+                for (int c = 4 * lane; c < T; c += 128) {
+                    const float4 x = *reinterpret_cast<const float4 *>(Ws + r * ldt + c);
+                    *reinterpret_cast<float4 *>(Pbh + (size_t)r * T + c) = x;
+                    if (Cbh) *reinterpret_cast<float4 *>(Cbh + (size_t)r * T + c) = x;
+                }
+            else
+                for (int c = lane; c < T; c += 32) {
+                    Pbh[(size_t)r * T + c] = Ws[r * ldt + c];
+                    if (Cbh) Cbh[(size_t)r * T + c] = Ws[r * ldt + c];
+                }
+        }
+    }
+    copies_wait_all();
+    __syncthreads();
+    if (!active) return;
+    /* O_R = P_R V: S's tile j is the A fragment of k-step j (permuted k) */
+    unsigned pa[NT][4];
+#pragma unroll
+    for (int j = 0; j < NT; j++) {
+        pa[j][0] = to_tf32(acc[j][0]), pa[j][1] = to_tf32(acc[j][2]);
+        pa[j][2] = to_tf32(acc[j][1]), pa[j][3] = to_tf32(acc[j][3]);
+    }
+    float *ob = o + head;
+    const int dt = Dp / 8;
+    float out[4][4];
+    int j0 = 0;
+    for (; j0 + 4 <= dt; j0 += 4) {
+        strip_pv<NT, 4>(pa, Vs, ldv, j0, out);
+        strip_fwd_store<4>(out, ob, E, r0, T, D, j0);
+    }
+    switch (dt - j0) {
+    case 1: strip_pv<NT, 1>(pa, Vs, ldv, j0, out); strip_fwd_store<1>(out, ob, E, r0, T, D, j0); break;
+    case 2: strip_pv<NT, 2>(pa, Vs, ldv, j0, out); strip_fwd_store<2>(out, ob, E, r0, T, D, j0); break;
+    case 3: strip_pv<NT, 3>(pa, Vs, ldv, j0, out); strip_fwd_store<3>(out, ob, E, r0, T, D, j0); break;
+    default: break;
+    }
+}
+
 /* ---- launchers ------------------------------------------------------------- */
 
 extern "C" size_t tlob_attention_fused_fwd_smem(int T, int D, int qrows) {
@@ -667,6 +876,22 @@ extern "C" size_t tlob_attention_strip_bwd_smem(int T, int D) {
     return (Tp * strip_ldt(T) + 4 * Tp * strip_ldd(D) + 2 * Tp) * sizeof(float);
 }
 
+extern "C" size_t tlob_attention_strip_fwd_smem(int T, int D, int rows) {
+    if (T > TLOB_ATTN_STRIP_MAX || D > TLOB_ATTN_STRIP_MAX) return (size_t)-1;
+    const size_t Tp = (size_t)round16(T);
+    return (((size_t)rows + Tp) * strip_ldd(D) + Tp * strip_fwd_ldv(D) + (size_t)rows * strip_ldt(T)) *
+           sizeof(float);
+}
+
+/* the forward's instantiations, by Tp / 8 (T rounded up to 16) */
+typedef void (*strip_fwd_fn)(const float *, float *, float *, float *, int, int, int, int, float,
+                             int);
+static const strip_fwd_fn strip_fwd_kernels[TLOB_ATTN_STRIP_MAX / 16] = {
+    tlob_attention_strip_fwd_kernel<2>,  tlob_attention_strip_fwd_kernel<4>,
+    tlob_attention_strip_fwd_kernel<6>,  tlob_attention_strip_fwd_kernel<8>,
+    tlob_attention_strip_fwd_kernel<10>, tlob_attention_strip_fwd_kernel<12>,
+    tlob_attention_strip_fwd_kernel<14>, tlob_attention_strip_fwd_kernel<16>};
+
 extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multiprocessors,
                                                     int *clusters) {
     int dev;
@@ -685,6 +910,9 @@ extern "C" cudaError_t tlob_attention_fused_prepare(int *smem_limit, int *multip
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(tlob_attention_strip_bwd_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
+    for (int i = 0; i < TLOB_ATTN_STRIP_MAX / 16 && e == cudaSuccess; i++)
+        e = cudaFuncSetAttribute(strip_fwd_kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 *smem_limit);
     if (e == cudaSuccess && *clusters)
         e = cudaFuncSetAttribute(tlob_attention_split_bwd_kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, *smem_limit);
@@ -743,5 +971,18 @@ extern "C" cudaError_t tlob_launch_attention_strip_bwd(const float *qkv, const f
     const dim3 grid((unsigned)nh, (unsigned)B);
     tlob_attention_strip_bwd_kernel<<<grid, STRIP_THREADS, tlob_attention_strip_bwd_smem(T, D),
                                       stream>>>(qkv, P, dout, dqkv, B, T, D, nh, scale);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t tlob_launch_attention_strip_fwd(const float *qkv, float *P, float *P_copy,
+                                                       float *o, int B, int T, int D, int nh,
+                                                       float scale, int rows,
+                                                       cudaStream_t stream) {
+    if (T > TLOB_ATTN_STRIP_MAX || D > TLOB_ATTN_STRIP_MAX ||
+        (rows != 16 && rows != 32 && rows != 64 && rows != TLOB_ATTN_STRIP_FWD_MAX_ROWS))
+        return cudaErrorInvalidValue;
+    const dim3 grid((unsigned)((T + rows - 1) / rows), (unsigned)nh, (unsigned)B);
+    strip_fwd_kernels[round16(T) / 16 - 1]<<<grid, 2 * rows, tlob_attention_strip_fwd_smem(T, D, rows),
+                                            stream>>>(qkv, P, P_copy, o, B, T, D, nh, scale, rows);
     return cudaGetLastError();
 }

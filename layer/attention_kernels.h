@@ -28,6 +28,9 @@ extern "C" {
  * warps; a strip's accumulators, 16 n-tiles of 8, in its warps' registers. */
 #define TLOB_ATTN_STRIP_MAX 128
 
+/* The most query rows of a strip-forward block: one warp per 16 rows. */
+#define TLOB_ATTN_STRIP_FWD_MAX_ROWS 128
+
 /* Raises the kernels' dynamic shared-memory limit to the device's opt-in
  * maximum and reports it (bytes), the multiprocessor count and whether the
  * device launches thread-block clusters (the split backward needs them).
@@ -41,12 +44,24 @@ size_t tlob_attention_fused_bwd_smem(int T, int D);
 size_t tlob_attention_split_bwd_smem(int T, int D, int rows);
 /* (size_t)-1 where T or D is above TLOB_ATTN_STRIP_MAX. */
 size_t tlob_attention_strip_bwd_smem(int T, int D);
+/* Of one strip-forward block of `rows` query rows; (size_t)-1 where T or D
+ * is above TLOB_ATTN_STRIP_MAX. */
+size_t tlob_attention_strip_fwd_smem(int T, int D, int rows);
 
 /* P = softmax(scale q_h k_h^T) (also stored into P_copy when not NULL),
  * o_h = P v_h. Grid: (ceil(T / qrows), nh, B). */
 cudaError_t tlob_launch_attention_fused_fwd(const float *qkv, float *P, float *P_copy, float *o,
                                             int B, int T, int D, int nh, float scale,
                                             int qrows, cudaStream_t stream);
+
+/* The same forward (P and o; S in TF32, P rounded to TF32 for PV) with
+ * one warp per 16 query rows, S and P in the warp's registers
+ * (layer/attention_kernels.cu says how); T and D at most
+ * TLOB_ATTN_STRIP_MAX, rows 16, 32, 64 or TLOB_ATTN_STRIP_FWD_MAX_ROWS
+ * (cudaErrorInvalidValue otherwise). Grid: (ceil(T / rows), nh, B). */
+cudaError_t tlob_launch_attention_strip_fwd(const float *qkv, float *P, float *P_copy, float *o,
+                                            int B, int T, int D, int nh, float scale, int rows,
+                                            cudaStream_t stream);
 
 /* From dout and the forward's qkv and P: dqkv [B, T, 3E] (overwritten; row
  * n is dq_n | dk_n | dv_n, attention.h says why).

@@ -225,7 +225,7 @@ static int bench_qkv(tlob_layer *uploader, const compute_ctx *h, int iters,
 
 typedef struct {
     const bench_case *c;
-    double fwd_us[2]; /* [general, fused] */
+    double fwd_us[3]; /* [general, fused row blocks, fused strip]; < 0: does not fit */
     /* [general, fused one block, fused split of 16, 32, 64-row blocks, fused
      * strip]; < 0: does not fit */
     double bwd_us[6];
@@ -290,6 +290,12 @@ static int bench_attention(tlob_layer *uploader, const compute_ctx *h,
                                    f >= 2 && f <= 4 ? 4 << f : 0};
         if (f < 2 && time_attention(h, &s, 0, qkv, P, o, dout, dP, dqkv, iters, &r->fwd_us[f]))
             return 1;
+        if (f == 5) {
+            r->fwd_us[2] = -1.0;
+            if (attention_forward_fused(&s, TLOB_MATH_TF32) == ATTENTION_FWD_STRIP &&
+                time_attention(h, &s, 0, qkv, P, o, dout, dP, dqkv, iters, &r->fwd_us[2]))
+                return 1;
+        }
         r->bwd_us[f] = -1.0;
         if ((!f || attention_backward_fused(&s, TLOB_MATH_TF32)) &&
             time_attention(h, &s, 1, qkv, P, o, dout, dP, dqkv, iters, &r->bwd_us[f]))
@@ -642,12 +648,14 @@ int tlob_bench_main(int argc, char **argv) {
                q[i].three_sync_us / q[i].fused_sync_us, q[i].max_abs_diff);
     printf("\nAttention alone, nh = 1, TF32, us: general path (cuBLAS + softmax kernels) vs "
            "the fused kernel (bwd: one block per head, bwC16/32/64: a cluster per head of "
-           "16, 32 or 64-row blocks, bwS: a warp per 16-row strip); the fewest bytes and FLOPs the pass needs, and the fused "
+           "16, 32 or 64-row blocks, fwS and bwS: a warp per 16-row strip); the fewest bytes and FLOPs the pass needs, and the fused "
            "kernel's rate against 4.3 TB/s and 495 TF32 TFLOP/s\n");
     printf("%-18s %-5s | %8s %8s %7s | %10s %8s | %14s | %16s\n", "case", "pass", "general",
            "fused", "speedup", "bytes", "FLOPs", "bandwidth", "TF32 rate");
     for (int i = 0; i < NCASES; i++) {
         print_attention_row(stdout, cases[i].name, "fwd", ar[i].fwd_us[0], ar[i].fwd_us[1],
+                            ar[i].fwd_bytes, ar[i].fwd_flop);
+        print_attention_row(stdout, cases[i].name, "fwS", ar[i].fwd_us[0], ar[i].fwd_us[2],
                             ar[i].fwd_bytes, ar[i].fwd_flop);
         print_attention_row(stdout, cases[i].name, "bwd", ar[i].bwd_us[0], ar[i].bwd_us[1],
                             ar[i].bwd_bytes, ar[i].bwd_flop);
@@ -730,12 +738,12 @@ static void print_json(FILE *f, const char *device, int iters, const qkv_result 
     fprintf(f, "],\"attention\":[");
     for (int i = 0; i < NCASES; i++)
         fprintf(f, "%s{\"case\":\"%s\",\"B\":%d,\"T\":%d,\"D\":%d,\"fwd_general_us\":%.2f,"
-                   "\"fwd_fused_us\":%.2f,\"bwd_general_us\":%.2f,\"bwd_fused_us\":%.2f,"
+                   "\"fwd_fused_us\":%.2f,\"fwd_strip_us\":%.2f,\"bwd_general_us\":%.2f,\"bwd_fused_us\":%.2f,"
                    "\"bwd_split16_us\":%.2f,\"bwd_split32_us\":%.2f,\"bwd_split64_us\":%.2f,"
                    "\"bwd_strip_us\":%.2f,"
                    "\"fwd_bytes\":%.0f,\"bwd_bytes\":%.0f,\"fwd_flop\":%.0f,\"bwd_flop\":%.0f}",
                 i ? "," : "", ar[i].c->name, ar[i].c->B, ar[i].c->T, ar[i].c->D, ar[i].fwd_us[0],
-                ar[i].fwd_us[1], ar[i].bwd_us[0], ar[i].bwd_us[1], ar[i].bwd_us[2],
+                ar[i].fwd_us[1], ar[i].fwd_us[2], ar[i].bwd_us[0], ar[i].bwd_us[1], ar[i].bwd_us[2],
                 ar[i].bwd_us[3], ar[i].bwd_us[4], ar[i].bwd_us[5], ar[i].fwd_bytes,
                 ar[i].bwd_bytes, ar[i].fwd_flop, ar[i].bwd_flop);
     fprintf(f, "],\"layer\":[");

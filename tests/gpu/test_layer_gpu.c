@@ -378,10 +378,12 @@ static void check_fold(void) {
 
 /* The fused attention kernels against the general path and the double
  * reference, TF32, on fresh inputs; every output poisoned with NaN before
- * each path runs. The fused forward runs with each fused backward kernel:
- * expect_one, whether this shape's one-block backward fits; expect_split,
- * which of the cluster-split backward's blocks of 16, 32 and 64 rows fit
- * (bits 1, 2, 4); expect_strip, whether the strip backward fits. */
+ * each path runs. The row-block fused forward runs with the one-block and
+ * the split backward kernels, the strip forward (where T, D <= 128, else
+ * the row-block one) with the strip backward: expect_one, whether this
+ * shape's one-block backward fits; expect_split, which of the
+ * cluster-split backward's blocks of 16, 32 and 64 rows fit (bits 1, 2,
+ * 4); expect_strip, whether the strip backward fits. */
 #define ATT_VARIANTS 6
 static void check_attention_paths(int B, int T, int D, int nh, int expect_one, int expect_split,
                                   int expect_strip) {
@@ -406,6 +408,7 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
     float *hP[ATT_VARIANTS], *hPc[ATT_VARIANTS], *ho[ATT_VARIANTS], *hd[ATT_VARIANTS];
     const char *pname[ATT_VARIANTS] = {"general",        "fused one",      "fused split 16",
                                        "fused split 32", "fused split 64", "fused strip"};
+    const int strip_fwd = T <= 128 && D <= 128 ? ATTENTION_FWD_STRIP : ATTENTION_FWD_ROWS;
     const int expect[ATT_VARIANTS] = {0, expect_one ? ATTENTION_BWD_ONE : 0,
                                       expect_split & 1 ? ATTENTION_BWD_SPLIT : 0,
                                       expect_split & 2 ? ATTENTION_BWD_SPLIT : 0,
@@ -421,6 +424,10 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
                                       : ATTENTION_FUSED_SPLIT,
                              f >= 2 && f <= 4 ? 4 << f : 0};
         float *P = dev_alloc(NP), *Pc = dev_alloc(NP), *o = dev_alloc(NE), *dq = dev_alloc(3 * NE);
+        const int fwd_fused = attention_forward_fused(&s, TLOB_MATH_TF32),
+                  expect_fwd = !f ? 0 : f == 5 ? strip_fwd : ATTENTION_FWD_ROWS;
+        CHECK(fwd_fused == expect_fwd, "%s %s: forward kernel %d, expected %d", tag, pname[f],
+              fwd_fused, expect_fwd);
         TLOB_OK_OR_DIE(attention_forward(&c, TLOB_MATH_TF32, &s, qkv, P, Pc, o));
         const int bwd_fused = attention_backward_fused(&s, TLOB_MATH_TF32);
         CHECK(bwd_fused == expect[f], "%s %s: backward kernel %d, expected %d", tag, pname[f],
@@ -460,8 +467,9 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
         GPU_CHECK(cudaFree(o));
         GPU_CHECK(cudaFree(dq));
     }
-    printf("     %s max |fused - general|: P %.2e o %.2e", tag, max_abs_diff(hP[1], hP[0], NP),
-           max_abs_diff(ho[1], ho[0], NE));
+    printf("     %s max |fused - general|: P %.2e o %.2e, strip forward P %.2e o %.2e", tag,
+           max_abs_diff(hP[1], hP[0], NP), max_abs_diff(ho[1], ho[0], NE),
+           max_abs_diff(hP[5], hP[0], NP), max_abs_diff(ho[5], ho[0], NE));
     if (expect_one) printf(" dqkv one %.2e", max_abs_diff(hd[1], hd[0], 3 * NE));
     if (expect_strip) printf(" dqkv strip %.2e", max_abs_diff(hd[5], hd[0], 3 * NE));
     for (int f = 2; f <= 4; f++) {
@@ -502,16 +510,20 @@ static void check_attention_paths(int B, int T, int D, int nh, int expect_one, i
     tlob_destroy(L);
 }
 
-/* AUTO's attention backward at the four reference sizes (an H200's
- * limits): BTC temporal in TF32 takes the strip kernel (the general path
- * before the sixteenth pass), FP32 mode never a fused one, B = 1 and
- * feature BTC the split kernel, FI-2010 (D = 144) the general path. */
+/* AUTO's attention kernels at the four reference sizes (an H200's
+ * limits). Backward: BTC temporal in TF32 takes the strip kernel (the
+ * general path before the sixteenth pass), FP32 mode never a fused one,
+ * B = 1 and feature BTC the split kernel, FI-2010 (D = 144) the general
+ * path. Forward: BTC temporal in TF32 the strip kernel (the general path
+ * before the seventeenth pass), the others in TF32 the row-block one. */
 static void check_attention_auto(void) {
     attention_device dev;
     TLOB_OK_OR_DIE(attention_device_query(&dev));
     static const int sizes[5][4] = {
         {128, 128, 40, 1}, {128, 128, 40, 1}, {1, 128, 40, 1}, {128, 40, 128, 1}, {32, 128, 144, 1}};
     const int expect[5] = {ATTENTION_BWD_STRIP, 0, ATTENTION_BWD_SPLIT, ATTENTION_BWD_SPLIT, 0};
+    const int expect_fwd[5] = {ATTENTION_FWD_STRIP, 0, ATTENTION_FWD_ROWS, ATTENTION_FWD_ROWS,
+                               ATTENTION_FWD_ROWS};
     for (int i = 0; i < 5; i++) {
         const attention_shape s = {sizes[i][0], sizes[i][1], sizes[i][2], sizes[i][3],
                                    1.0f, &dev, ATTENTION_AUTO, 0};
@@ -521,6 +533,9 @@ static void check_attention_auto(void) {
               s.batch, s.T, s.D, i == 1 ? "fp32" : "tf32", k, expect[i]);
         printf("%s AUTO attention backward B=%d T=%d D=%d %s: kernel %d\n",
                k == expect[i] ? "ok  " : "FAIL", s.batch, s.T, s.D, i == 1 ? "fp32" : "tf32", k);
+        const int kf = attention_forward_fused(&s, math);
+        CHECK(kf == expect_fwd[i], "AUTO attention forward B=%d T=%d D=%d %s: kernel %d, expected %d",
+              s.batch, s.T, s.D, i == 1 ? "fp32" : "tf32", kf, expect_fwd[i]);
     }
 }
 
@@ -751,7 +766,8 @@ int main(void) {
         {1, 2, 128, 144, 1, 144, 1}, /* temporal FI-2010 sizes, B = 1 */
         {16, 16, 128, 40, 1, 40, 1}, /* 2048 rows: split-K weight gradients, 16 chunks */
         {128, 128, 128, 40, 1, 40, 1}, /* temporal BTC, full batch: AUTO's strip attention
-                                          backward in TF32 (check_attention_auto) */
+                                          forward and backward in TF32
+                                          (check_attention_auto) */
         {8, 9, 64, 40, 2, 48, 1},    /* 512 rows: 4 chunks, nh > 1, Dout != D */
         {4, 4, 33, 33, 1, 40, 0},    /* narrow: just under 40 (reached 2.02e-3 in TF32) */
         {1, 1, 5, 16, 1, 16, 0},     /* narrow: B = 1, five rows */
