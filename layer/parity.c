@@ -43,6 +43,12 @@ static tlob_status io_alloc(device_io *d, size_t nx, size_t ny, size_t na) {
         CUDA_CHECK(cudaMalloc((void **)b[i].p, b[i].n * sizeof(float)));
         CUDA_CHECK(cudaMemset(*b[i].p, 0xff, b[i].n * sizeof(float))); /* all-ones bits: NaN */
     }
+    /* cudaMemset may return before it is done, on the legacy default stream,
+     * which the layer's own non-blocking stream (tlob.c) does not wait for:
+     * unordered, the NaN could land after the upload of x and dy or after
+     * the layer's outputs (seen in tests/gpu/test_layer_gpu.c's same poison
+     * with another process on the GPU). */
+    CUDA_CHECK(cudaDeviceSynchronize());
     return TLOB_OK;
 }
 

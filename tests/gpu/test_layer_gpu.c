@@ -58,6 +58,11 @@ static float *dev_alloc(size_t n) {
     float *p;
     GPU_CHECK(cudaMalloc((void **)&p, n * sizeof(float)));
     GPU_CHECK(cudaMemset(p, 0xff, n * sizeof(float))); /* all-ones bits: NaN */
+    /* cudaMemset runs on the legacy default stream and may return before it
+     * is done; the layer's own stream is non-blocking (layer/tlob.c), so
+     * nothing orders the two: with the GPU shared (another process on it)
+     * the NaN landed after the layer's results and checks failed. */
+    GPU_CHECK(cudaDeviceSynchronize());
     return p;
 }
 
