@@ -5,7 +5,8 @@
 # cuBLAS GEMMs, the layer's graph node by node), then compute-sanitizer
 # memcheck and racecheck on the GPU suite's quick set (TLOB_TEST_QUICK: two
 # layer shapes and the fused-attention checks) last, so that a slow
-# sanitizer cannot cut the bench off. Logs go to $OUT (or
+# sanitizer cannot cut the bench off, and the quick set three times beside a
+# second process on the GPU. Logs go to $OUT (or
 # build/device-logs). Run from the repository root on a machine with a GPU.
 set -u
 out=${OUT:-build/device-logs}
@@ -33,3 +34,17 @@ for tool in memcheck racecheck; do
     build/tests/gpu/test_layer_gpu >"$out/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|passed, " "$out/$tool.log" | tail -3
 done
+# The quick set again while a second process (a racecheck run, which keeps
+# the GPU busy and slow) shares the device: work on two streams that nothing
+# orders passes alone and fails only here (a NaN poison by cudaMemset on the
+# legacy stream landed after the layer's results on its non-blocking one:
+# docs/layer-results.md, seventeenth pass, "On main after the merge").
+echo "== quick set beside a second process on the GPU"
+TLOB_TEST_QUICK=1 timeout 60 compute-sanitizer --tool racecheck build/tests/gpu/test_layer_gpu >/dev/null 2>&1 &
+busy=$!
+sleep 5
+for run in 1 2 3; do
+  TLOB_TEST_QUICK=1 build/tests/gpu/test_layer_gpu >"$out/beside-$run.log" 2>&1
+  echo "beside, run $run: exit $? ($(tail -1 "$out/beside-$run.log"))"
+done
+wait $busy
