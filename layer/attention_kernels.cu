@@ -537,12 +537,14 @@ __device__ __forceinline__ void strip_dp_n(int n, float (&acc)[STRIP_WT][4], con
 }
 
 /* A warp's n accumulator tiles (of n-tiles j0, j0 + 1, ...) to dst rows
- * [r0, r0 + 16), keeping rows < T and columns < D. */
-__device__ __forceinline__ void strip_store(const float (&acc)[STRIP_WT][4], float *dst, int ld,
-                                            int r0, int T, int D, int j0, int n) {
+ * [r0, r0 + 16), keeping rows < T and columns < D; W, the accumulator's
+ * tiles (the backward's STRIP_WT, the forward's 4 of o). */
+template <int W>
+__device__ __forceinline__ void strip_store(const float (&acc)[W][4], float *dst, int ld, int r0,
+                                            int T, int D, int j0, int n) {
     const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
-    for (int i = 0; i < STRIP_WT; i++)
+    for (int i = 0; i < W; i++)
         if (i < n)
 #pragma unroll
             for (int half = 0; half < 2; half++) {
@@ -686,23 +688,6 @@ __device__ __forceinline__ void strip_pv(const unsigned (&pa)[NT][4], const floa
     }
 }
 
-/* A warp's N output tiles of o (columns from 8 j0) to rows r0 + g, r0 + g
- * + 8, keeping rows < T and columns < D */
-template <int N>
-__device__ __forceinline__ void strip_fwd_store(const float (&out)[4][4], float *o, int E, int r0,
-                                                int T, int D, int j0) {
-    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-#pragma unroll
-    for (int i = 0; i < N; i++)
-#pragma unroll
-        for (int half = 0; half < 2; half++) {
-            const int r = r0 + g + 8 * half, c = 8 * (j0 + i) + 2 * t;
-            if (r >= T) continue;
-            if (c < D) o[(size_t)r * E + c] = out[i][2 * half];
-            if (c + 1 < D) o[(size_t)r * E + c + 1] = out[i][2 * half + 1];
-        }
-}
-
 /* The softmax of a warp's S_R in place: rows g (acc[j][0..1]) and g + 8
  * (acc[j][2..3]), columns 8 j + 2 t (+ 1); a row's max and sum reduced
  * over the fragment's quad. p = exp(s scale - m) / sum with m = max *
@@ -840,12 +825,12 @@ tlob_attention_strip_fwd_kernel(const float *qkv, float *P, float *P_copy, float
     int j0 = 0;
     for (; j0 + 4 <= dt; j0 += 4) {
         strip_pv<NT, 4>(pa, Vs, ldv, j0, out);
-        strip_fwd_store<4>(out, ob, E, r0, T, D, j0);
+        strip_store(out, ob, E, r0, T, D, j0, 4);
     }
     switch (dt - j0) {
-    case 1: strip_pv<NT, 1>(pa, Vs, ldv, j0, out); strip_fwd_store<1>(out, ob, E, r0, T, D, j0); break;
-    case 2: strip_pv<NT, 2>(pa, Vs, ldv, j0, out); strip_fwd_store<2>(out, ob, E, r0, T, D, j0); break;
-    case 3: strip_pv<NT, 3>(pa, Vs, ldv, j0, out); strip_fwd_store<3>(out, ob, E, r0, T, D, j0); break;
+    case 1: strip_pv<NT, 1>(pa, Vs, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 1); break;
+    case 2: strip_pv<NT, 2>(pa, Vs, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 2); break;
+    case 3: strip_pv<NT, 3>(pa, Vs, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 3); break;
     default: break;
     }
 }
