@@ -92,6 +92,11 @@ void preamble_count(unsigned long long key, bool hoisted);
 const char *preamble_pch(unsigned long long key, const char *prelude, const char **argv,
                          size_t argc);
 
+/* CPU seconds the calling thread has spent building sets so far: a parse
+ * that builds its set counts the build apart from its own parse
+ * (GPULINT_TRACE, extract.c parse_unit). */
+double preamble_build_cpu(void);
+
 /* Where the PCH of this key is (whether built or not), or NULL without a
  * cache directory (malloc'd): a set chained on another names its path in
  * its flags, and so in its key, before either is built. */

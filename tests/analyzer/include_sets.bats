@@ -41,6 +41,22 @@ FILES=(gnu1.c gnu2.c posix1.c posix2.c)
   assert_equal "$output" "$with_sets"
 }
 
+@test "the parse that builds its set tells the build's CPU apart from its own" {
+  # Counted into the parse, the cooperative_groups set's 0.9 s build read as
+  # a 0.99 s parse of layer/attention_kernels.cu (docs/performance.md,
+  # "Branch s16-speed").
+  run --separate-stderr env GPULINT_TRACE=1 "$GL" --config "$EMPTY_CONFIG" -j1 -q gnu1.c gnu2.c
+  assert_success
+  assert_equal "$(grep -c 'trace: parse .* set PCH' <<<"$stderr")" 2
+  local build_cpu
+  build_cpu=$(sed -n 's|.*trace: build .*/pch/set-[0-9a-f]*\.pch (process [0-9]*, built, \([0-9.]*\) s CPU)$|\1|p' <<<"$stderr")
+  [[ $build_cpu =~ ^[0-9]+\.[0-9]{3}$ ]]
+  # One parse built the set and names that build's CPU beside its own; the
+  # other found it built.
+  assert_equal "$(grep -c "trace: parse gnu[12].c (worker [0-9]*, set PCH, [0-9.]* s CPU, and $build_cpu s CPU building its set)\$" <<<"$stderr")" 1
+  assert_equal "$(grep -c 'trace: parse gnu[12].c (worker [0-9]*, set PCH, [0-9.]* s CPU)$' <<<"$stderr")" 1
+}
+
 @test "a language's base PCH is built only when a file of the run parses with it" {
   [ -r "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ] || skip "no CUDA toolkit here"
   # gnu1.c names no CUDA header: it parses without the C base PCH, so a run
