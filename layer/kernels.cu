@@ -298,6 +298,88 @@ __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const floa
     }
 }
 
+/* The out-projection with LayerNorm 1 in its epilogue (kernels.h): a block
+ * of OUT_LN_ROWS rows, a warp OUT_LN_ROWS_PER_WARP of them; lane l holds
+ * columns l + 32 k (k < KC) of each. Wc^T [E][32 KC] (zero past D) and the
+ * block's rows of o [OUT_LN_ROWS][E] are in shared memory: per k-step a
+ * lane reads KC values of Wc^T (consecutive across the warp) and its rows'
+ * o values (one address a warp: a broadcast), FP32 FMAs on the CUDA cores
+ * (D, E <= 40 is 1600 multiply-adds a row: at BTC temporal the tensor
+ * cores would save little against the 10.5 MB the kernel moves). Then
+ * each row as tlob_ln_fwd_kernel with res = x: h = r + bias + x, its mean
+ * and 1/std over the warp, the normalised row to y. r never goes to memory:
+ * the general path writes it (cuBLAS) and the LayerNorm kernel reads it
+ * back. */
+#define OUT_LN_ROWS 32
+#define OUT_LN_ROWS_PER_WARP (OUT_LN_ROWS / ROWS_PER_BLOCK)
+
+template <int KC>
+__global__ void __launch_bounds__(ROW_BLOCK)
+tlob_out_ln_fwd_kernel(const float *o, const float *wc, const float *bias, const float *x,
+                       const float *gamma, const float *beta, float *h, float *mean, float *rstd,
+                       float *y, int rows, int D, int E) {
+    extern __shared__ float sm[];
+    constexpr int W = WARP * KC, RW = OUT_LN_ROWS_PER_WARP;
+    float *Wt = sm, *Os = Wt + (size_t)E * W;
+    const int r0 = blockIdx.x * OUT_LN_ROWS;
+    const int here = rows - r0 < OUT_LN_ROWS ? rows - r0 : OUT_LN_ROWS;
+    for (int i = threadIdx.x; i < E * W; i += blockDim.x) {
+        const int c = i / E, e = i - c * E; /* wc read in its own order */
+        Wt[e * W + c] = c < D ? wc[(size_t)c * E + e] : 0.0f;
+    }
+    for (int i = threadIdx.x; i < OUT_LN_ROWS * E; i += blockDim.x)
+        Os[i] = i < here * E ? o[(size_t)r0 * E + i] : 0.0f;
+    __syncthreads();
+    const int lane = threadIdx.x % WARP, wr = threadIdx.x / WARP * RW;
+    float acc[RW][KC];
+#pragma unroll
+    for (int r = 0; r < RW; r++)
+#pragma unroll
+        for (int k = 0; k < KC; k++) acc[r][k] = 0.0f;
+    for (int e = 0; e < E; e++) {
+        float w[KC];
+#pragma unroll
+        for (int k = 0; k < KC; k++) w[k] = Wt[e * W + lane + WARP * k];
+#pragma unroll
+        for (int r = 0; r < RW; r++) {
+            const float a = Os[(wr + r) * E + e];
+#pragma unroll
+            for (int k = 0; k < KC; k++) acc[r][k] = fmaf(a, w[k], acc[r][k]);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < RW; r++) {
+        if (wr + r >= here) break; /* the warp's rows past the end: the same for all lanes */
+        const size_t base = (size_t)(r0 + wr + r) * D;
+        float v[KC], s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < KC; k++) {
+            const int c = lane + WARP * k;
+            v[k] = 0.0f;
+            if (c < D) {
+                v[k] = acc[r][k] + bias[c] + x[base + c];
+                h[base + c] = v[k];
+                s += v[k];
+            }
+        }
+        const float m = group_sum<WARP>(s) / D;
+        float ss = 0.0f;
+#pragma unroll
+        for (int k = 0; k < KC; k++)
+            if (lane + WARP * k < D) ss += (v[k] - m) * (v[k] - m);
+        const float rs = rsqrtf(group_sum<WARP>(ss) / D + 1e-5f);
+#pragma unroll
+        for (int k = 0; k < KC; k++) {
+            const int c = lane + WARP * k;
+            if (c < D) y[base + c] = (v[k] - m) * rs * gamma[c] + beta[c];
+        }
+        if (lane == 0) {
+            mean[r0 + wr + r] = m;
+            rstd[r0 + wr + r] = rs;
+        }
+    }
+}
+
 /* Gradient of the normalised value's input for one element: g is the
  * incoming gradient (after GELU if any), xhat the normalised input. */
 struct ln_grad_terms {
@@ -662,3 +744,31 @@ extern "C" cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int nt
     return cudaGetLastError();
 }
 
+
+/* Wc^T [E][32 ceil(D / 32)] and a block's rows of o [OUT_LN_ROWS][E] */
+extern "C" size_t tlob_out_ln_fwd_smem(int D, int E) {
+    if (D < 1 || D > TLOB_OUT_LN_MAX_D || E < 1) return (size_t)-1;
+    return ((size_t)E * WARP * ((D + WARP - 1) / WARP) + (size_t)OUT_LN_ROWS * E) * sizeof(float);
+}
+
+/* o [rows, E]; wc [D, E]; x, h, y [rows, D]; bias, gamma, beta [D]; mean, rstd [rows] */
+extern "C" cudaError_t tlob_launch_out_ln_fwd(const float *o, const float *wc, const float *bias,
+                                              const float *x, const float *gamma,
+                                              const float *beta, float *h, float *mean,
+                                              float *rstd, float *y, int rows, int D, int E,
+                                              cudaStream_t stream) {
+    const size_t smem = tlob_out_ln_fwd_smem(D, E);
+    if (smem > TLOB_OUT_LN_MAX_SMEM || rows < 1) return cudaErrorInvalidValue;
+    const unsigned grid = (unsigned)((rows + OUT_LN_ROWS - 1) / OUT_LN_ROWS);
+#define OUT_LN(KC)                                                                          \
+    tlob_out_ln_fwd_kernel<KC><<<grid, ROW_BLOCK, smem, stream>>>(o, wc, bias, x, gamma, beta, \
+                                                                  h, mean, rstd, y, rows, D, E)
+    switch ((D + WARP - 1) / WARP) {
+    case 1: OUT_LN(1); break;
+    case 2: OUT_LN(2); break;
+    case 3: OUT_LN(3); break;
+    default: OUT_LN(4); break;
+    }
+#undef OUT_LN
+    return cudaGetLastError();
+}
