@@ -300,14 +300,12 @@ __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const floa
 
 /* The out-projection with LayerNorm 1 in its epilogue (kernels.h): a block
  * of OUT_LN_ROWS rows, OUT_LN_WARPS warps of OUT_LN_ROWS_PER_WARP rows;
- * lane l holds columns l + 32 k (k < KC) of each. In shared memory: the
- * block's rows of o [OUT_LN_ROWS][Ep] (Ep: E rounded up to 4, zero past
- * E) and Wc^T [Ep][32 KC + 1] (zero past D and E; the odd stride keeps the
- * transposing copies conflict-free), both as asynchronous copies issued
- * at once, with the rows' x, bias, gamma and beta loaded into registers
- * while they arrive (async_copy.cuh says why: the first version, loads
- * waited for one at a time, took 14.4 us alone at BTC temporal against the
- * two kernels' 10.0; docs/layer-results.md, eighteenth pass). Per four
+ * lane l holds columns l + 32 k (k < KC) of each. In shared memory: Wc^T
+ * [Ep][32 KC + 1] (Ep: E rounded up to 4; zero past D and E; the odd
+ * stride keeps the transposing stores conflict-free: with a stride of 32
+ * KC every lane of a store hit one bank, 14.4 us alone at BTC temporal
+ * against the two kernels' 10.0, docs/layer-results.md, eighteenth pass)
+ * and the block's rows of o [OUT_LN_ROWS][Ep] (zero past E). Per four
  * k-steps a lane reads 4 KC values of Wc^T (consecutive across the warp)
  * and one float4 of o per row (one address a warp: a broadcast) for 4 RW KC
  * FP32 FMAs on the CUDA cores, in k order. Then each row as
@@ -315,7 +313,7 @@ __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const floa
  * over the warp, the normalised row to y. r never goes to memory: the
  * general path writes it (cuBLAS) and the LayerNorm kernel reads it back. */
 #define OUT_LN_ROWS 32
-#define OUT_LN_WARPS 8
+#define OUT_LN_WARPS 4
 #define OUT_LN_ROWS_PER_WARP (OUT_LN_ROWS / OUT_LN_WARPS)
 
 static __host__ __device__ __forceinline__ int out_ln_ep(int E) { return (E + 3) / 4 * 4; }
@@ -331,31 +329,16 @@ tlob_out_ln_fwd_kernel(const float *o, const float *wc, const float *bias, const
     float *Os = sm, *Wt = Os + OUT_LN_ROWS * Ep;
     const int r0 = blockIdx.x * OUT_LN_ROWS;
     const int here = rows - r0 < OUT_LN_ROWS ? rows - r0 : OUT_LN_ROWS;
-    for (int i = threadIdx.x; i < OUT_LN_ROWS * Ep; i += blockDim.x) {
-        const int r = i / Ep, e = i - r * Ep;
-        const bool ok = r < here && e < E;
-        copy4(Os + i, ok ? o + (size_t)(r0 + r) * E + e : o, ok);
-    }
     for (int i = threadIdx.x; i < Ep * W; i += blockDim.x) {
         const int c = i / Ep, e = i - c * Ep; /* wc read in its own order */
-        const bool ok = c < D && e < E;
-        copy4(Wt + e * WS + c, ok ? wc + (size_t)c * E + e : wc, ok);
+        Wt[e * WS + c] = c < D && e < E ? wc[(size_t)c * E + e] : 0.0f;
     }
-    copies_commit();
-    const int lane = threadIdx.x % WARP, wr = threadIdx.x / WARP * RW;
-    float xv[RW][KC], bv[KC], gv[KC], be[KC];
-#pragma unroll
-    for (int k = 0; k < KC; k++) {
-        const int c = lane + WARP * k;
-        bv[k] = c < D ? bias[c] : 0.0f;
-        gv[k] = c < D ? gamma[c] : 0.0f;
-        be[k] = c < D ? beta[c] : 0.0f;
-#pragma unroll
-        for (int r = 0; r < RW; r++)
-            xv[r][k] = c < D && wr + r < here ? x[(size_t)(r0 + wr + r) * D + c] : 0.0f;
+    for (int i = threadIdx.x; i < OUT_LN_ROWS * Ep; i += blockDim.x) {
+        const int r = i / Ep, e = i - r * Ep;
+        Os[i] = r < here && e < E ? o[(size_t)(r0 + r) * E + e] : 0.0f;
     }
-    copies_wait_all();
     __syncthreads();
+    const int lane = threadIdx.x % WARP, wr = threadIdx.x / WARP * RW;
     float acc[RW][KC];
 #pragma unroll
     for (int r = 0; r < RW; r++)
@@ -389,7 +372,7 @@ tlob_out_ln_fwd_kernel(const float *o, const float *wc, const float *bias, const
             const int c = lane + WARP * k;
             v[k] = 0.0f;
             if (c < D) {
-                v[k] = acc[r][k] + bv[k] + xv[r][k];
+                v[k] = acc[r][k] + bias[c] + x[base + c];
                 h[base + c] = v[k];
                 s += v[k];
             }
@@ -403,7 +386,7 @@ tlob_out_ln_fwd_kernel(const float *o, const float *wc, const float *bias, const
 #pragma unroll
         for (int k = 0; k < KC; k++) {
             const int c = lane + WARP * k;
-            if (c < D) y[base + c] = (v[k] - m) * rs * gv[k] + be[k];
+            if (c < D) y[base + c] = (v[k] - m) * rs * gamma[c] + beta[c];
         }
         if (lane == 0) {
             mean[r0 + wr + r] = m;
