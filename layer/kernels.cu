@@ -299,44 +299,36 @@ __global__ void tlob_ln_fwd_kernel(const float *a, const float *bias, const floa
 }
 
 /* The out-projection with LayerNorm 1 in its epilogue (kernels.h): a block
- * of OUT_LN_ROWS rows, OUT_LN_WARPS warps of OUT_LN_ROWS_PER_WARP rows;
- * lane l holds columns l + 32 k (k < KC) of each. In shared memory: Wc^T
- * [Ep][32 KC + 1] (Ep: E rounded up to 4; zero past D and E; the odd
- * stride keeps the transposing stores conflict-free: with a stride of 32
- * KC every lane of a store hit one bank, 14.4 us alone at BTC temporal
- * against the two kernels' 10.0, docs/layer-results.md, eighteenth pass)
- * and the block's rows of o [OUT_LN_ROWS][Ep] (zero past E). Per four
- * k-steps a lane reads 4 KC values of Wc^T (consecutive across the warp)
- * and one float4 of o per row (one address a warp: a broadcast) for 4 RW KC
- * FP32 FMAs on the CUDA cores, in k order. Then each row as
- * tlob_ln_fwd_kernel with res = x: h = r + bias + x, its mean and 1/std
- * over the warp, the normalised row to y. r never goes to memory: the
- * general path writes it (cuBLAS) and the LayerNorm kernel reads it back. */
+ * of OUT_LN_ROWS rows, a warp OUT_LN_ROWS_PER_WARP of them; lane l holds
+ * columns l + 32 k (k < KC) of each. Wc^T [E][32 KC] (zero past D) and the
+ * block's rows of o [OUT_LN_ROWS][E] are in shared memory: per k-step a
+ * lane reads KC values of Wc^T (consecutive across the warp) and its rows'
+ * o values (one address a warp: a broadcast), FP32 FMAs on the CUDA cores
+ * (D, E <= 40 is 1600 multiply-adds a row: at BTC temporal the tensor
+ * cores would save little against the 10.5 MB the kernel moves). Then
+ * each row as tlob_ln_fwd_kernel with res = x: h = r + bias + x, its mean
+ * and 1/std over the warp, the normalised row to y. r never goes to memory:
+ * the general path writes it (cuBLAS) and the LayerNorm kernel reads it
+ * back. */
 #define OUT_LN_ROWS 32
-#define OUT_LN_WARPS 4
-#define OUT_LN_ROWS_PER_WARP (OUT_LN_ROWS / OUT_LN_WARPS)
-
-static __host__ __device__ __forceinline__ int out_ln_ep(int E) { return (E + 3) / 4 * 4; }
+#define OUT_LN_ROWS_PER_WARP (OUT_LN_ROWS / ROWS_PER_BLOCK)
 
 template <int KC>
-__global__ void __launch_bounds__(OUT_LN_WARPS * WARP)
+__global__ void __launch_bounds__(ROW_BLOCK)
 tlob_out_ln_fwd_kernel(const float *o, const float *wc, const float *bias, const float *x,
                        const float *gamma, const float *beta, float *h, float *mean, float *rstd,
                        float *y, int rows, int D, int E) {
-    extern __shared__ __align__(16) float sm[];
-    constexpr int W = WARP * KC, WS = W + 1, RW = OUT_LN_ROWS_PER_WARP;
-    const int Ep = out_ln_ep(E);
-    float *Os = sm, *Wt = Os + OUT_LN_ROWS * Ep;
+    extern __shared__ float sm[];
+    constexpr int W = WARP * KC, RW = OUT_LN_ROWS_PER_WARP;
+    float *Wt = sm, *Os = Wt + (size_t)E * W;
     const int r0 = blockIdx.x * OUT_LN_ROWS;
     const int here = rows - r0 < OUT_LN_ROWS ? rows - r0 : OUT_LN_ROWS;
-    for (int i = threadIdx.x; i < Ep * W; i += blockDim.x) {
-        const int c = i / Ep, e = i - c * Ep; /* wc read in its own order */
-        Wt[e * WS + c] = c < D && e < E ? wc[(size_t)c * E + e] : 0.0f;
+    for (int i = threadIdx.x; i < E * W; i += blockDim.x) {
+        const int c = i / E, e = i - c * E; /* wc read in its own order */
+        Wt[e * W + c] = c < D ? wc[(size_t)c * E + e] : 0.0f;
     }
-    for (int i = threadIdx.x; i < OUT_LN_ROWS * Ep; i += blockDim.x) {
-        const int r = i / Ep, e = i - r * Ep;
-        Os[i] = r < here && e < E ? o[(size_t)(r0 + r) * E + e] : 0.0f;
-    }
+    for (int i = threadIdx.x; i < OUT_LN_ROWS * E; i += blockDim.x)
+        Os[i] = i < here * E ? o[(size_t)r0 * E + i] : 0.0f;
     __syncthreads();
     const int lane = threadIdx.x % WARP, wr = threadIdx.x / WARP * RW;
     float acc[RW][KC];
@@ -344,22 +336,15 @@ tlob_out_ln_fwd_kernel(const float *o, const float *wc, const float *bias, const
     for (int r = 0; r < RW; r++)
 #pragma unroll
         for (int k = 0; k < KC; k++) acc[r][k] = 0.0f;
-    for (int e = 0; e < Ep; e += 4) {
-        float w[4][KC];
+    for (int e = 0; e < E; e++) {
+        float w[KC];
 #pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int k = 0; k < KC; k++) w[j][k] = Wt[(e + j) * WS + lane + WARP * k];
+        for (int k = 0; k < KC; k++) w[k] = Wt[e * W + lane + WARP * k];
 #pragma unroll
         for (int r = 0; r < RW; r++) {
-            const float4 a = *reinterpret_cast<const float4 *>(Os + (wr + r) * Ep + e);
+            const float a = Os[(wr + r) * E + e];
 #pragma unroll
-            for (int k = 0; k < KC; k++) {
-                acc[r][k] = fmaf(a.x, w[0][k], acc[r][k]);
-                acc[r][k] = fmaf(a.y, w[1][k], acc[r][k]);
-                acc[r][k] = fmaf(a.z, w[2][k], acc[r][k]);
-                acc[r][k] = fmaf(a.w, w[3][k], acc[r][k]);
-            }
+            for (int k = 0; k < KC; k++) acc[r][k] = fmaf(a, w[k], acc[r][k]);
         }
     }
 #pragma unroll
@@ -760,11 +745,10 @@ extern "C" cudaError_t tlob_launch_colsums(const tlob_colsum_task *tasks, int nt
 }
 
 
-/* a block's rows of o [OUT_LN_ROWS][Ep] and Wc^T [Ep][32 ceil(D / 32) + 1] */
+/* Wc^T [E][32 ceil(D / 32)] and a block's rows of o [OUT_LN_ROWS][E] */
 extern "C" size_t tlob_out_ln_fwd_smem(int D, int E) {
     if (D < 1 || D > TLOB_OUT_LN_MAX_D || E < 1) return (size_t)-1;
-    const size_t Ep = (size_t)out_ln_ep(E);
-    return (Ep * (WARP * ((D + WARP - 1) / WARP) + 1) + OUT_LN_ROWS * Ep) * sizeof(float);
+    return ((size_t)E * WARP * ((D + WARP - 1) / WARP) + (size_t)OUT_LN_ROWS * E) * sizeof(float);
 }
 
 /* o [rows, E]; wc [D, E]; x, h, y [rows, D]; bias, gamma, beta [D]; mean, rstd [rows] */
@@ -777,8 +761,8 @@ extern "C" cudaError_t tlob_launch_out_ln_fwd(const float *o, const float *wc, c
     if (smem > TLOB_OUT_LN_MAX_SMEM || rows < 1) return cudaErrorInvalidValue;
     const unsigned grid = (unsigned)((rows + OUT_LN_ROWS - 1) / OUT_LN_ROWS);
 #define OUT_LN(KC)                                                                          \
-    tlob_out_ln_fwd_kernel<KC><<<grid, OUT_LN_WARPS * WARP, smem, stream>>>(                 \
-        o, wc, bias, x, gamma, beta, h, mean, rstd, y, rows, D, E)
+    tlob_out_ln_fwd_kernel<KC><<<grid, ROW_BLOCK, smem, stream>>>(o, wc, bias, x, gamma, beta, \
+                                                                  h, mean, rstd, y, rows, D, E)
     switch ((D + WARP - 1) / WARP) {
     case 1: OUT_LN(1); break;
     case 2: OUT_LN(2); break;

@@ -721,11 +721,8 @@ static void check_out_ln_paths(const shape *s, tlob_math math) {
     snprintf(tag, sizeof tag, "out-proj + LayerNorm 1 B=%d T=%d D=%d nh=%d Dout=%d %s", s->B,
              s->T, s->D, s->nh, s->O, mname);
     const int E = s->D * s->nh, auto_pick = s->D <= 40 && E <= 40;
-    /* Wc^T [Ep][32 ceil(D / 32) + 1] and 32 rows of o [32][Ep] (Ep: E
-     * rounded up to 4) in 48 KiB: not at D = E = 128 (82 KiB) */
-    const int Ep = (E + 3) / 4 * 4;
     const int fits = s->D <= TLOB_OUT_LN_MAX_D &&
-                     ((size_t)Ep * (32 * ((s->D + 31) / 32) + 1) + 32 * (size_t)Ep) * 4 <= 48 * 1024;
+                     (size_t)E * 32 * ((s->D + 31) / 32) * 4 + (size_t)32 * E * 4 <= 48 * 1024;
     CHECK(tlob_internal_out_ln_fused(L) == auto_pick, "%s: AUTO's choice %d, expected %d", tag,
           tlob_internal_out_ln_fused(L), auto_pick);
     static const char *vname[2] = {"cuBLAS + LayerNorm kernel", "one kernel"};
