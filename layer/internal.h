@@ -2,8 +2,7 @@
  * the layer's projection output, to check the folded strided-batched
  * projection against separate GEMMs on identical inputs; the choice
  * between the fused forward (layer/forward_kernels.h) and the general one;
- * the choice of the MLP's kernels (layer/mlp_kernels.h) and of the
- * out-projection's (one kernel with LayerNorm 1 or two); and the row chunks
+ * the choice of the MLP's kernels (layer/mlp_kernels.h); and the row chunks
  * of the backward's data-gradient products (layer/linear.h). */
 #ifndef TLOB_INTERNAL_H
 #define TLOB_INTERNAL_H
@@ -42,13 +41,6 @@ tlob_status tlob_internal_force_mlp(tlob_layer *layer, int path);
  * (tlob_mlp_dy1_fits), and 8 where it does LayerNorm 2's backward too
  * (tlob_mlp_ln_fits). */
 int tlob_internal_mlp_fused(const tlob_layer *layer);
-
-/* The out-projection and LayerNorm 1 of the general forward: path 0 =
- * choose (the default), 1 = cuBLAS and the LayerNorm kernel, 2 = one kernel
- * (tlob_launch_out_ln_fwd, FP32 in both modes) where it fits. */
-tlob_status tlob_internal_force_out_ln(tlob_layer *layer, int path);
-/* 1 where the general forward runs them as one kernel now, else 0. */
-int tlob_internal_out_ln_fused(const tlob_layer *layer);
 
 /* The backward's data-gradient products, each one cuBLAS call over row
  * chunks (linear_data_grad): dx += dqkv Wqkv_eff, dy1 = df Wf and dg = dz1

@@ -48,20 +48,6 @@ cudaError_t tlob_launch_ln_fwd(const float *a, const float *bias, const float *r
                                const float *res2, float *h, float *mean, float *rstd,
                                float *out, int rows, int cols, cudaStream_t stream);
 
-/* The out-projection and LayerNorm 1 in one kernel: per row, r = o Wc^T
- * (FP32 on the CUDA cores), then as tlob_launch_ln_fwd(r, bias, x, gamma,
- * beta, 0, NULL, h, mean, rstd, y, rows, D): h = r + bias + x, mean, rstd,
- * y = LayerNorm(h); r is not stored. Fits where D <= TLOB_OUT_LN_MAX_D and
- * tlob_out_ln_fwd_smem(D, E) <= TLOB_OUT_LN_MAX_SMEM (the default dynamic
- * shared memory of a block); cudaErrorInvalidValue otherwise. */
-#define TLOB_OUT_LN_MAX_D 128
-#define TLOB_OUT_LN_MAX_SMEM (48 * 1024)
-size_t tlob_out_ln_fwd_smem(int D, int E);
-cudaError_t tlob_launch_out_ln_fwd(const float *o, const float *wc, const float *bias,
-                                   const float *x, const float *gamma, const float *beta,
-                                   float *h, float *mean, float *rstd, float *y, int rows, int D,
-                                   int E, cudaStream_t stream);
-
 /* Backward of tlob_launch_ln_fwd's normalisation, per row: g = dout + dout2
  * (dout2 may be NULL); through GELU at n when gelu; through the LayerNorm:
  * dh. Writes dh, and dh_plus_skip = dh + skip (skip may be NULL) when

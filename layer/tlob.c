@@ -82,8 +82,6 @@ struct tlob_layer {
     int forward_one_fits[2];     /* tlob_forward_one_fits for 16- and 32-row tiles */
     attention_path mlp_path;     /* the MLP's products: AUTO, cuBLAS (GENERAL) or
                                   * layer/mlp_kernels.h (FUSED), forced by the tests */
-    attention_path out_ln_path;  /* the out-projection and LayerNorm 1: AUTO, cuBLAS and
-                                  * the LayerNorm kernel (GENERAL) or one kernel (FUSED) */
     int dgrad_chunks[TLOB_DGRAD_COUNT]; /* data-gradient row chunks: 0 picks (data_grad_chunks) */
     int folded;                  /* the last forward computed the folded weights below */
     layer_context ctx;
@@ -97,8 +95,7 @@ struct tlob_layer {
     float *qkv;   /* [3, N, E]  q | k | v */
     float *att;   /* [B, nh, T, T] attention probabilities */
     float *o;     /* [N, E] heads concatenated */
-    float *r;     /* [N, D] o Wc^T: w0 of the out-projection, before the bias (not
-                   * written where out_ln_fused: that kernel keeps it in registers) */
+    float *r;     /* [N, D] o Wc^T: w0 of the out-projection, before the bias */
     float *h1;    /* [N, D] r + bc + x, LayerNorm 1 input */
     float *mean1, *rstd1; /* [N] */
     float *y1;    /* [N, D] */
@@ -448,26 +445,6 @@ int tlob_internal_mlp_fused(const tlob_layer *L) {
              : 0;
 }
 
-/* Whether the out-projection r = o Wc^T and LayerNorm 1 run as one kernel
- * (kernels.h: FP32 on the CUDA cores, both modes) instead of a cuBLAS
- * product and the LayerNorm kernel. AUTO: where D and E are at most 40,
- * the size measured faster (BTC temporal; docs/layer-results.md,
- * eighteenth pass); forced: wherever it fits. */
-static int out_ln_fused(const tlob_layer *L) {
-    if (L->out_ln_path == ATTENTION_GENERAL) return 0;
-    if (L->out_ln_path == ATTENTION_AUTO && (L->D > 40 || L->E > 40)) return 0;
-    return tlob_out_ln_fwd_smem(L->D, L->E) <= TLOB_OUT_LN_MAX_SMEM;
-}
-
-tlob_status tlob_internal_force_out_ln(tlob_layer *L, int path) {
-    if (!L || path < ATTENTION_AUTO || path > ATTENTION_FUSED)
-        return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_internal_force_out_ln: bad argument");
-    L->out_ln_path = (attention_path)path;
-    return TLOB_OK;
-}
-
-int tlob_internal_out_ln_fused(const tlob_layer *L) { return L ? out_ln_fused(L) : 0; }
-
 tlob_status tlob_internal_force_forward(tlob_layer *L, int path, int rows) {
     if (!L || path < ATTENTION_AUTO || path > ATTENTION_FUSED || (rows && rows != 16 && rows != 32))
         return TLOB_FAIL(TLOB_ERR_INVALID_ARGUMENT, "tlob_internal_force_forward: bad argument");
@@ -581,14 +558,9 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     /* 3. P = softmax(q k^T / sqrt(D)), o = P v, per head */
     TLOB_CHECK(attention_forward(c, math, &heads, L->qkv, L->att, att, L->o));
     /* 4-5. r = o Wc^T; y1 = LayerNorm(r + bc + x) */
-    if (out_ln_fused(L)) {
-        CUDA_CHECK(tlob_launch_out_ln_fwd(L->o, L->wc, L->bc, x, w.norm_w, w.norm_b, L->h1,
-                                          L->mean1, L->rstd1, L->y1, N, D, E, c->stream));
-    } else {
-        TLOB_CHECK(linear_forward(c, math, L->r, L->o, L->wc, N, E, D, 0));
-        CUDA_CHECK(tlob_launch_ln_fwd(L->r, L->bc, x, w.norm_w, w.norm_b, 0, NULL, L->h1,
-                                      L->mean1, L->rstd1, L->y1, N, D, c->stream));
-    }
+    TLOB_CHECK(linear_forward(c, math, L->r, L->o, L->wc, N, E, D, 0));
+    CUDA_CHECK(tlob_launch_ln_fwd(L->r, L->bc, x, w.norm_w, w.norm_b, 0, NULL, L->h1, L->mean1,
+                                  L->rstd1, L->y1, N, D, c->stream));
     /* 6. f = y1 Wf^T, g = GELU(f + bf); z0 = g Wf2^T;
      * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x) */
     if (mlp_fused(L, 0)) {

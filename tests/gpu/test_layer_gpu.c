@@ -701,53 +701,6 @@ static void check_mlp_paths(const shape *s) {
     layer_inputs_free(&in);
 }
 
-/* The out-projection with LayerNorm 1 in one kernel (kernels.h) against
- * cuBLAS and the LayerNorm kernel, on identical parameters and inputs in
- * the general forward: AUTO's choice (the kernel where D and E are at most
- * 40), each forced variant forward and backward against the double
- * reference (parity_run), then y and dx of the two compared directly.
- * Where the kernel does not fit, forcing it leaves the two kernels. */
-static void check_out_ln_paths(const shape *s, tlob_math math) {
-    const char *mname = math == TLOB_MATH_FP32 ? "fp32" : "tf32";
-    const double tol = s->well_conditioned ? parity_tolerance(math)
-                                           : (math == TLOB_MATH_FP32 ? 1e-3 : 0.25);
-    const tlob_config cfg = {s->D, s->nh, s->O, s->T, s->max_B, math};
-    tlob_layer *L;
-    TLOB_OK_OR_DIE(tlob_create(&cfg, &L));
-    layer_inputs in = random_inputs(L, s);
-    const size_t nx = in.nx, ny = in.ny;
-    TLOB_OK_OR_DIE(tlob_internal_force_forward(L, 1, 0)); /* the general forward runs them */
-    char tag[128];
-    snprintf(tag, sizeof tag, "out-proj + LayerNorm 1 B=%d T=%d D=%d nh=%d Dout=%d %s", s->B,
-             s->T, s->D, s->nh, s->O, mname);
-    const int E = s->D * s->nh, auto_pick = s->D <= 40 && E <= 40;
-    const int fits = s->D <= TLOB_OUT_LN_MAX_D &&
-                     (size_t)E * 32 * ((s->D + 31) / 32) * 4 + (size_t)32 * E * 4 <= 48 * 1024;
-    CHECK(tlob_internal_out_ln_fused(L) == auto_pick, "%s: AUTO's choice %d, expected %d", tag,
-          tlob_internal_out_ln_fused(L), auto_pick);
-    static const char *vname[2] = {"cuBLAS + LayerNorm kernel", "one kernel"};
-    float *hy[2], *hdx[2];
-    for (int v = 0; v < 2; v++) {
-        TLOB_OK_OR_DIE(tlob_internal_force_out_ln(L, v + 1));
-        CHECK(tlob_internal_out_ln_fused(L) == (v && fits), "%s %s: path taken", tag, vname[v]);
-        parity_result r;
-        const double worst = checked_variant(L, s->B, &in, tol, tag, vname[v], &r);
-        hy[v] = malloc(ny * sizeof(float)), hdx[v] = malloc(nx * sizeof(float));
-        TLOB_OK_OR_DIE(tlob_forward_host(L, in.x, s->B, hy[v], NULL));
-        TLOB_OK_OR_DIE(tlob_backward_host(L, in.dy, s->B, hdx[v]));
-        printf("%s %s %s: rel L2 y %.2e dx %.2e, worst grad %.2e (%s)",
-               worst <= tol ? "ok  " : "FAIL", tag, vname[v], r.y, r.dx, r.grad[r.worst_grad],
-               tlob_tensors(L)[r.worst_grad].name);
-        if (v)
-            printf("; max |one - two| y %.2e dx %.2e", max_abs_diff(hy[1], hy[0], ny),
-                   max_abs_diff(hdx[1], hdx[0], nx));
-        printf("\n");
-    }
-    for (int v = 0; v < 2; v++) free(hy[v]), free(hdx[v]);
-    tlob_destroy(L);
-    layer_inputs_free(&in);
-}
-
 /* The backward's data-gradient products (layer/internal.h) forced to row
  * chunk counts that divide the rows and to ones that do not (then the plain
  * call): what each runs as, and forward and backward against the double
@@ -895,19 +848,6 @@ int main(void) {
      * backward kernel with scalar copies, F padded, a partial row tile) */
     for (int i = 0; i < 6; i++)
         if (!quick || i < 2 || i == 3) check_mlp_paths(&mlp_shapes[i]);
-    /* the out-projection with LayerNorm 1: temporal BTC sizes (AUTO's
-     * kernel); odd D = 41 (two column slots a lane, the second partial);
-     * nh = 2 (E = 80); D = 17 (one slot); five rows (a partial block);
-     * feature BTC sizes (Wc^T does not fit: the two kernels even forced).
-     * The quick set: the first and the five rows. */
-    const shape out_ln_shapes[] = {
-        {4, 4, 128, 40, 1, 40, 1}, {3, 3, 33, 41, 1, 48, 1}, {3, 4, 7, 40, 2, 48, 1},
-        {4, 4, 33, 17, 1, 20, 0},  {1, 1, 5, 16, 1, 16, 0},  {2, 2, 40, 128, 1, 128, 1},
-    };
-    for (int m = 0; m < 2; m++)
-        for (int i = 0; i < 6; i++)
-            if (!quick || i == 0 || i == 4)
-                check_out_ln_paths(&out_ln_shapes[i], m ? TLOB_MATH_TF32 : TLOB_MATH_FP32);
     /* the data-gradient products' row chunks: 2048 rows (every count
      * divides), feature BTC sizes at 80 rows (64 and 3 do not: the plain
      * call). Not in the quick set: they vary only cuBLAS's calls. */
