@@ -648,7 +648,8 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
  * n-tiles (the strip backward's split). With one warp a strip the kernel
  * was issue-latency-bound: BTC temporal has 7.8 strips a multiprocessor,
  * two warps a scheduler, 0.34 instructions issued a cycle (Nsight Compute,
- * docs/layer-results.md, seventeenth pass); two warps a strip double them.
+ * docs/layer-results.md, seventeenth pass); two warps a strip double them
+ * (13.3 -> 11.5 us alone there, the same document, eighteenth pass).
  * A warp's half of S_R = Q_R K^T stays in its registers (Tp / 16 n-tiles of
  * m16n8k8 accumulators, 32 floats a lane at T = 128), the softmax runs on
  * them (a row's max and sum reduced over the fragment's quad, then across
