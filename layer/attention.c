@@ -44,7 +44,7 @@ static int fused_pays(const attention_shape *s) {
 
 /* Query rows of a strip-forward block: 128 halved while the grid would
  * have fewer blocks than multiprocessors (BTC temporal: 64, 256 blocks of
- * 4 warps) or the block more rows than T rounded up to 16, or while it
+ * 8 warps) or the block more rows than T rounded up to 16, or while it
  * does not fit; 0 when none fits. */
 static int strip_fwd_rows(const attention_shape *s) {
     const int Tp = (s->T + 15) / 16 * 16;

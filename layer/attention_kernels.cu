@@ -644,67 +644,88 @@ tlob_attention_strip_bwd_kernel(const float *qkv, const float *P, const float *d
 }
 
 /* The strip forward (attention_kernels.h): a block of `rows` query rows of
- * one (sample, head), one warp per 16-row strip R. S_R = Q_R K^T stays in
- * the warp's registers (Tp / 8 n-tiles of m16n8k8 accumulators, 64 floats a
- * lane at T = 128), the softmax runs on them (a row's max and sum reduced
- * over the fragment's quad), P_R goes from the registers to global memory
- * (the backward and the caller's copy read it) through the warp's own rows
- * of shared memory, and straight into PV's A fragments: PV's k index is permuted within each step of 8 (k-slot t is
- * column 2t, slot t + 4 column 2t + 1, the same for V's rows), so an
- * accumulator tile of S is an A fragment of P with no shuffle and no trip
- * through shared memory; the permutation reorders the sum's terms only.
+ * one (sample, head), two warps per 16-row strip R, each with half of S_R's
+ * n-tiles (the strip backward's split). With one warp a strip the kernel
+ * was issue-latency-bound: BTC temporal has 7.8 strips a multiprocessor,
+ * two warps a scheduler, 0.34 instructions issued a cycle (Nsight Compute,
+ * docs/layer-results.md, seventeenth pass); two warps a strip double them
+ * (13.3 -> 11.5 us alone there, the same document, eighteenth pass).
+ * A warp's half of S_R = Q_R K^T stays in its registers (Tp / 16 n-tiles of
+ * m16n8k8 accumulators, 32 floats a lane at T = 128), the softmax runs on
+ * them (a row's max and sum reduced over the fragment's quad, then across
+ * the strip's two warps through shared memory), P_R goes to the strip's
+ * rows of shared memory and from there to global memory (the backward and
+ * the caller's copy read it) in 16-byte row stores, each warp 8 of the 16
+ * rows. O_R = P_R V: each warp half of D's n-tiles, P_R's A fragments read
+ * back from shared memory with PV's k index permuted within each step of 8
+ * (k-slot t is column 2t, slot t + 4 column 2t + 1, the same for V's rows),
+ * so they load as float2; the permutation reorders the sum's terms only.
  * The same permutation over D lets Q's and K's fragments load as float2.
  * The general path writes S, reads it back for the softmax, writes P and
  * reads it again for PV in three nodes (18.2 us at BTC temporal,
  * docs/layer-results.md, sixteenth pass). Q and K are one group of copies,
  * V a second that arrives during S and the softmax. Shared memory: Q
- * [rows][ldk] | K [Tp][ldk] | V [Tp][ldv] | P's staging [rows][Tp + 8].
- * Strides: ldk (8 or 24 mod 32) makes the float2 loads of Q's and K's
- * fragments (rows g, columns 2t) conflict-free per half warp, and Tp + 8
- * the staging's float2 stores alike; ldv (4 mod 16) the loads of V's
- * fragments (rows 2t and 2t + 1, column g). */
+ * [rows][ldk] | K [Tp][ldk] | V [Tp][ldv] | P [rows][Tp + 8] | a strip's
+ * row maxima and sums [rows / 16][2][2][16]. Strides: ldk (8 or 24 mod 32)
+ * makes the float2 loads of Q's and K's fragments (rows g, columns 2t)
+ * conflict-free per half warp, and Tp + 8 P's float2 stores and loads
+ * alike; ldv (4 mod 16) the loads of V's fragments (rows 2t and 2t + 1,
+ * column g). */
 static __host__ __device__ __forceinline__ int strip_fwd_ldv(int D) {
     const int Dp = (D + 7) / 8 * 8;
     return Dp % 16 ? Dp + 12 : Dp + 4;
 }
 
-/* out[i] += P_R V_(j0 + i) for N n-tiles of D from j0, NT k-steps of 8
- * over the keys; pa: P_R's A fragments in TF32 (permuted k, above) */
+/* The two warps of strip s (1 + s: barrier 0 is __syncthreads'). */
+__device__ __forceinline__ void strip_pair_sync(int s) {
+    asm volatile("bar.sync %0, 64;" ::"r"(1 + s) : "memory");
+}
+
+/* out[i] = P_R V_(j0 + i) for N n-tiles of D from j0, NT k-steps of 8 over
+ * the keys; P_R's rows at p (stride ldt), A fragments with k permuted
+ * (above) */
 template <int NT, int N>
-__device__ __forceinline__ void strip_pv(const unsigned (&pa)[NT][4], const float *V, int ldv,
-                                         int j0, float (&out)[4][4]) {
+__device__ __forceinline__ void strip_pv(const float *p, int ldt, const float *V, int ldv, int j0,
+                                         float (&out)[4][4]) {
     const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 #pragma unroll
     for (int i = 0; i < N; i++) out[i][0] = out[i][1] = out[i][2] = out[i][3] = 0.0f;
-    const float *pv = V + 2 * t * ldv + 8 * j0 + g;
+    const float *pa = p + g * ldt + 2 * t, *pv = V + 2 * t * ldv + 8 * j0 + g;
 #pragma unroll
     for (int kk = 0; kk < NT; kk++) {
+        const float2 a0 = *reinterpret_cast<const float2 *>(pa + 8 * kk),
+                     a1 = *reinterpret_cast<const float2 *>(pa + 8 * ldt + 8 * kk);
+        const unsigned af[4] = {to_tf32(a0.x), to_tf32(a1.x), to_tf32(a0.y), to_tf32(a1.y)};
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const unsigned bf[2] = {to_tf32(pv[8 * kk * ldv + 8 * i]),
                                     to_tf32(pv[(8 * kk + 1) * ldv + 8 * i])};
-            mma_tf32(out[i], pa[kk], bf);
+            mma_tf32(out[i], af, bf);
         }
     }
 }
 
-/* The softmax of a warp's S_R in place: rows g (acc[j][0..1]) and g + 8
- * (acc[j][2..3]), columns 8 j + 2 t (+ 1); a row's max and sum reduced
- * over the fragment's quad. p = exp(s scale - m) / sum with m = max *
- * scale, as the general path's kernel; MASK: columns >= T (padding keys,
- * S = 0 there) are left out, compiled only where T is not a multiple of 16
- * (a compare per element otherwise). __expf (ex2.approx, relative error
- * about 2^-22, far below TF32's 2^-11): expf's slower sequence cost 0.9 us
- * of 16.3 at BTC temporal (docs/layer-results.md, seventeenth pass). */
-template <int NT, bool MASK>
-__device__ __forceinline__ void strip_softmax(float (&acc)[NT][4], int T, float scale) {
-    const int t = threadIdx.x % 4;
+/* The softmax of a strip's S_R in place, this warp holding n-tiles [n0, n0
+ * + NH): rows g (acc[j][0..1]) and g + 8 (acc[j][2..3]), columns 8 (n0 +
+ * j) + 2 t (+ 1); a row's max and sum reduced over the fragment's quad,
+ * then with the other warp's through red ([2][16] maxima, then [2][16]
+ * sums, this warp's half at `half`). p = exp(s scale - m) / sum with m =
+ * max * scale, as the general path's kernel; MASK: columns >= T (padding
+ * keys, S = 0 there) are left out, compiled only where T is not a multiple
+ * of 16 (a compare per element otherwise). __expf (ex2.approx, relative
+ * error about 2^-22, far below TF32's 2^-11): expf's slower sequence cost
+ * 0.9 us of 16.3 at BTC temporal (docs/layer-results.md, seventeenth
+ * pass). */
+template <int NH, bool MASK>
+__device__ __forceinline__ void strip_softmax(float (&acc)[NH][4], int T, float scale, int n0,
+                                              float *red, int half, int strip) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
     float m0 = -INFINITY, m1 = -INFINITY;
 #pragma unroll
-    for (int j = 0; j < NT; j++)
+    for (int j = 0; j < NH; j++)
 #pragma unroll
         for (int e = 0; e < 2; e++)
-            if (!MASK || 8 * j + 2 * t + e < T) {
+            if (!MASK || 8 * (n0 + j) + 2 * t + e < T) {
                 m0 = fmaxf(m0, acc[j][e]);
                 m1 = fmaxf(m1, acc[j][2 + e]);
             }
@@ -712,13 +733,15 @@ __device__ __forceinline__ void strip_softmax(float (&acc)[NT][4], int T, float 
         m0 = fmaxf(m0, __shfl_xor_sync(0xffffffffu, m0, off));
         m1 = fmaxf(m1, __shfl_xor_sync(0xffffffffu, m1, off));
     }
-    m0 *= scale, m1 *= scale;
+    if (t == 0) red[16 * half + g] = m0, red[16 * half + g + 8] = m1;
+    strip_pair_sync(strip);
+    m0 = fmaxf(red[g], red[16 + g]) * scale, m1 = fmaxf(red[g + 8], red[16 + g + 8]) * scale;
     float s0 = 0.0f, s1 = 0.0f;
 #pragma unroll
-    for (int j = 0; j < NT; j++)
+    for (int j = 0; j < NH; j++)
 #pragma unroll
         for (int e = 0; e < 2; e++) {
-            const bool in = !MASK || 8 * j + 2 * t + e < T;
+            const bool in = !MASK || 8 * (n0 + j) + 2 * t + e < T;
             acc[j][e] = in ? __expf(acc[j][e] * scale - m0) : 0.0f;
             acc[j][2 + e] = in ? __expf(acc[j][2 + e] * scale - m1) : 0.0f;
             s0 += acc[j][e], s1 += acc[j][2 + e];
@@ -727,20 +750,44 @@ __device__ __forceinline__ void strip_softmax(float (&acc)[NT][4], int T, float 
         s0 += __shfl_xor_sync(0xffffffffu, s0, off);
         s1 += __shfl_xor_sync(0xffffffffu, s1, off);
     }
-    const float inv0 = 1.0f / s0, inv1 = 1.0f / s1;
+    if (t == 0) red[32 + 16 * half + g] = s0, red[32 + 16 * half + g + 8] = s1;
+    strip_pair_sync(strip);
+    const float inv0 = 1.0f / (red[32 + g] + red[48 + g]),
+                inv1 = 1.0f / (red[32 + g + 8] + red[48 + g + 8]);
 #pragma unroll
-    for (int j = 0; j < NT; j++)
+    for (int j = 0; j < NH; j++)
         acc[j][0] *= inv0, acc[j][1] *= inv0, acc[j][2] *= inv1, acc[j][3] *= inv1;
 }
 
+/* This warp's n tiles of O_R (of D's n-tiles from d0) in chunks of 4 */
 template <int NT>
-__global__ void __launch_bounds__(TLOB_ATTN_STRIP_FWD_MAX_ROWS * 2, 1)
+__device__ __forceinline__ void strip_pv_store(const float *p, int ldt, const float *V, int ldv,
+                                               float *ob, int E, int r0, int T, int D, int d0,
+                                               int n) {
+    float out[4][4];
+    int j0 = d0;
+    for (; j0 + 4 <= d0 + n; j0 += 4) {
+        strip_pv<NT, 4>(p, ldt, V, ldv, j0, out);
+        strip_store(out, ob, E, r0, T, D, j0, 4);
+    }
+    switch (d0 + n - j0) {
+    case 1: strip_pv<NT, 1>(p, ldt, V, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 1); break;
+    case 2: strip_pv<NT, 2>(p, ldt, V, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 2); break;
+    case 3: strip_pv<NT, 3>(p, ldt, V, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 3); break;
+    default: break;
+    }
+}
+
+template <int NT>
+__global__ void __launch_bounds__(TLOB_ATTN_STRIP_FWD_MAX_ROWS * 4, 1)
 tlob_attention_strip_fwd_kernel(const float *qkv, float *P, float *P_copy, float *o, int B, int T,
                                 int D, int nh, float scale, int rows) {
+    constexpr int NH = NT / 2; /* a warp's n-tiles of S_R */
     extern __shared__ __align__(128) float sm[];
     const int Tp = 8 * NT, Dp = (D + 7) / 8 * 8, ldk = strip_ldd(D), ldv = strip_fwd_ldv(D),
               ldt = strip_ldt(T);
-    float *Qs = sm, *Ks = Qs + rows * ldk, *Vs = Ks + Tp * ldk;
+    float *Qs = sm, *Ks = Qs + rows * ldk, *Vs = Ks + Tp * ldk, *Ps = Vs + Tp * ldv,
+          *reds = Ps + rows * ldt;
     const int b = blockIdx.z, h = blockIdx.y, q0 = blockIdx.x * rows;
     const int E = D * nh, warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
     const size_t NE = (size_t)B * T * E, head = (size_t)b * T * E + h * D;
@@ -756,46 +803,49 @@ tlob_attention_strip_fwd_kernel(const float *qkv, float *P, float *P_copy, float
     copies_commit();
     copies_wait_older();
     __syncthreads();
-    const int r0 = q0 + 16 * warp; /* this warp's strip, rows of the head */
+    /* this warp's strip (rows r0 of the head) and its half of S's n-tiles */
+    const int strip = warp / 2, half = warp % 2, r0 = q0 + 16 * strip, n0 = NH * half;
     const bool active = r0 < T;
-    float acc[NT][4];
+    float *Ws = Ps + strip * 16 * ldt; /* the strip's rows of P */
     if (active) {
+        float acc[NH][4];
         /* S_R = Q_R K^T, k permuted: slot t is column 2t, t + 4 is 2t + 1 */
 #pragma unroll
-        for (int j = 0; j < NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
-        const float *pq = Qs + (16 * warp + g) * ldk + 2 * t, *pk = Ks + g * ldk + 2 * t;
+        for (int j = 0; j < NH; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+        const float *pq = Qs + (16 * strip + g) * ldk + 2 * t, *pk = Ks + (8 * n0 + g) * ldk + 2 * t;
 #pragma unroll 2
         for (int kk = 0; kk < Dp; kk += 8) {
             const float2 a0 = *reinterpret_cast<const float2 *>(pq + kk),
                          a1 = *reinterpret_cast<const float2 *>(pq + 8 * ldk + kk);
             const unsigned af[4] = {to_tf32(a0.x), to_tf32(a1.x), to_tf32(a0.y), to_tf32(a1.y)};
 #pragma unroll
-            for (int j = 0; j < NT; j++) {
+            for (int j = 0; j < NH; j++) {
                 const float2 bk = *reinterpret_cast<const float2 *>(pk + 8 * j * ldk + kk);
                 const unsigned bf[2] = {to_tf32(bk.x), to_tf32(bk.y)};
                 mma_tf32(acc[j], af, bf);
             }
         }
-        if (T == Tp) strip_softmax<NT, false>(acc, T, scale);
-        else strip_softmax<NT, true>(acc, T, scale);
-        /* P_R to global memory through this warp's rows of shared memory:
-         * whole rows in 16-byte stores (written from the fragments, each
-         * store of a warp touched 8 rows: 16.3 against 15.4 us alone at BTC
-         * temporal, docs/layer-results.md, seventeenth pass) */
-        float *Ws = Vs + Tp * ldv + warp * 16 * ldt;
+        float *red = reds + 64 * strip;
+        if (T == Tp) strip_softmax<NH, false>(acc, T, scale, n0, red, half, strip);
+        else strip_softmax<NH, true>(acc, T, scale, n0, red, half, strip);
+        /* this half of P_R to the strip's rows; then, both halves in, each
+         * warp stores 8 whole rows in 16-byte stores (written from the
+         * fragments, each store of a warp touched 8 rows: 16.3 against 15.4
+         * us alone at BTC temporal, docs/layer-results.md, seventeenth
+         * pass) */
 #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            *reinterpret_cast<float2 *>(Ws + g * ldt + 8 * j + 2 * t) =
+        for (int j = 0; j < NH; j++) {
+            *reinterpret_cast<float2 *>(Ws + g * ldt + 8 * (n0 + j) + 2 * t) =
                 make_float2(acc[j][0], acc[j][1]);
-            *reinterpret_cast<float2 *>(Ws + (g + 8) * ldt + 8 * j + 2 * t) =
+            *reinterpret_cast<float2 *>(Ws + (g + 8) * ldt + 8 * (n0 + j) + 2 * t) =
                 make_float2(acc[j][2], acc[j][3]);
         }
-        __syncwarp();
+        strip_pair_sync(strip);
         float *Pbh = P + (size_t)(b * nh + h) * T * T + (size_t)r0 * T;
         float *Cbh = P_copy ? P_copy + (size_t)(b * nh + h) * T * T + (size_t)r0 * T : NULL;
         const int lane = threadIdx.x % 32, rows_out = T - r0 < 16 ? T - r0 : 16;
         const bool pvec = (T & 3) == 0 && strip_aligned16(Pbh) && (!Cbh || strip_aligned16(Cbh));
-        for (int r = 0; r < rows_out; r++) {
+        for (int r = 8 * half; r < rows_out && r < 8 * half + 8; r++) {
             if (pvec)
                 for (int c = 4 * lane; c < T; c += 128) {
                     const float4 x = *reinterpret_cast<const float4 *>(Ws + r * ldt + c);
@@ -809,30 +859,13 @@ tlob_attention_strip_fwd_kernel(const float *qkv, float *P, float *P_copy, float
                 }
         }
     }
+    /* V is in; the strip's rows of P too (its pair barrier above) */
     copies_wait_all();
     __syncthreads();
     if (!active) return;
-    /* O_R = P_R V: S's tile j is the A fragment of k-step j (permuted k) */
-    unsigned pa[NT][4];
-#pragma unroll
-    for (int j = 0; j < NT; j++) {
-        pa[j][0] = to_tf32(acc[j][0]), pa[j][1] = to_tf32(acc[j][2]);
-        pa[j][2] = to_tf32(acc[j][1]), pa[j][3] = to_tf32(acc[j][3]);
-    }
-    float *ob = o + head;
-    const int dt = Dp / 8;
-    float out[4][4];
-    int j0 = 0;
-    for (; j0 + 4 <= dt; j0 += 4) {
-        strip_pv<NT, 4>(pa, Vs, ldv, j0, out);
-        strip_store(out, ob, E, r0, T, D, j0, 4);
-    }
-    switch (dt - j0) {
-    case 1: strip_pv<NT, 1>(pa, Vs, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 1); break;
-    case 2: strip_pv<NT, 2>(pa, Vs, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 2); break;
-    case 3: strip_pv<NT, 3>(pa, Vs, ldv, j0, out); strip_store(out, ob, E, r0, T, D, j0, 3); break;
-    default: break;
-    }
+    /* O_R = P_R V: this warp's half of D's n-tiles */
+    const int dt = Dp / 8, d0 = half ? (dt + 1) / 2 : 0, dn = half ? dt / 2 : (dt + 1) / 2;
+    strip_pv_store<NT>(Ws, ldt, Vs, ldv, o + head, E, r0, T, D, d0, dn);
 }
 
 /* ---- launchers ------------------------------------------------------------- */
@@ -864,7 +897,8 @@ extern "C" size_t tlob_attention_strip_bwd_smem(int T, int D) {
 extern "C" size_t tlob_attention_strip_fwd_smem(int T, int D, int rows) {
     if (T > TLOB_ATTN_STRIP_MAX || D > TLOB_ATTN_STRIP_MAX) return (size_t)-1;
     const size_t Tp = (size_t)round16(T);
-    return (((size_t)rows + Tp) * strip_ldd(D) + Tp * strip_fwd_ldv(D) + (size_t)rows * strip_ldt(T)) *
+    return (((size_t)rows + Tp) * strip_ldd(D) + Tp * strip_fwd_ldv(D) +
+            (size_t)rows * strip_ldt(T) + (size_t)rows / 16 * 64) *
            sizeof(float);
 }
 
@@ -967,7 +1001,7 @@ extern "C" cudaError_t tlob_launch_attention_strip_fwd(const float *qkv, float *
         (rows != 16 && rows != 32 && rows != 64 && rows != TLOB_ATTN_STRIP_FWD_MAX_ROWS))
         return cudaErrorInvalidValue;
     const dim3 grid((unsigned)((T + rows - 1) / rows), (unsigned)nh, (unsigned)B);
-    strip_fwd_kernels[round16(T) / 16 - 1]<<<grid, 2 * rows, tlob_attention_strip_fwd_smem(T, D, rows),
+    strip_fwd_kernels[round16(T) / 16 - 1]<<<grid, 4 * rows, tlob_attention_strip_fwd_smem(T, D, rows),
                                             stream>>>(qkv, P, P_copy, o, B, T, D, nh, scale, rows);
     return cudaGetLastError();
 }

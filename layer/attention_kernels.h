@@ -28,7 +28,7 @@ extern "C" {
  * warps; a strip's accumulators, 16 n-tiles of 8, in its warps' registers. */
 #define TLOB_ATTN_STRIP_MAX 128
 
-/* The most query rows of a strip-forward block: one warp per 16 rows. */
+/* The most query rows of a strip-forward block: two warps per 16 rows. */
 #define TLOB_ATTN_STRIP_FWD_MAX_ROWS 128
 
 /* Raises the kernels' dynamic shared-memory limit to the device's opt-in
@@ -55,7 +55,7 @@ cudaError_t tlob_launch_attention_fused_fwd(const float *qkv, float *P, float *P
                                             int qrows, cudaStream_t stream);
 
 /* The same forward (P and o; S in TF32, P rounded to TF32 for PV) with
- * one warp per 16 query rows, S and P in the warp's registers
+ * two warps per 16 query rows, S in the warps' registers
  * (layer/attention_kernels.cu says how); T and D at most
  * TLOB_ATTN_STRIP_MAX, rows 16, 32, 64 or TLOB_ATTN_STRIP_FWD_MAX_ROWS
  * (cudaErrorInvalidValue otherwise). Grid: (ceil(T / rows), nh, B). */
