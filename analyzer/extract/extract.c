@@ -1345,10 +1345,17 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
         arg_add(a, "-include-pch");
         arg_add(a, pch);
     }
+    /* The file's own directory. For a header parsed as its own unit, for
+     * "..." only: no build compiles a header, and its includers' builds
+     * search its directory only for its own "..." includes. As -I it
+     * answered <...> too: cuBQL's builder/omp.h, parsed alone, took the
+     * place of the system's <omp.h> in its own detail headers (#pragma
+     * once: empty), a flood of false errors there (docs/realcode.md,
+     * "Branch s16-warp"). */
     const char *slash = strrchr(src->abs_path, '/');
     if (slash)
-        arg_add_owned(a, xasprintf("-I%.*s", (int)(slash - src->abs_path),
-                                   src->abs_path));
+        arg_add_owned(a, xasprintf("%s%.*s", src->is_header ? "-iquote" : "-I",
+                                   (int)(slash - src->abs_path), src->abs_path));
     /* The compilation database's flags for the file come before the
      * config's, so that its own -I find same-named headers first, as its
      * build does. */
