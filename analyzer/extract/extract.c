@@ -1348,10 +1348,10 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
     /* The file's own directory. For a header parsed as its own unit, for
      * "..." only: no build compiles a header, and its includers' builds
      * search its directory only for its own "..." includes. As -I it
-     * answered <...> too: cuBQL's builder/omp.h, parsed alone, took the
-     * place of the system's <omp.h> in its own detail headers (#pragma
-     * once: empty), a flood of false errors there (docs/realcode.md,
-     * "Branch s16-warp"). */
+     * answered <...> too: warp's cuBQL/builder/omp.h, parsed alone, was
+     * its own detail headers' <omp.h>, read again from there (clang
+     * ignores #pragma once in the main file), and 39 false errors
+     * followed in them (docs/realcode.md, "Branch s16-warp"). */
     const char *slash = strrchr(src->abs_path, '/');
     if (slash)
         arg_add_owned(a, xasprintf("%s%.*s", src->is_header ? "-iquote" : "-I",
