@@ -1345,10 +1345,18 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
         arg_add(a, "-include-pch");
         arg_add(a, pch);
     }
+    /* The file's own directory; none for a header parsed as its own unit.
+     * No build compiles a header: its includers' builds search its
+     * directory only for its own "..." includes, which clang does for the
+     * main file unasked. As -I it answered every <...> and "..." of the
+     * parse: warp's cuBQL/builder/omp.h, parsed alone, was its own detail
+     * headers' <omp.h>, read again from there (clang ignores #pragma once
+     * in the main file), 39 false errors in them, and cuBQL/builder/cuda.h
+     * was the "cuda.h" of clang's CUDA wrapper (docs/realcode.md, "Branch
+     * s16-warp"). */
     const char *slash = strrchr(src->abs_path, '/');
-    if (slash)
-        arg_add_owned(a, xasprintf("-I%.*s", (int)(slash - src->abs_path),
-                                   src->abs_path));
+    if (slash && !src->is_header)
+        arg_add_owned(a, xasprintf("-I%.*s", (int)(slash - src->abs_path), src->abs_path));
     /* The compilation database's flags for the file come before the
      * config's, so that its own -I find same-named headers first, as its
      * build does. */
