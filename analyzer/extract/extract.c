@@ -29,6 +29,7 @@
 #include "input/directive.h"
 #include "input/gitcmd.h"
 #include "input/inputs.h"
+#include "util/cpu_time.h"
 #include "util/hash.h"
 #include "util/paths.h"
 
@@ -366,15 +367,6 @@ static void remove_stale_pchs(const char *ext, const char *keep_key)
     }
     free(prefix);
     closedir(dir);
-}
-
-/* CPU seconds of the calling thread (a worker parses on a thread of its
- * own, extract/contain.c). */
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* CPU seconds of the whole process: libclang builds a PCH on a thread of

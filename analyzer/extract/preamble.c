@@ -17,6 +17,7 @@
 #include "extract/hoist.h"
 #include "extract/libclang_api.h"
 #include "input/directive.h"
+#include "util/cpu_time.h"
 #include "util/xalloc.h"
 
 #define ENTRY_PREFIX "set-"
@@ -680,15 +681,6 @@ static bool build(const char *path, const char *prelude_path, const char **argv,
     clang_disposeIndex(index);
     free(tmp);
     return ok;
-}
-
-/* CPU seconds of the calling thread: a set is built on the thread of the
- * parse that needs it (extract/contain.c: LIBCLANG_NOTHREADS). */
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* What this thread's builds took (preamble_build_cpu). */
