@@ -91,6 +91,25 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
     return CXChildVisit_Recurse;
 }
 
+/* The body of a __global__ or __device__-only definition, from its opening
+ * brace: the signature stays outside, since the host launches and declares
+ * the kernel through it (an unknown parameter type there is an error of the
+ * file, and makes a .cu another file includes its includer's part:
+ * extract/extract.c, parses_clean). Without a body statement (none seen),
+ * the whole extent. */
+static void record_device_body(walk_ctx *ctx, CXCursor function)
+{
+    CXSourceRange extent = clang_getCursorExtent(function);
+    cursor_list kids = children_of(function);
+    for (size_t i = 0; i < kids.n; i++)
+        if (clang_getCursorKind(kids.items[i]) == CXCursor_CompoundStmt)
+            extent = clang_getCursorExtent(kids.items[i]);
+    free(kids.items);
+    offset_range *r = XPUSH(ctx->device_bodies, ctx->n_device_bodies);
+    clang_getExpansionLocation(clang_getRangeStart(extent), NULL, NULL, NULL, &r->start);
+    clang_getExpansionLocation(clang_getRangeEnd(extent), NULL, NULL, NULL, &r->end);
+}
+
 static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
@@ -112,12 +131,8 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
         return CXChildVisit_Continue;
     if (is_function_kind(kind)) {
         fact_function *f = record_function(ctx, c, loc);
-        if (f->is_definition && (f->exec == EXEC_KERNEL || f->exec == EXEC_DEVICE)) {
-            CXSourceRange extent = clang_getCursorExtent(c);
-            offset_range *r = XPUSH(ctx->device_bodies, ctx->n_device_bodies);
-            clang_getExpansionLocation(clang_getRangeStart(extent), NULL, NULL, NULL, &r->start);
-            clang_getExpansionLocation(clang_getRangeEnd(extent), NULL, NULL, NULL, &r->end);
-        }
+        if (f->is_definition && (f->exec == EXEC_KERNEL || f->exec == EXEC_DEVICE))
+            record_device_body(ctx, c);
         if (f->is_definition) {
             char *usr = xstrdup(f->usr);   /* f may move as facts grow */
             body_ctx b = { .w = ctx, .function = c, .function_usr = usr,

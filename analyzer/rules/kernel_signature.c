@@ -389,10 +389,24 @@ static void check_launches(const analysis *a, const symbol_index *kernels, diag_
                 continue;
             symbol_list c = symbol_index_candidates(kernels, l->kernel_name, fi);
             bool matched = false;
-            for (size_t i = 0; i < c.n && !matched; i++)
-                matched = launch_matches(l, c.items[i]->fn);
-            if (c.n > 0 && !matched) {
-                const symbol_def *d = c.items[0];
+            const symbol_def *shown = NULL;
+            for (size_t i = 0; i < c.n && !matched; i++) {
+                /* A definition whose signature did not parse (a kernel file
+                 * parsed without the types its includer gives it) says
+                 * nothing about what the launch should pass. */
+                const symbol_def *d = c.items[i];
+                if (d->fn->unresolved_types)
+                    continue;
+                /* The message names a definition of the launch's own
+                 * program where there is one (rodinia-style suites hold a
+                 * `kernel` in each program). */
+                if (!shown || (!programs_same(&kernels->programs, fi, shown->file) &&
+                               programs_same(&kernels->programs, fi, d->file)))
+                    shown = d;
+                matched = launch_matches(l, d->fn);
+            }
+            if (shown && !matched) {
+                const symbol_def *d = shown;
                 format_params(have, sizeof have, &l->arg_types, NULL);
                 format_params(want, sizeof want, &d->fn->params, d->fn);
                 diag_report(sink, "kernel-signature", a->snap->files[fi].path, l->loc.line,
@@ -456,6 +470,11 @@ const rule_def rule_kernel_signature = {
         "floating types, and a\n"
         "constant (NULL, 0, 0.5f) converts to its parameter; an integer variable\n"
         "passed as a float (or the reverse) is a finding, because it compiles.\n"
+        "A definition whose signature has a compiler error (a type its file does\n"
+        "not declare, which clang reads as int) is compared with nothing; a .cu\n"
+        "file that another file includes for such types is analysed in that\n"
+        "file's unit, as a header is. The message names a definition of the\n"
+        "launch's own program where there is one.\n"
         "\n"
         "Why: a signature changed in one place only compiles (overloads, stale\n"
         "headers, C linkage, void* argument arrays) and fails at run time.\n"
