@@ -1364,12 +1364,21 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
     }
 }
 
-static bool in_device_body(const walk_ctx *ctx, unsigned offset)
+static bool in_ranges(const offset_range *ranges, size_t n, unsigned offset)
 {
-    for (size_t i = 0; i < ctx->n_device_bodies; i++)
-        if (offset >= ctx->device_bodies[i].start && offset <= ctx->device_bodies[i].end)
+    for (size_t i = 0; i < n; i++)
+        if (offset >= ranges[i].start && offset <= ranges[i].end)
             return true;
     return false;
+}
+
+/* Whether an error at offset lies in device code that the host-only parse
+ * cannot judge (walk_ctx.device_bodies), not in a parameter of it whose
+ * type clang could not read. */
+static bool in_device_body(const walk_ctx *ctx, unsigned offset)
+{
+    return in_ranges(ctx->device_bodies, ctx->n_device_bodies, offset) &&
+           !in_ranges(ctx->invalid_device_params, ctx->n_invalid_device_params, offset);
 }
 
 static void record_not_checked(walk_ctx *ctx, fact_unchecked_cause cause, char *detail,
@@ -2121,6 +2130,7 @@ static file_facts *facts_in_unit(CXTranslationUnit tu, const source_file *src,
     extract_walk(&ctx);
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
+    free(ctx.invalid_device_params);
     *failed_before = ctx.n_failed_before > 0;
     free(ctx.failed_before);
     return facts;
@@ -2315,6 +2325,7 @@ static bool parses_clean(CXTranslationUnit tu, const source_file *src)
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
+    free(ctx.invalid_device_params);
     bool clean = facts->n_parse_errors == 0 && facts->n_not_checked == 0;
     facts_free(facts);
     return clean;
@@ -2421,6 +2432,7 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
     extract_walk(&ctx);   /* first: it finds the device bodies */
     collect_parse_errors(&ctx);
     free(ctx.device_bodies);
+    free(ctx.invalid_device_params);
     /* Its unit stopped before it had read the header in full (an #include
      * not found): the next includer of its program whose unit reads it
      * without stopping is its unit. The header is checked when any unit

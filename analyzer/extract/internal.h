@@ -34,6 +34,10 @@ typedef struct {
      * errors of the file. */
     offset_range *device_bodies;
     size_t n_device_bodies;
+    /* Their parameters whose type clang could not read: errors there are
+     * the file's (extract/walk.c, record_device_body). */
+    offset_range *invalid_device_params;
+    size_t n_invalid_device_params;
     /* Function-pointer variables and what they are set to
      * (extract/walk_pointers.c), gathered on the first call through one. */
     struct pointer_binding *pointer_bindings;

@@ -95,6 +95,7 @@
     X(clang_getUnqualifiedType) \
     X(clang_isConstQualifiedType) \
     X(clang_isCursorDefinition) \
+    X(clang_isInvalidDeclaration) \
     X(clang_isDeclaration) \
     X(clang_isExpression) \
     X(clang_isTranslationUnit) \
@@ -203,6 +204,7 @@ const char *libclang_path(void);
 #define clang_getUnqualifiedType (libclang.bound_clang_getUnqualifiedType)
 #define clang_isConstQualifiedType (libclang.bound_clang_isConstQualifiedType)
 #define clang_isCursorDefinition (libclang.bound_clang_isCursorDefinition)
+#define clang_isInvalidDeclaration (libclang.bound_clang_isInvalidDeclaration)
 #define clang_isDeclaration (libclang.bound_clang_isDeclaration)
 #define clang_isExpression (libclang.bound_clang_isExpression)
 #define clang_isTranslationUnit (libclang.bound_clang_isTranslationUnit)

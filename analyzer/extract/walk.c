@@ -91,23 +91,29 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
     return CXChildVisit_Recurse;
 }
 
-/* The body of a __global__ or __device__-only definition, from its opening
- * brace: the signature stays outside, since the host launches and declares
- * the kernel through it (an unknown parameter type there is an error of the
- * file, and makes a .cu another file includes its includer's part:
- * extract/extract.c, parses_clean). Without a body statement (none seen),
- * the whole extent. */
+/* A __global__ or __device__-only definition: its extent, whose errors are
+ * not the file's (internal.h, device_bodies), except inside a parameter
+ * clang could not read (an unknown type name, which it reads as int). The
+ * host declares and launches a kernel through those types, and a .cu that
+ * needs its includer's types for them is its includer's part
+ * (extract/extract.c, parses_clean). */
 static void record_device_body(walk_ctx *ctx, CXCursor function)
 {
     CXSourceRange extent = clang_getCursorExtent(function);
-    cursor_list kids = children_of(function);
-    for (size_t i = 0; i < kids.n; i++)
-        if (clang_getCursorKind(kids.items[i]) == CXCursor_CompoundStmt)
-            extent = clang_getCursorExtent(kids.items[i]);
-    free(kids.items);
     offset_range *r = XPUSH(ctx->device_bodies, ctx->n_device_bodies);
     clang_getExpansionLocation(clang_getRangeStart(extent), NULL, NULL, NULL, &r->start);
     clang_getExpansionLocation(clang_getRangeEnd(extent), NULL, NULL, NULL, &r->end);
+    cursor_list kids = children_of(function);
+    for (size_t i = 0; i < kids.n; i++) {
+        if (clang_getCursorKind(kids.items[i]) != CXCursor_ParmDecl ||
+            !clang_isInvalidDeclaration(kids.items[i]))
+            continue;
+        CXSourceRange param = clang_getCursorExtent(kids.items[i]);
+        offset_range *p = XPUSH(ctx->invalid_device_params, ctx->n_invalid_device_params);
+        clang_getExpansionLocation(clang_getRangeStart(param), NULL, NULL, NULL, &p->start);
+        clang_getExpansionLocation(clang_getRangeEnd(param), NULL, NULL, NULL, &p->end);
+    }
+    free(kids.items);
 }
 
 static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientData data)
