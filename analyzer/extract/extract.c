@@ -1516,6 +1516,30 @@ static bool gcc_accepts_in_cxx(const char *message)
     return strcmp(message, "variable-sized object may not be initialized") == 0;
 }
 
+/* CUDA host code that declares the thread indices itself for its host
+ * pass (`extern const dim3 blockDim;` under `#ifndef __CUDA_ARCH__`, a
+ * header many miners copy): nvcc's host pass declares them as dim3 and
+ * uint3 too, clang's as builtin types of its own, so only clang calls it a
+ * redeclaration with another type (docs/realcode.md, ethminer). */
+static bool nvcc_declares_builtin(const char *message)
+{
+    /* As nvcc's host pass has them (uint3 threadIdx, blockIdx; dim3
+     * blockDim, gridDim): a header's own types for them are a conflict
+     * under nvcc too. */
+    static const char *const as_nvcc[] = {
+        "' with a different type: 'const dim3' vs 'const __cuda_builtin_",
+        "' with a different type: 'const uint3' vs 'const __cuda_builtin_",
+        "' with a different type: 'dim3' vs 'const __cuda_builtin_",
+        "' with a different type: 'uint3' vs 'const __cuda_builtin_",
+    };
+    if (strncmp(message, "redeclaration of '", 18) != 0)
+        return false;
+    for (size_t i = 0; i < sizeof as_nvcc / sizeof *as_nvcc; i++)
+        if (strstr(message, as_nvcc[i]))
+            return true;
+    return false;
+}
+
 static void collect_parse_errors(walk_ctx *ctx)
 {
     unsigned n = clang_getNumDiagnostics(ctx->tu);
@@ -1534,7 +1558,8 @@ static void collect_parse_errors(walk_ctx *ctx)
             record_fatal(ctx, message, file, line, col, offset);
         } else if (file && clang_File_isEqual(file, ctx->main_file) &&
                    !in_device_body(ctx, offset) &&
-                   !(ctx->src->lang != LANG_C && gcc_accepts_in_cxx(message))) {
+                   !(ctx->src->lang != LANG_C && gcc_accepts_in_cxx(message)) &&
+                   !(ctx->src->lang == LANG_CUDA && nvcc_declares_builtin(message))) {
             fact_parse_error *e = XPUSH(ctx->facts->parse_errors,
                                             ctx->facts->n_parse_errors);
             e->message = message;
