@@ -97,22 +97,23 @@ static enum CXChildVisitResult visit_body(CXCursor c, CXCursor parent, CXClientD
  * host declares and launches a kernel through those types, and a .cu that
  * needs its includer's types for them is its includer's part
  * (extract/extract.c, parses_clean). */
-static void record_device_body(walk_ctx *ctx, CXCursor function)
+static void push_extent(offset_range **ranges, size_t *n, CXCursor c)
 {
-    CXSourceRange extent = clang_getCursorExtent(function);
-    offset_range *r = XPUSH(ctx->device_bodies, ctx->n_device_bodies);
+    CXSourceRange extent = clang_getCursorExtent(c);
+    offset_range *r = XPUSH(*ranges, *n);
     clang_getExpansionLocation(clang_getRangeStart(extent), NULL, NULL, NULL, &r->start);
     clang_getExpansionLocation(clang_getRangeEnd(extent), NULL, NULL, NULL, &r->end);
+}
+
+static void record_device_body(walk_ctx *ctx, CXCursor function)
+{
+    push_extent(&ctx->device_bodies, &ctx->n_device_bodies, function);
     cursor_list kids = children_of(function);
-    for (size_t i = 0; i < kids.n; i++) {
-        if (clang_getCursorKind(kids.items[i]) != CXCursor_ParmDecl ||
-            !clang_isInvalidDeclaration(kids.items[i]))
-            continue;
-        CXSourceRange param = clang_getCursorExtent(kids.items[i]);
-        offset_range *p = XPUSH(ctx->invalid_device_params, ctx->n_invalid_device_params);
-        clang_getExpansionLocation(clang_getRangeStart(param), NULL, NULL, NULL, &p->start);
-        clang_getExpansionLocation(clang_getRangeEnd(param), NULL, NULL, NULL, &p->end);
-    }
+    for (size_t i = 0; i < kids.n; i++)
+        if (clang_getCursorKind(kids.items[i]) == CXCursor_ParmDecl &&
+            clang_isInvalidDeclaration(kids.items[i]))
+            push_extent(&ctx->invalid_device_params, &ctx->n_invalid_device_params,
+                        kids.items[i]);
     free(kids.items);
 }
 
