@@ -68,6 +68,8 @@ CXCursor last_expression_child(CXCursor c);
 bool same_extent(CXCursor a, CXCursor b);
 CXCursor strip_implicit(CXCursor c);
 CXCursor strip_casts(CXCursor c);
+/* A C-style, named or functional cast written in the source. */
+bool is_cast_kind(enum CXCursorKind k);
 CXCursor overloaded_callee_ref(CXCursor call);
 CXCursor callee_of(CXCursor call, bool *unique);
 CXCursor primary_template(CXCursor c);

@@ -45,7 +45,7 @@ cursor_list children_of(CXCursor c)
     return l;
 }
 
-static bool is_cast_kind(enum CXCursorKind k)
+bool is_cast_kind(enum CXCursorKind k)
 {
     return k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
            k == CXCursor_CXXReinterpretCastExpr || k == CXCursor_CXXConstCastExpr ||

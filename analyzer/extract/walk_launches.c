@@ -135,6 +135,31 @@ static CXCursor init_list_of(CXCursor expr)
                                                              : clang_getNullCursor();
 }
 
+/* The slot an entry's explicit cast says it holds: `(int2 **)&p` passes
+ * the bits of `p` as an `int2 *`, whatever `p` was declared as (a kernel
+ * specialised for a wider vector type reads them so). The outermost cast to
+ * a pointer to anything but void; an invalid type when there is none
+ * (`&p`, `(void *)&p`). */
+static CXType cast_slot_type(CXCursor entry)
+{
+    for (CXCursor c = entry;;) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && !is_cast_kind(k))
+            break;
+        if (is_cast_kind(k)) {
+            CXType pointee = clang_getPointeeType(clang_getCursorType(c));
+            if (pointee.kind != CXType_Invalid &&
+                clang_getCanonicalType(pointee).kind != CXType_Void)
+                return pointee;
+        }
+        CXCursor inner = last_expression_child(c);
+        if (clang_Cursor_isNull(inner))
+            break;
+        c = inner;
+    }
+    return (CXType){ .kind = CXType_Invalid };
+}
+
 /* A launch through a `void *args[]` array: the kernel in argument
  * `kernel_index`, the array in `args_index`. */
 static void record_api_launch(body_ctx *b, CXCursor call, fact_launch_kind kind,
@@ -162,8 +187,10 @@ static void record_api_launch(body_ctx *b, CXCursor call, fact_launch_kind kind,
             l->args_known = false;
             break;
         }
-        CXCursor operand = last_expression_child(e);
-        strs_push(&l->arg_types, type_spelling(clang_getCursorType(operand)));
+        CXType slot = cast_slot_type(entries.items[i]);
+        if (slot.kind == CXType_Invalid)
+            slot = clang_getCursorType(last_expression_child(e));
+        strs_push(&l->arg_types, type_spelling(slot));
     }
     free(entries.items);
 }
