@@ -53,12 +53,15 @@
  * `if (__CUDACC_VER_MAJOR__ < 11)`) fails clang's host pass. They are
  * defined from CUDA_VERSION (cuda.h, which clang's CUDA wrapper includes
  * first); __NVCC__ is not, since headers take it to mean nvcc's own
- * builtins. */
+ * builtins. nvcc 13 defines __CUDA_ARCH_LIST__ in every pass too, the
+ * virtual architectures it compiles for (750 when none is named, its
+ * default); host code reads it (`int archs[] = {__CUDA_ARCH_LIST__};` in a
+ * launcher that picks a kernel by the newest one). */
 #define HOST_MATH_HEADER "gpulint_nvcc_host.h"
 static const char host_math_text[] =
     "/* Written by gpulint: nvcc's host min/max (crt/math_functions.hpp), the\n"
     " * C headers crt/common_functions.h and crt/math_functions.h include, and\n"
-    " * nvcc's version macros. */\n"
+    " * nvcc's version and architecture macros. */\n"
     "#pragma once\n"
     "#include <string.h>\n"
     "#include <time.h>\n"
@@ -67,6 +70,9 @@ static const char host_math_text[] =
     "#ifndef __CUDACC_VER_MAJOR__\n"
     "#define __CUDACC_VER_MAJOR__ (CUDA_VERSION / 1000)\n"
     "#define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)\n"
+    "#endif\n"
+    "#ifndef __CUDA_ARCH_LIST__\n"
+    "#define __CUDA_ARCH_LIST__ 750\n"
     "#endif\n"
 #define MIN_MAX(r, a, b) \
     "__host__ " r " min(" a ", " b ");\n__host__ " r " max(" a ", " b ");\n"
