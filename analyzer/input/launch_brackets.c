@@ -42,11 +42,11 @@ static size_t launch_close(const char *m, size_t len, size_t from, size_t *third
     int depth = 0;
     for (size_t k = from; k < len; k++) {
         char c = m[k];
-        if (c == '(' || c == '[')
+        if (c == '(' || c == '[' || c == '{')
             depth++;
-        else if ((c == ')' || c == ']') && --depth < 0)
+        else if ((c == ')' || c == ']' || c == '}') && --depth < 0)
             return 0;
-        else if (c == ';' || c == '{' || c == '}')
+        else if (c == ';')
             return 0;
         else if (depth == 0 && c == '>') {
             if (k + 2 < len && m[k + 1] == '>' && m[k + 2] == '>') {
@@ -63,6 +63,53 @@ static size_t launch_close(const char *m, size_t len, size_t from, size_t *third
     return 0;
 }
 
+/* The offset of the bracket that closes the one at m[open], or 0. */
+static size_t matching_close(const char *m, size_t open, size_t end)
+{
+    int depth = 0;
+    for (size_t k = open; k < end; k++) {
+        if (m[k] == '(' || m[k] == '[' || m[k] == '{')
+            depth++;
+        else if ((m[k] == ')' || m[k] == ']' || m[k] == '}') && --depth == 0)
+            return k;
+    }
+    return 0;
+}
+
+/* The configuration's arguments written as braced lists (`{16, 16, 1}` for
+ * a dim3), from `from` to the first closing bracket at `end`, become
+ * parenthesised: an argument clang parses (to a value the rules do not
+ * read), where the braces stop clang's parse. A brace after a type
+ * (`dim3{16, 16}`) is clang's too and stays; so does `{}`. */
+static void unbrace_configuration(const char *m, char *out, size_t from, size_t end)
+{
+    bool argument_start = true;
+    for (size_t k = from; k < end; k++) {
+        char c = m[k];
+        if (isspace((unsigned char)c))
+            continue;
+        if (c == '{' && argument_start) {
+            size_t close = matching_close(m, k, end);
+            size_t inner = k + 1;
+            while (inner < close && isspace((unsigned char)m[inner]))
+                inner++;
+            if (close && inner < close) {
+                out[k] = '(';
+                out[close] = ')';
+            }
+        }
+        if (c == '(' || c == '[' || c == '{') {
+            size_t close = matching_close(m, k, end);
+            if (!close)
+                return;
+            k = close;
+            argument_start = false;
+            continue;
+        }
+        argument_start = c == ',';
+    }
+}
+
 /* `bb...b` from i to third (inclusive) becomes `bbb` then blanks. */
 static void close_up(char *out, size_t i, size_t third, char b)
 {
@@ -71,7 +118,22 @@ static void close_up(char *out, size_t i, size_t third, char b)
         out[k] = ' ';
 }
 
-char *launch_brackets_closed(const char *text, const char *masked, size_t len)
+/* Whether the configuration from `from` to `end` has an argument that is a
+ * braced list (unbrace_configuration). */
+static bool has_braced_argument(const char *m, size_t from, size_t end)
+{
+    char before = ',';
+    for (size_t k = from; k < end; k++) {
+        if (isspace((unsigned char)m[k]))
+            continue;
+        if (m[k] == '{' && before == ',')
+            return true;
+        before = m[k];
+    }
+    return false;
+}
+
+char *launch_syntax_for_clang(const char *text, const char *masked, size_t len)
 {
     char *out = NULL;
     for (size_t i = 0; i + 2 < len; i++) {
@@ -83,9 +145,15 @@ char *launch_brackets_closed(const char *text, const char *masked, size_t len)
             continue;
         size_t close_third = 0;
         size_t close = launch_close(masked, len, open_third + 1, &close_third);
-        if (!close || (open_third == i + 2 && close_third == close + 2)) {
+        if (!close) {
             i = open_third;
-            continue;   /* not a launch, or written `<<<...>>>` already */
+            continue;   /* not a launch */
+        }
+        bool spaced = open_third != i + 2 || close_third != close + 2;
+        bool braced = has_braced_argument(masked, open_third + 1, close);
+        if (!spaced && !braced) {
+            i = close_third;
+            continue;
         }
         if (!out) {
             out = xmalloc(len + 1);
@@ -94,6 +162,7 @@ char *launch_brackets_closed(const char *text, const char *masked, size_t len)
         }
         close_up(out, i, open_third, '<');
         close_up(out, close, close_third, '>');
+        unbrace_configuration(masked, out, open_third + 1, close);
         i = close_third;
     }
     return out;

@@ -92,7 +92,7 @@ void source_file_init(source_file *f, char *path, char *abs_path, char *text, si
     f->len = len;
     f->masked = xmalloc(len + 1);
     mask_text(text, len, MASK_COMMENTS | MASK_STRINGS, f->masked);
-    f->parse_text = launch_brackets_closed(text, f->masked, len);
+    f->parse_text = launch_syntax_for_clang(text, f->masked, len);
     sha256_hex(text, len, f->hash);
     f->context = -1;
     f->other_contexts = NULL;
