@@ -1512,14 +1512,22 @@ static void record_fatal(walk_ctx *ctx, char *message, CXFile file, unsigned lin
  * included headers are the header's own findings when it is part of the
  * snapshot. */
 /* Errors clang gives C++ and CUDA code that GCC, nvcc's host compiler,
- * compiles as an extension, and that no clang flag turns off: not errors
- * of the file (cuda-samples' cudaNvSciBufMultiplanar/imageKernels.cu;
- * docs/libclang.md). */
-static bool gcc_accepts_in_cxx(const char *message)
+ * compiles, and that no clang flag turns off alone: not errors of the file
+ * (docs/libclang.md). */
+static bool gcc_accepts(source_lang lang, const char *message)
 {
     /* `T a[n] = {0};`: g++ initialises a variable-length array; clang 19
-     * refuses any initialiser, `= {}` too. C (GCC too) refuses it. */
-    return strcmp(message, "variable-sized object may not be initialized") == 0;
+     * refuses any initialiser, `= {}` too. C (GCC too) refuses it
+     * (cuda-samples' cudaNvSciBufMultiplanar/imageKernels.cu). */
+    if (lang != LANG_C && strcmp(message, "variable-sized object may not be initialized") == 0)
+        return true;
+    /* A variable narrowed in a braced list (`at::empty({n}, opts)` with a
+     * size_t n, NVIDIA/apex's group norm): g++ warns, clang refuses. A
+     * constant narrowed (`char c[] = {300}`) g++ refuses too; clang's flag
+     * for the one is the other's, so the message tells them apart. In a
+     * CUDA file nvcc's own front end refuses both. */
+    return lang == LANG_CXX &&
+           strncmp(message, "non-constant-expression cannot be narrowed from type ", 53) == 0;
 }
 
 /* CUDA host code that declares the thread indices itself for its host
@@ -1564,7 +1572,7 @@ static void collect_parse_errors(walk_ctx *ctx)
             record_fatal(ctx, message, file, line, col, offset);
         } else if (file && clang_File_isEqual(file, ctx->main_file) &&
                    !in_device_body(ctx, offset) &&
-                   !(ctx->src->lang != LANG_C && gcc_accepts_in_cxx(message)) &&
+                   !gcc_accepts(ctx->src->lang, message) &&
                    !(ctx->src->lang == LANG_CUDA && nvcc_declares_builtin(message))) {
             fact_parse_error *e = XPUSH(ctx->facts->parse_errors,
                                             ctx->facts->n_parse_errors);
