@@ -61,7 +61,18 @@ static_assert(MLP_LDY % 32 == 8, "Wd's rows: 8 mod 32 floats");
 #define MLP_LN_COLS 40
 #define MLP_LN_PER_LANE (MLP_LN_COLS / MLP_LN_LANES)
 
-enum { MLP_FC_GELU, MLP_DG_GELU_BWD, MLP_DG_GELU_BWD_DY1, MLP_LN_DG_DY1 };
+/* MLP_FC_GELU_FC2_LN: the forward's fc2 and LayerNorm 2 after its g
+ * (tlob_mlp_fc2_ln). g stays in Os (the f tile's place) as the A operand of
+ * z0 = g W2^T, W2 [O, F] loaded once a block (F + 4 floats a row rounded to
+ * 8 + 4: a B fragment's 8 rows x 4 columns in 32 banks), warps mapped as
+ * dy1's product below; h = z0 + b (+ y1, read from As) goes to As's place
+ * at MLP_LDS floats a row, then LayerNorm 2 runs on it eight lanes a row
+ * (tlob_ln_fwd_kernel<8, 5>'s lanes, layer/kernels.cu). At BTC temporal
+ * this is cuBLAS's [16384, 160] x [160, 40] product and the LayerNorm
+ * kernel, two graph nodes (9.8 + 8.2 us under Nsight Compute,
+ * docs/layer-results.md, "Where the time goes on merged main"), and z0's
+ * 2.6 MB written and read back. */
+enum { MLP_FC_GELU, MLP_FC_GELU_FC2_LN, MLP_DG_GELU_BWD, MLP_DG_GELU_BWD_DY1, MLP_LN_DG_DY1 };
 
 __device__ __forceinline__ float sum8(float v) {
     for (int off = 1; off < MLP_LN_LANES; off <<= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
@@ -91,9 +102,93 @@ __device__ __forceinline__ void tile_async(float *dst, int ldd, const float *src
 
 __device__ __forceinline__ bool aligned16(const float *p) { return ((size_t)p & 15u) == 0; }
 
+/* MLP_FC_GELU_FC2_LN's epilogue on one tile (rows r0 .. r0 + vr - 1), once
+ * the tile's g is in Gs (Os; its rows past vr and columns past F hold the
+ * zeros that y1's and Wf's zero-filled rows gave f): z0 = g W2^T, h = z0 +
+ * b (+ y1 from As), LayerNorm 2 and GELU (+ res2). */
+__device__ __forceinline__ void fc2_ln_tile(const tlob_mlp_fc2_ln &p, float *As, int lda,
+                                            const float *Gs, const float *W2, int ld2, int Fp,
+                                            int r0, int vr) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3, O = p.O;
+    __syncthreads(); /* g in Gs */
+    /* warp w: rows 16 (w % 4), n-tiles 0-2 or 3-4 (O <= 40) */
+    const int mr = 16 * (warp & 3), j0 = warp < 4 ? 0 : 3, nj = warp < 4 ? 3 : 2;
+    float acc[3][4];
+#pragma unroll
+    for (int j = 0; j < 3; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+    for (int k0 = 0; k0 < Fp; k0 += 8) {
+        const float *q = Gs + (mr + g) * MLP_LDC + k0 + t;
+        const unsigned af[4] = {to_tf32(q[0]), to_tf32(q[8 * MLP_LDC]), to_tf32(q[4]),
+                                to_tf32(q[8 * MLP_LDC + 4])};
+#pragma unroll
+        for (int j = 0; j < 3; j++) {
+            const int n = 8 * (j0 + j);
+            if (j >= nj || n >= O) break; /* warp-uniform */
+            const float *w = W2 + (n + g) * ld2 + k0 + t;
+            const unsigned bf[2] = {to_tf32(w[0]), to_tf32(w[4])};
+            mma_tf32(acc[j], af, bf);
+        }
+    }
+    /* h = z0 + b (+ y1) in registers; As (y1) is rewritten after the barrier */
+#pragma unroll
+    for (int j = 0; j < 3; j++) {
+        const int n = 8 * (j0 + j);
+        if (j >= nj || n >= O) break;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int r = mr + g + 8 * (e >> 1), c = n + 2 * t + (e & 1);
+            if (c < O) acc[j][e] = acc[j][e] + p.b[c] + (p.res ? As[r * lda + c] : 0.0f);
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 3; j++) {
+        const int n = 8 * (j0 + j);
+        if (j >= nj || n >= O) break;
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            *reinterpret_cast<float2 *>(As + (mr + 8 * h + g) * MLP_LDS + n + 2 * t) =
+                make_float2(acc[j][2 * h], acc[j][2 * h + 1]);
+    }
+    __syncthreads();
+    /* LayerNorm 2, eight lanes a row, 32 rows a pass (every lane runs both
+     * passes: sum8 needs the whole warp) */
+    const int sub = threadIdx.x % MLP_LN_LANES;
+    for (int r = threadIdx.x / MLP_LN_LANES; r < MLP_ROWS; r += MLP_THREADS / MLP_LN_LANES) {
+        const bool live = r < vr;
+        float v[MLP_LN_PER_LANE], s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < MLP_LN_PER_LANE; k++) {
+            const int c = sub + MLP_LN_LANES * k;
+            v[k] = live && c < O ? As[r * MLP_LDS + c] : 0.0f;
+            s += v[k];
+        }
+        const float m = sum8(s) / O;
+        float ss = 0.0f;
+#pragma unroll
+        for (int k = 0; k < MLP_LN_PER_LANE; k++)
+            if (sub + MLP_LN_LANES * k < O) ss += (v[k] - m) * (v[k] - m);
+        const float rs = rsqrtf(sum8(ss) / O + 1e-5f);
+        if (!live) continue;
+        const size_t base = (size_t)(r0 + r) * O;
+#pragma unroll
+        for (int k = 0; k < MLP_LN_PER_LANE; k++) {
+            const int c = sub + MLP_LN_LANES * k;
+            if (c >= O) break;
+            p.h[base + c] = v[k];
+            float y = gelu((v[k] - m) * rs * p.gamma[c] + p.beta[c]);
+            if (p.res2) y += p.res2[base + c];
+            p.y[base + c] = y;
+        }
+        if (sub == 0) p.mean[r0 + r] = m, p.rstd[r0 + r] = rs;
+    }
+}
+
 /* C [rows, cols] = A [rows, K] op(W), then the epilogue:
  * MLP_FC_GELU:     op(W)(k, c) = W[c K + k] (a Linear's [cols, K] weight);
  *                  out = C, out2 = GELU(C + bias);
+ * MLP_FC_GELU_FC2_LN: the same, then fc2 as above (cols <= MLP_CHUNK);
  * MLP_DG_GELU_BWD: op(W)(k, c) = W[k cols + c];
  *                  out = C * GELU'(aux + bias), dbias += column sums of out;
  * MLP_DG_GELU_BWD_DY1: the same, and out2 [rows, D] = out wd (wd [cols, D];
@@ -111,23 +206,28 @@ __global__ void __launch_bounds__(MLP_THREADS)
                         const float *__restrict__ bias, const float *__restrict__ aux,
                         float *__restrict__ out, float *__restrict__ out2,
                         float *__restrict__ dbias, const float *__restrict__ wd,
-                        const tlob_mlp_ln_bwd ln, int rows, int K, int cols, int D) {
+                        const tlob_mlp_ln_bwd ln, const tlob_mlp_fc2_ln fc2, int rows, int K,
+                        int cols, int D) {
+    constexpr bool FC2 = EPI == MLP_FC_GELU_FC2_LN;
     constexpr bool LN = EPI == MLP_LN_DG_DY1;
     constexpr bool DY1 = EPI == MLP_DG_GELU_BWD_DY1 || LN;
     constexpr bool BWD = EPI == MLP_DG_GELU_BWD || DY1;
     extern __shared__ float smem[]; /* As | Ws | vec | Os (| Wd (| Ls)): mlp_smem */
     const int Kp = (K + 7) & ~7, lda = Kp + MLP_KPAD;
-    float *As = smem, *Ws = As + MLP_ROWS * (DY1 ? max(lda, MLP_LDS) : lda);
+    float *As = smem, *Ws = As + MLP_ROWS * (DY1 || FC2 ? max(lda, MLP_LDS) : lda);
     /* vec: the forward's bias chunk, the backward's column sums */
     float *vec = Ws + (BWD ? Kp * MLP_LDC : MLP_CHUNK * lda), *Os = vec + MLP_CHUNK;
-    float *Wd = Os + MLP_ROWS * MLP_LDC; /* DY1: Wf [Fp][MLP_LDY] */
-    const int Fp = (cols + 7) & ~7;
+    float *Wd = Os + MLP_ROWS * MLP_LDC; /* DY1: Wf [Fp][MLP_LDY]; FC2: W2 [Op][ld2] */
+    const int Fp = (cols + 7) & ~7, ld2 = Fp + MLP_KPAD;
     /* LN: the block's column sums of dgamma, dbeta, dbias [3][MLP_LN_COLS] */
     float *Ls = Wd + Fp * MLP_LDY;
     if (LN)
         for (int i = threadIdx.x; i < 3 * MLP_LN_COLS; i += MLP_THREADS) Ls[i] = 0.0f;
     const bool d_vec = D % 4 == 0 && aligned16(wd) && aligned16(out2);
     if (DY1) tile_async(Wd, MLP_LDY, wd, (size_t)D, Fp, MLP_LDY, cols, D, d_vec);
+    if (FC2)
+        tile_async(Wd, ld2, fc2.w, (size_t)cols, (fc2.O + 7) & ~7, Fp, fc2.O, cols,
+                   cols % 4 == 0 && aligned16(fc2.w));
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wrow = (warp & 1) * 32, wcol = (warp >> 1) * MLP_WARP_COLS;
@@ -303,10 +403,13 @@ __global__ void __launch_bounds__(MLP_THREADS)
                     const float4 v = *reinterpret_cast<const float4 *>(Os + r * MLP_LDC + c);
                     const size_t o = (size_t)(r0 + r) * cols + c0 + c;
                     *reinterpret_cast<float4 *>(out + o) = v;
-                    if (!BWD)
-                        *reinterpret_cast<float4 *>(out2 + o) =
+                    if (!BWD) {
+                        const float4 ge =
                             make_float4(gelu(v.x + vec[c]), gelu(v.y + vec[c + 1]),
                                         gelu(v.z + vec[c + 2]), gelu(v.w + vec[c + 3]));
+                        *reinterpret_cast<float4 *>(out2 + o) = ge;
+                        if (FC2) *reinterpret_cast<float4 *>(Os + r * MLP_LDC + c) = ge;
+                    }
                 }
             } else {
                 for (int i = threadIdx.x; i < vr * cw; i += MLP_THREADS) {
@@ -314,9 +417,14 @@ __global__ void __launch_bounds__(MLP_THREADS)
                     const float v = Os[r * MLP_LDC + c];
                     const size_t o = (size_t)(r0 + r) * cols + c0 + c;
                     out[o] = v;
-                    if (!BWD) out2[o] = gelu(v + vec[c]);
+                    if (!BWD) {
+                        const float ge = gelu(v + vec[c]);
+                        out2[o] = ge;
+                        if (FC2) Os[r * MLP_LDC + c] = ge;
+                    }
                 }
             }
+            if (FC2) fc2_ln_tile(fc2, As, lda, Os, Wd, ld2, Fp, r0, vr);
             if (DY1) { /* the dy1 tile to out2 in whole rows */
                 __syncthreads();
                 if (d_vec) {
@@ -367,14 +475,16 @@ __global__ void __launch_bounds__(MLP_THREADS)
         }
 }
 
-/* As [MLP_ROWS][Kp + 4] (with dy1: at least MLP_LDS wide); Ws, the
+/* As [MLP_ROWS][Kp + 4] (with dy1 or fc2: at least MLP_LDS wide); Ws, the
  * forward's [MLP_CHUNK][Kp + 4], the backward's [Kp][MLP_LDC]; vec
- * [MLP_CHUNK]; Os [MLP_ROWS][MLP_LDC]; with dy1, Wd [Fp][MLP_LDY]. */
-static size_t mlp_smem(int K, bool bwd, int dy1_F, bool ln) {
+ * [MLP_CHUNK]; Os [MLP_ROWS][MLP_LDC]; with dy1, Wd [Fp][MLP_LDY]; with fc2
+ * (fc2_O > 0, F = dy1_F), W2 [Op][Fp + 4]. */
+static size_t mlp_smem(int K, bool bwd, int dy1_F, bool ln, int fc2_O) {
     const size_t Kp = (size_t)((K + 7) & ~7), lda = Kp + MLP_KPAD;
     const size_t ws = bwd ? Kp * MLP_LDC : (size_t)MLP_CHUNK * lda;
     const size_t as = dy1_F && lda < MLP_LDS ? MLP_LDS : lda;
-    const size_t wd = dy1_F ? (size_t)((dy1_F + 7) & ~7) * MLP_LDY : 0;
+    const size_t Fp = (size_t)((dy1_F + 7) & ~7);
+    const size_t wd = fc2_O ? (size_t)((fc2_O + 7) & ~7) * (Fp + MLP_KPAD) : Fp * MLP_LDY;
     return (MLP_ROWS * as + ws + MLP_CHUNK + (size_t)MLP_ROWS * MLP_LDC + wd +
             (ln ? 3 * MLP_LN_COLS : 0)) *
            sizeof(float);
@@ -384,14 +494,23 @@ extern "C" int tlob_mlp_dy1_fits(int D, int F) { return F <= MLP_CHUNK && D <= M
 extern "C" int tlob_mlp_ln_fits(int O, int D, int F) {
     return tlob_mlp_dy1_fits(D, F) && O <= MLP_LN_COLS;
 }
-extern "C" size_t tlob_mlp_fwd_smem(int D) { return mlp_smem(D, false, 0, false); }
+extern "C" int tlob_mlp_fc2_fits(int O, int D, int F) {
+    return D >= 1 && F <= MLP_CHUNK && O >= 1 && O <= MLP_LN_COLS;
+}
+extern "C" size_t tlob_mlp_fwd_smem(int O, int D, int F) {
+    const bool fc2 = tlob_mlp_fc2_fits(O, D, F);
+    return mlp_smem(D, false, fc2 ? F : 0, false, fc2 ? O : 0);
+}
 extern "C" size_t tlob_mlp_bwd_smem(int O, int D, int F) {
-    return mlp_smem(O, true, tlob_mlp_dy1_fits(D, F) ? F : 0, tlob_mlp_ln_fits(O, D, F));
+    return mlp_smem(O, true, tlob_mlp_dy1_fits(D, F) ? F : 0, tlob_mlp_ln_fits(O, D, F), 0);
 }
 
 extern "C" cudaError_t tlob_mlp_prepare(int smem_limit) {
     cudaError_t e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_FC_GELU>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_FC_GELU_FC2_LN>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(tlob_mlp_mma_kernel<MLP_DG_GELU_BWD>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit);
@@ -413,15 +532,23 @@ static int mlp_aligned(int cols, const float *p, const float *q) {
     return cols % 2 == 0 && ((size_t)p | (size_t)q) % 8 == 0;
 }
 
-/* y1 [rows, D]; Wf [F, D]; bf [F]; f, g [rows, F] */
+/* y1 [rows, D]; Wf [F, D]; bf [F]; f, g [rows, F]; fc2: tlob_mlp_fc2_ln */
 extern "C" cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const float *bf,
-                                               float *f, float *g, int rows, int D, int F,
-                                               cudaStream_t stream) {
-    if (!mlp_aligned(F, f, g) || rows < 1 || D < 1) return cudaErrorInvalidValue;
+                                               float *f, float *g, const tlob_mlp_fc2_ln *fc2,
+                                               int rows, int D, int F, cudaStream_t stream) {
+    if (!mlp_aligned(F, f, g) || rows < 1 || D < 1 ||
+        (fc2 && (!tlob_mlp_fc2_fits(fc2->O, D, F) || (fc2->res && fc2->O != D))))
+        return cudaErrorInvalidValue;
     const tlob_mlp_ln_bwd none = {};
-    tlob_mlp_mma_kernel<MLP_FC_GELU><<<mlp_grid(rows), MLP_THREADS, mlp_smem(D, false, 0, false),
-                                       stream>>>(y1, wf, bf, NULL, f, g, NULL, NULL, none, rows, D,
-                                                 F, 0);
+    const tlob_mlp_fc2_ln no_fc2 = {};
+    if (fc2)
+        tlob_mlp_mma_kernel<MLP_FC_GELU_FC2_LN>
+            <<<mlp_grid(rows), MLP_THREADS, tlob_mlp_fwd_smem(fc2->O, D, F), stream>>>(
+                y1, wf, bf, NULL, f, g, NULL, NULL, none, *fc2, rows, D, F, 0);
+    else
+        tlob_mlp_mma_kernel<MLP_FC_GELU><<<mlp_grid(rows), MLP_THREADS,
+                                           mlp_smem(D, false, 0, false, 0), stream>>>(
+            y1, wf, bf, NULL, f, g, NULL, NULL, none, no_fc2, rows, D, F, 0);
     return cudaGetLastError();
 }
 
@@ -435,17 +562,18 @@ extern "C" cudaError_t tlob_launch_mlp_dg_gelu_bwd(const float *dz1, const float
         (dy1 && (D < 1 || !tlob_mlp_dy1_fits(D, F))) || (ln && (!dy1 || O > MLP_LN_COLS)))
         return cudaErrorInvalidValue;
     const tlob_mlp_ln_bwd none = {};
+    const tlob_mlp_fc2_ln no_fc2 = {};
     if (ln)
         tlob_mlp_mma_kernel<MLP_LN_DG_DY1>
-            <<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true, F, true), stream>>>(
-                NULL, wf2, bf, f, df, dy1, dbf, wf, *ln, rows, O, F, D);
+            <<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true, F, true, 0), stream>>>(
+                NULL, wf2, bf, f, df, dy1, dbf, wf, *ln, no_fc2, rows, O, F, D);
     else if (dy1)
         tlob_mlp_mma_kernel<MLP_DG_GELU_BWD_DY1>
-            <<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true, F, false), stream>>>(
-                dz1, wf2, bf, f, df, dy1, dbf, wf, none, rows, O, F, D);
+            <<<mlp_grid(rows), MLP_THREADS, mlp_smem(O, true, F, false, 0), stream>>>(
+                dz1, wf2, bf, f, df, dy1, dbf, wf, none, no_fc2, rows, O, F, D);
     else
         tlob_mlp_mma_kernel<MLP_DG_GELU_BWD><<<mlp_grid(rows), MLP_THREADS,
-                                               mlp_smem(O, true, 0, false), stream>>>(
-            dz1, wf2, bf, f, df, NULL, dbf, NULL, none, rows, O, F, 0);
+                                               mlp_smem(O, true, 0, false, 0), stream>>>(
+            dz1, wf2, bf, f, df, NULL, dbf, NULL, none, no_fc2, rows, O, F, 0);
     return cudaGetLastError();
 }

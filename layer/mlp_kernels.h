@@ -2,7 +2,9 @@
  * tensor cores (TF32 inputs, FP32 accumulation: TF32 mode only), from
  * layer/mlp_kernels.cu:
  *   forward:  f = y1 Wf^T and g = GELU(f + bf), one pass (cuBLAS's fc, then
- *             tlob_launch_bias_gelu_fwd, on the general path);
+ *             tlob_launch_bias_gelu_fwd, on the general path); where
+ *             tlob_mlp_fc2_fits, also fc2 and LayerNorm 2 (cuBLAS's fc2,
+ *             then tlob_launch_ln_fwd);
  *   backward: df = (dz1 Wf2) * GELU'(f + bf) and dbf += the column sums of
  *             df, one pass (cuBLAS's dg, then tlob_launch_gelu_bwd); where
  *             tlob_mlp_dy1_fits, also dy1 = df Wf (cuBLAS's dy1).
@@ -36,9 +38,23 @@ typedef struct {
 } tlob_mlp_ln_bwd;
 int tlob_mlp_ln_fits(int O, int D, int F);
 
-/* Shared memory (bytes) of one block of each kernel (the backward's with
- * dy1 where tlob_mlp_dy1_fits). */
-size_t tlob_mlp_fwd_smem(int D);
+/* The rest of the MLP after the forward kernel's g, in the same kernel,
+ * where F fits one chunk and O <= 40 (tlob_mlp_fc2_fits): z0 = g W2^T on
+ * the tensor cores, then per row h = z0 + b (+ y1 where res: O == D), y =
+ * GELU(LayerNorm(h) gamma + beta) (+ res2), as tlob_launch_ln_fwd with gelu
+ * = 1 does it; h, mean and rstd are stored for the backward. W2 [O, F];
+ * b, gamma, beta [O]; res2, h, y [rows, O]; mean, rstd [rows]. */
+typedef struct {
+    const float *w, *b, *gamma, *beta, *res2;
+    float *h, *mean, *rstd, *y;
+    int O, res;
+} tlob_mlp_fc2_ln;
+int tlob_mlp_fc2_fits(int O, int D, int F);
+
+/* Shared memory (bytes) of one block of each kernel (the forward's with
+ * fc2 and LayerNorm 2 where tlob_mlp_fc2_fits, the backward's with dy1
+ * where tlob_mlp_dy1_fits). */
+size_t tlob_mlp_fwd_smem(int O, int D, int F);
 size_t tlob_mlp_bwd_smem(int O, int D, int F);
 
 /* Raises both kernels' dynamic shared-memory limit to `smem_limit` bytes;
@@ -46,10 +62,12 @@ size_t tlob_mlp_bwd_smem(int O, int D, int F);
 cudaError_t tlob_mlp_prepare(int smem_limit);
 
 /* y1 [rows, D], Wf [F, D], bf [F] -> f [rows, F] (without the bias, as the
- * backward reads it), g [rows, F]. F even, f and g 8-byte aligned
+ * backward reads it), g [rows, F]; with fc2 (tlob_mlp_fc2_fits, res only
+ * where O == D), also fc2's outputs. F even, f and g 8-byte aligned
  * (cudaErrorInvalidValue otherwise). */
 cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const float *bf, float *f,
-                                    float *g, int rows, int D, int F, cudaStream_t stream);
+                                    float *g, const tlob_mlp_fc2_ln *fc2, int rows, int D, int F,
+                                    cudaStream_t stream);
 
 /* dz1 [rows, O], Wf2 [O, F], f [rows, F], bf [F] -> df [rows, F];
  * dbf [F] += column sums of df. F even, f and df 8-byte aligned. With wf

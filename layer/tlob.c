@@ -427,7 +427,7 @@ static int mlp_fused(const tlob_layer *L, int backward) {
      * reloads the A tile (docs/layer-results.md, ninth pass) */
     if (L->mlp_path == ATTENTION_AUTO && L->F > TLOB_MLP_CHUNK) return 0;
     const size_t smem =
-        backward ? tlob_mlp_bwd_smem(L->O, L->D, L->F) : tlob_mlp_fwd_smem(L->D);
+        backward ? tlob_mlp_bwd_smem(L->O, L->D, L->F) : tlob_mlp_fwd_smem(L->O, L->D, L->F);
     return smem <= (size_t)L->ctx.attention.smem_limit;
 }
 
@@ -441,7 +441,8 @@ tlob_status tlob_internal_force_mlp(tlob_layer *L, int path) {
 int tlob_internal_mlp_fused(const tlob_layer *L) {
     return L ? mlp_fused(L, 0) + 2 * mlp_fused(L, 1) +
                    4 * (mlp_fused(L, 1) && tlob_mlp_dy1_fits(L->D, L->F)) +
-                   8 * (mlp_fused(L, 1) && tlob_mlp_ln_fits(L->O, L->D, L->F))
+                   8 * (mlp_fused(L, 1) && tlob_mlp_ln_fits(L->O, L->D, L->F)) +
+                   16 * (mlp_fused(L, 0) && tlob_mlp_fc2_fits(L->O, L->D, L->F))
              : 0;
 }
 
@@ -562,9 +563,16 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
     CUDA_CHECK(tlob_launch_ln_fwd(L->r, L->bc, x, w.norm_w, w.norm_b, 0, NULL, L->h1, L->mean1,
                                   L->rstd1, L->y1, N, D, c->stream));
     /* 6. f = y1 Wf^T, g = GELU(f + bf); z0 = g Wf2^T;
-     * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x) */
+     * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x): all in the MLP kernel
+     * where fc2 fits it (tlob_mlp_fc2_fits; z0 is then not stored) */
     if (mlp_fused(L, 0)) {
-        CUDA_CHECK(tlob_launch_mlp_fc_gelu(L->y1, w.fc_w, w.fc_b, L->f, L->g, N, D, F, c->stream));
+        const tlob_mlp_fc2_ln fc2 = {w.fc2_w,  w.fc2_b,  w.mlp_ln_w, w.mlp_ln_b,
+                                     L->res ? x : NULL, L->z1, L->mean2, L->rstd2,
+                                     y,        O,        L->res};
+        const int fc2_fused = tlob_mlp_fc2_fits(O, D, F);
+        CUDA_CHECK(tlob_launch_mlp_fc_gelu(L->y1, w.fc_w, w.fc_b, L->f, L->g,
+                                           fc2_fused ? &fc2 : NULL, N, D, F, c->stream));
+        if (fc2_fused) return TLOB_OK;
     } else {
         TLOB_CHECK(linear_forward(c, math, L->f, L->y1, w.fc_w, N, D, F, 0));
         CUDA_CHECK(tlob_launch_bias_gelu_fwd(L->f, w.fc_b, L->g, N, F, c->stream));
