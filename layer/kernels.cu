@@ -45,27 +45,34 @@ __device__ __forceinline__ float warp_max(float v) {
  *
  * A block holds op(A) and op(B) for up to FOLD_KC values of k at once in
  * shared memory, k-major (As[k][m], Bs[k][n]), all loaded by asynchronous
- * copies in flight together; each thread then owns 4 x 2 outputs in
- * registers (per k one 16-byte and one 8-byte shared load for eight
- * multiply-adds), and loads everything its epilogue reads before its first
- * store. (One output a thread on 16 x 16 tiles, the version before, made
- * two shared loads per multiply-add and a global round trip per 16 values
- * of k: 7.0 / 12.5 us for the forward / backward folds at feature BTC,
- * 7.7 / 14.8 at FI-2010, against 4.6 / 6.4 and 5.0 / 7.0 now, on an H200:
+ * copies in flight together; each thread then owns FOLD_TM x 2 outputs in
+ * registers (per k two 8-byte shared loads for four multiply-adds), and
+ * loads everything its epilogue reads while the copies are in flight, so
+ * that a block waits for memory once before its stores. 16-row tiles (two
+ * rows a thread) spread each job's rows over twice the blocks of 32-row
+ * ones: at BTC temporal the forward's eight jobs ran on 24 blocks of 132
+ * multiprocessors, each thread's 8 outputs one chain over K
+ * (docs/layer-results.md, nineteenth pass). (One output a thread on 16 x 16
+ * tiles, the version before the 32-row ones, made two shared loads per
+ * multiply-add and a global round trip per 16 values of k: 7.0 / 12.5 us
+ * for the forward / backward folds at feature BTC, 7.7 / 14.8 at FI-2010,
+ * against 4.6 / 6.4 and 5.0 / 7.0 with 32-row tiles, on an H200:
  * docs/layer-results.md, twelfth and thirteenth passes.) Each output is
  * still one chain of fused multiply-adds in k order, so the results are
  * that version's, bit for bit. */
-#define FOLD_BM 32
+#define FOLD_BM 16
 #define FOLD_BN 32
 #define FOLD_KC 160 /* k values a block holds: K <= 160 (the reference sizes) is one round */
-#define FOLD_LD (FOLD_BM + 4) /* row stride: 16-byte rows, see fold_stage for the banks */
-/* 8 x 16 threads of FOLD_TM x 2 outputs. 256 threads of 2 x 2 measured no
- * faster (H200: 7.0 against 6.4 us for the backward fold at feature
- * BTC, docs/layer-results.md, thirteenth pass). */
+#define FOLD_LDA (FOLD_BM + 4) /* row strides: 16-byte rows, see fold_stage for the banks */
+#define FOLD_LDB (FOLD_BN + 4)
+/* 8 x 16 threads of FOLD_TM x 2 outputs. On 32-row tiles, 256 threads of
+ * 2 x 2 measured no faster than 128 of 4 x 2 (H200: 7.0 against 6.4 us for
+ * the backward fold at feature BTC, docs/layer-results.md, thirteenth
+ * pass): more warps on as many blocks, where here the blocks double. */
 #define FOLD_THREADS 128
-#define FOLD_TM 4
-static_assert(FOLD_BM == 32 && FOLD_BN == 32 && FOLD_TM * 2 * FOLD_THREADS == FOLD_BM * FOLD_BN,
-              "fold_stage maps 32 rows a k; a thread's rows are one float4");
+#define FOLD_TM 2
+static_assert(FOLD_BM == 16 && FOLD_BN == 32 && FOLD_TM * 2 * FOLD_THREADS == FOLD_BM * FOLD_BN,
+              "fold_stage maps 16 or 32 rows a k; a thread's rows are one float2");
 struct fold_job_dev {
     tlob_fold_job j;
     unsigned tiles_n, first_block;
@@ -75,36 +82,39 @@ struct fold_jobs_dev {
     int n;
 };
 
-/* S[k][r] = X[(r0 + r) s_r + (k0 + k) s_k] for r < 32, k < kc8 (a multiple
- * of 8), zero outside [R, K). Consecutive copies run along whichever index
- * has stride 1 in X. Along r: 16-byte copies of 4 rows where X's rows are
- * 16-byte aligned, else 4-byte ones, 32 lanes a row of S. Along k (or
- * neither): a warp covers 8 k x 4 r, which reads four 32-byte sectors and
- * writes 32 different banks (row stride 36 = 4 mod 32). Each thread steps
- * one pointer: the index arithmetic of a copy is an add. */
-__device__ __forceinline__ void fold_stage(float (*S)[FOLD_LD], const float *X, int s_r, int s_k,
+/* S[k][r] = X[(r0 + r) s_r + (k0 + k) s_k] for r < RT (16 or 32), k < kc8
+ * (a multiple of 8), zero outside [R, K). Consecutive copies run along
+ * whichever index has stride 1 in X. Along r: 16-byte copies of 4 rows
+ * where X's rows are 16-byte aligned, else 4-byte ones, RT lanes a row of
+ * S. Along k (or neither): a warp covers 8 k x 4 r, which reads four
+ * 32-byte sectors and writes 32 different banks (row stride RT + 4: 20 or
+ * 36, 8 k of it 8 different multiples of 4 mod 32). Each thread steps one
+ * pointer: the index arithmetic of a copy is an add. */
+template <int RT>
+__device__ __forceinline__ void fold_stage(float (*S)[RT + 4], const float *X, int s_r, int s_k,
                                            int R, int K, int r0, int k0, int kc8) {
     const int t = (int)threadIdx.x;
     if (s_r == 1 && (s_k & 3) == 0 && ((size_t)X & 15) == 0) {
         /* copy16 of layer/async_copy.cuh with a partial source: 4 vr bytes */
-        const int r = 4 * (t & 7), vr = min(4, max(0, R - r0 - r));
-        const int step = FOLD_THREADS / 8;
-        const float *p = X + (size_t)(r0 + r) + (size_t)(k0 + t / 8) * s_k;
-        for (int k = t / 8; k < kc8; k += step, p += (size_t)step * s_k) {
+        constexpr int L = RT / 4; /* lanes a k */
+        const int r = 4 * (t % L), vr = min(4, max(0, R - r0 - r));
+        const int step = FOLD_THREADS / L;
+        const float *p = X + (size_t)(r0 + r) + (size_t)(k0 + t / L) * s_k;
+        for (int k = t / L; k < kc8; k += step, p += (size_t)step * s_k) {
             const int bytes = k0 + k < K ? 4 * vr : 0;
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
                              (unsigned)__cvta_generic_to_shared(&S[k][r])),
                          "l"(bytes ? p : X), "r"(bytes));
         }
     } else if (s_r == 1) {
-        const int r = t & 31, step = FOLD_THREADS / 32;
+        const int r = t % RT, step = FOLD_THREADS / RT;
         const bool rok = r0 + r < R;
-        const float *p = X + (size_t)(r0 + r) + (size_t)(k0 + t / 32) * s_k;
-        for (int k = t / 32; k < kc8; k += step, p += (size_t)step * s_k)
+        const float *p = X + (size_t)(r0 + r) + (size_t)(k0 + t / RT) * s_k;
+        for (int k = t / RT; k < kc8; k += step, p += (size_t)step * s_k)
             copy4(&S[k][r], rok && k0 + k < K ? p : X, rok && k0 + k < K);
     } else {
         const int kk = t & 7;
-        for (int r = t / 8; r < 32; r += FOLD_THREADS / 8) {
+        for (int r = t / 8; r < RT; r += FOLD_THREADS / 8) {
             const bool rok = r0 + r < R;
             const float *p = X + (size_t)(r0 + r) * s_r + (size_t)(k0 + kk) * s_k;
             for (int k = kk; k < kc8; k += 8, p += (size_t)8 * s_k)
@@ -119,8 +129,8 @@ __device__ __forceinline__ void fold_stage(float (*S)[FOLD_LD], const float *X, 
  * every thread, see tlob_colsum_kernel). */
 __global__ void __launch_bounds__(FOLD_THREADS)
 tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
-    __shared__ __align__(16) float As[FOLD_KC][FOLD_LD];
-    __shared__ __align__(16) float Bs[FOLD_KC][FOLD_LD];
+    __shared__ __align__(16) float As[FOLD_KC][FOLD_LDA];
+    __shared__ __align__(16) float Bs[FOLD_KC][FOLD_LDB];
     int k = 0;
     while (k + 1 < jobs.n && blockIdx.x >= jobs.job[k + 1].first_block) k++;
     const tlob_fold_job &J = jobs.job[k].j;
@@ -129,29 +139,10 @@ tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
     const int n0 = (int)(t % jobs.job[k].tiles_n) * FOLD_BN;
     /* rows FOLD_TM tm .., columns 2 tn .. */
     const int tm = (int)threadIdx.x >> 4, tn = (int)threadIdx.x & 15;
-    float acc[FOLD_TM][2];
-#pragma unroll
-    for (int i = 0; i < FOLD_TM; i++) acc[i][0] = acc[i][1] = 0.0f;
-    for (int k0 = 0; k0 < J.K; k0 += FOLD_KC) {
-        const int kc = min(FOLD_KC, J.K - k0), kc8 = (kc + 7) & ~7;
-        fold_stage(As, J.A, J.a_sm, J.a_sk, J.M, J.K, m0, k0, kc8);
-        fold_stage(Bs, J.B, J.b_sn, J.b_sk, J.N, J.K, n0, k0, kc8);
-        copies_wait_all();
-        __syncthreads();
-#pragma unroll 8
-        for (int kk = 0; kk < kc; kk++) {
-            const float4 a4 = *reinterpret_cast<const float4 *>(&As[kk][FOLD_TM * tm]);
-            const float a[FOLD_TM] = {a4.x, a4.y, a4.z, a4.w};
-            const float2 b = *reinterpret_cast<const float2 *>(&Bs[kk][2 * tn]);
-#pragma unroll
-            for (int i = 0; i < FOLD_TM; i++)
-                acc[i][0] = fmaf(a[i], b.x, acc[i][0]), acc[i][1] = fmaf(a[i], b.y, acc[i][1]);
-        }
-        __syncthreads(); /* As and Bs free for the next round */
-    }
-    /* Every value the epilogue reads, loaded before the first store (a store
-     * to C may alias them as far as the compiler knows, which would make one
-     * global round trip per output). */
+    /* Every value the epilogue reads, loaded before the product (a store to
+     * C may alias them as far as the compiler knows, which would make one
+     * global round trip per output; and here they arrive while the first
+     * round's copies do). No job's C is another's operand. */
     float u[FOLD_TM], v[2], ad[FOLD_TM][2], old[FOLD_TM][2];
 #pragma unroll
     for (int i = 0; i < FOLD_TM; i++) {
@@ -170,6 +161,24 @@ tlob_fold_kernel(const __grid_constant__ fold_jobs_dev jobs) {
     for (int j = 0; j < 2; j++) {
         const int n = n0 + 2 * tn + j;
         v[j] = J.u && n < J.N ? J.v[n] : 0.0f;
+    }
+    float acc[FOLD_TM][2];
+#pragma unroll
+    for (int i = 0; i < FOLD_TM; i++) acc[i][0] = acc[i][1] = 0.0f;
+    for (int k0 = 0; k0 < J.K; k0 += FOLD_KC) {
+        const int kc = min(FOLD_KC, J.K - k0), kc8 = (kc + 7) & ~7;
+        fold_stage<FOLD_BM>(As, J.A, J.a_sm, J.a_sk, J.M, J.K, m0, k0, kc8);
+        fold_stage<FOLD_BN>(Bs, J.B, J.b_sn, J.b_sk, J.N, J.K, n0, k0, kc8);
+        copies_wait_all();
+        __syncthreads();
+#pragma unroll 8
+        for (int kk = 0; kk < kc; kk++) {
+            const float2 a = *reinterpret_cast<const float2 *>(&As[kk][FOLD_TM * tm]);
+            const float2 b = *reinterpret_cast<const float2 *>(&Bs[kk][2 * tn]);
+            acc[0][0] = fmaf(a.x, b.x, acc[0][0]), acc[0][1] = fmaf(a.x, b.y, acc[0][1]);
+            acc[1][0] = fmaf(a.y, b.x, acc[1][0]), acc[1][1] = fmaf(a.y, b.y, acc[1][1]);
+        }
+        __syncthreads(); /* As and Bs free for the next round */
     }
 #pragma unroll
     for (int i = 0; i < FOLD_TM; i++) {
