@@ -566,9 +566,9 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
      * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x): all in the MLP kernel
      * where fc2 fits it (tlob_mlp_fc2_fits; z0 is then not stored) */
     if (mlp_fused(L, 0)) {
-        const tlob_mlp_fc2_ln fc2 = {w.fc2_w,  w.fc2_b,  w.mlp_ln_w, w.mlp_ln_b,
-                                     L->res ? x : NULL, L->z1, L->mean2, L->rstd2,
-                                     y,        O,        L->res};
+        const tlob_mlp_fc2_ln fc2 = {w.fc2_w, w.fc2_b, w.mlp_ln_w, w.mlp_ln_b,
+                                     L->res ? x : NULL, L->z1, L->mean2, L->rstd2, y, O,
+                                     L->res};
         const int fc2_fused = tlob_mlp_fc2_fits(O, D, F);
         CUDA_CHECK(tlob_launch_mlp_fc_gelu(L->y1, w.fc_w, w.fc_b, L->f, L->g,
                                            fc2_fused ? &fc2 : NULL, N, D, F, c->stream));
