@@ -38,16 +38,27 @@ typedef struct {
 } tlob_mlp_ln_bwd;
 int tlob_mlp_ln_fits(int O, int D, int F);
 
+/* LayerNorm 1 as the forward kernel's first step where it runs fc2 too:
+ * per row h = r + b + res, y = LayerNorm(h) gamma + beta (y1, the A tile),
+ * as tlob_launch_ln_fwd with gelu = 0 does it; h, mean, rstd and y stored.
+ * r, res, h, y [rows, D]; b, gamma, beta [D]; mean, rstd [rows]. */
+typedef struct {
+    const float *r, *b, *res, *gamma, *beta;
+    float *h, *mean, *rstd, *y;
+} tlob_mlp_ln1_fwd;
+
 /* The rest of the MLP after the forward kernel's g, in the same kernel,
  * where F fits one chunk and O <= 40 (tlob_mlp_fc2_fits): z0 = g W2^T on
  * the tensor cores, then per row h = z0 + b (+ y1 where res: O == D), y =
  * GELU(LayerNorm(h) gamma + beta) (+ res2), as tlob_launch_ln_fwd with gelu
  * = 1 does it; h, mean and rstd are stored for the backward. W2 [O, F];
- * b, gamma, beta [O]; res2, h, y [rows, O]; mean, rstd [rows]. */
+ * b, gamma, beta [O]; res2, h, y [rows, O]; mean, rstd [rows]. The kernel
+ * then also starts with ln1 (its y1 is ln1.y). */
 typedef struct {
     const float *w, *b, *gamma, *beta, *res2;
     float *h, *mean, *rstd, *y;
     int O, res;
+    tlob_mlp_ln1_fwd ln1;
 } tlob_mlp_fc2_ln;
 int tlob_mlp_fc2_fits(int O, int D, int F);
 
@@ -63,7 +74,7 @@ cudaError_t tlob_mlp_prepare(int smem_limit);
 
 /* y1 [rows, D], Wf [F, D], bf [F] -> f [rows, F] (without the bias, as the
  * backward reads it), g [rows, F]; with fc2 (tlob_mlp_fc2_fits, res only
- * where O == D), also fc2's outputs. F even, f and g 8-byte aligned
+ * where O == D), y1 is fc2->ln1.y, computed, and fc2's outputs too. F even, f and g 8-byte aligned
  * (cudaErrorInvalidValue otherwise). */
 cudaError_t tlob_launch_mlp_fc_gelu(const float *y1, const float *wf, const float *bf, float *f,
                                     float *g, const tlob_mlp_fc2_ln *fc2, int rows, int D, int F,

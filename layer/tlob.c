@@ -558,18 +558,21 @@ TLOB_HOT tlob_status tlob_forward(tlob_layer *L, const float *x, int batch, floa
                                       L->bqkv_eff, L->Ep, N, D, E, 3));
     /* 3. P = softmax(q k^T / sqrt(D)), o = P v, per head */
     TLOB_CHECK(attention_forward(c, math, &heads, L->qkv, L->att, att, L->o));
-    /* 4-5. r = o Wc^T; y1 = LayerNorm(r + bc + x) */
+    /* 4-5. r = o Wc^T; y1 = LayerNorm(r + bc + x) (in the MLP kernel below
+     * where it runs fc2) */
     TLOB_CHECK(linear_forward(c, math, L->r, L->o, L->wc, N, E, D, 0));
-    CUDA_CHECK(tlob_launch_ln_fwd(L->r, L->bc, x, w.norm_w, w.norm_b, 0, NULL, L->h1, L->mean1,
-                                  L->rstd1, L->y1, N, D, c->stream));
+    const int fc2_fused = mlp_fused(L, 0) && tlob_mlp_fc2_fits(O, D, F);
+    if (!fc2_fused)
+        CUDA_CHECK(tlob_launch_ln_fwd(L->r, L->bc, x, w.norm_w, w.norm_b, 0, NULL, L->h1,
+                                      L->mean1, L->rstd1, L->y1, N, D, c->stream));
     /* 6. f = y1 Wf^T, g = GELU(f + bf); z0 = g Wf2^T;
      * 7. y = GELU(LayerNorm(z0 + bf2 (+ y1))) (+ x): all in the MLP kernel
      * where fc2 fits it (tlob_mlp_fc2_fits; z0 is then not stored) */
     if (mlp_fused(L, 0)) {
-        const tlob_mlp_fc2_ln fc2 = {w.fc2_w, w.fc2_b, w.mlp_ln_w, w.mlp_ln_b,
-                                     L->res ? x : NULL, L->z1, L->mean2, L->rstd2, y, O,
-                                     L->res};
-        const int fc2_fused = tlob_mlp_fc2_fits(O, D, F);
+        const tlob_mlp_fc2_ln fc2 = {
+            w.fc2_w, w.fc2_b, w.mlp_ln_w, w.mlp_ln_b, L->res ? x : NULL, L->z1, L->mean2,
+            L->rstd2, y, O, L->res,
+            {L->r, L->bc, x, w.norm_w, w.norm_b, L->h1, L->mean1, L->rstd1, L->y1}};
         CUDA_CHECK(tlob_launch_mlp_fc_gelu(L->y1, w.fc_w, w.fc_b, L->f, L->g,
                                            fc2_fused ? &fc2 : NULL, N, D, F, c->stream));
         if (fc2_fused) return TLOB_OK;
