@@ -39,8 +39,8 @@ tlob_status tlob_internal_force_mlp(tlob_layer *layer, int path);
 /* Which MLP kernels run now: 1 the forward's, 2 the backward's, 3 both, 0
  * none; plus 4 where the backward's also computes dy1 = df Wf
  * (tlob_mlp_dy1_fits), 8 where it does LayerNorm 2's backward too
- * (tlob_mlp_ln_fits), and 16 where the forward's also runs fc2 and
- * LayerNorm 2 (tlob_mlp_fc2_fits). */
+ * (tlob_mlp_ln_fits), and 16 where the forward's also runs LayerNorm 1,
+ * fc2 and LayerNorm 2 (tlob_mlp_fc2_fits). */
 int tlob_internal_mlp_fused(const tlob_layer *layer);
 
 /* The backward's data-gradient products, each one cuBLAS call over row

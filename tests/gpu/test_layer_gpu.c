@@ -668,8 +668,8 @@ static void check_mlp_paths(const shape *s) {
              s->max_B, s->T, s->D, s->nh, s->O);
     /* AUTO takes the kernels where a block's tile spans the hidden width */
     /* (+4: dy1 = df Wf in the backward kernel too, where F = 4D fits its
-     * tile; +8: LayerNorm 2's backward as well, where Dout <= 40; +16: fc2
-     * and LayerNorm 2 in the forward kernel, likewise) */
+     * tile; +8: LayerNorm 2's backward as well, where Dout <= 40; +16:
+     * LayerNorm 1, fc2 and LayerNorm 2 in the forward kernel, likewise) */
     const int dy1_fits = 4 * s->D <= 160, extra = dy1_fits ? 4 + 24 * (s->O <= 40) : 0;
     CHECK(tlob_internal_mlp_fused(L) == (dy1_fits ? 3 + extra : 0), "%s: AUTO's choice", tag);
     static const char *vname[2] = {"cuBLAS", "tensor-core kernels"};
