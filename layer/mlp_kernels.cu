@@ -62,7 +62,7 @@ static_assert(MLP_LDY % 32 == 8, "Wd's rows: 8 mod 32 floats");
 #define MLP_LN_PER_LANE (MLP_LN_COLS / MLP_LN_LANES)
 
 /* MLP_FC_GELU_FC2_LN: the forward's fc2 and LayerNorm 2 after its g
- * (tlob_mlp_fc2_ln). g stays in Os (the f tile's place) as the A operand of
+ * (tlob_mlp_fc2_ln), LayerNorm 1 before its A tile (ln1_tile below). g stays in Os (the f tile's place) as the A operand of
  * z0 = g W2^T, W2 [O, F] loaded once a block (F + 4 floats a row rounded to
  * 8 + 4: a B fragment's 8 rows x 4 columns in 32 banks), warps mapped as
  * dy1's product below; h = z0 + b (+ y1, read from As) goes to As's place
@@ -72,7 +72,7 @@ static_assert(MLP_LDY % 32 == 8, "Wd's rows: 8 mod 32 floats");
  * kernel, two graph nodes (9.8 + 8.2 us under Nsight Compute,
  * docs/layer-results.md, "Where the time goes on merged main"), and z0's
  * 2.6 MB written and read back. */
-enum { MLP_FC_GELU, MLP_FC_GELU_FC2_LN, MLP_DG_GELU_BWD, MLP_DG_GELU_BWD_DY1, MLP_LN_DG_DY1 };
+enum { MLP_FC_GELU, MLP_DG_GELU_BWD, MLP_DG_GELU_BWD_DY1, MLP_LN_DG_DY1, MLP_FC_GELU_FC2_LN };
 
 __device__ __forceinline__ float sum8(float v) {
     for (int off = 1; off < MLP_LN_LANES; off <<= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
