@@ -135,11 +135,13 @@ static CXCursor init_list_of(CXCursor expr)
                                                              : clang_getNullCursor();
 }
 
-/* The slot an entry's explicit cast says it holds: `(int2 **)&p` passes
- * the bits of `p` as an `int2 *`, whatever `p` was declared as (a kernel
- * specialised for a wider vector type reads them so). The outermost cast to
- * a pointer to anything but void; an invalid type when there is none
- * (`&p`, `(void *)&p`). */
+/* The slot an entry's explicit cast says it holds, when a pointer is read
+ * as another pointer type: `(int2 **)&p` with a pointer p passes p's bits
+ * as an `int2 *` (a kernel specialised for a wider vector type reads them
+ * so; every pointer has the same bits). The outermost cast to a pointer to
+ * anything but void; an invalid type when there is none (`&p`, `(void
+ * *)&p`) or when the cast is of something else (`(long *)&n` still passes
+ * n's own bytes). */
 static CXType cast_slot_type(CXCursor entry)
 {
     for (CXCursor c = entry;;) {
@@ -187,9 +189,12 @@ static void record_api_launch(body_ctx *b, CXCursor call, fact_launch_kind kind,
             l->args_known = false;
             break;
         }
+        CXType held = clang_getCursorType(last_expression_child(e));
         CXType slot = cast_slot_type(entries.items[i]);
-        if (slot.kind == CXType_Invalid)
-            slot = clang_getCursorType(last_expression_child(e));
+        if (slot.kind == CXType_Invalid ||
+            clang_getCanonicalType(slot).kind != CXType_Pointer ||
+            clang_getCanonicalType(held).kind != CXType_Pointer)
+            slot = held;
         strs_push(&l->arg_types, type_spelling(slot));
     }
     free(entries.items);
