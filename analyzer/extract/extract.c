@@ -2527,6 +2527,20 @@ static file_facts *extract_one(const snapshot *snap, size_t index, const gl_conf
             others = more;
     }
     bool in_other_unit = others != NULL;
+    /* Its context's unit does not include it (a branch that unit's file
+     * does not take: a .cu all inside `#if defined(USE_NCCL)`) and no other
+     * program's does: the next includer of its own program whose unit reads
+     * it in full is its unit, as when the context's unit stops before it,
+     * not the parse on its own without an includer's flags. */
+    if (!others && tu == own_tu && !own_unit && unit->tu && src->context >= 0) {
+        file_facts *better = facts_in_fallback(snap, unit->index, unit, cfg, reach, &used, deps,
+                                               &absent);
+        if (better) {
+            facts_free(facts);
+            facts = better;
+            in_other_unit = true;
+        }
+    }
     /* No unit of its own program read it in full, and another program's
      * did: that is the unit it was checked in, and its own program's is
      * one more other program's whose view of it was not checked. */
