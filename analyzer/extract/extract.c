@@ -1360,6 +1360,17 @@ static void build_args(arg_list *a, const snapshot *snap, const source_file *src
      * build does. */
     for (size_t i = 0; i < src->nargs; i++)
         arg_add(a, src->args[i]);
+    /* A header that no build compiles, parsed on its own (its unit leaves
+     * it out, in a branch that build does not take): its unit's database
+     * flags, the search path its #includes were written for, not none
+     * (xgboost's src/collective/coll.cuh, whose every includer is under
+     * XGBOOST_USE_NCCL, found no "xgboost/..." header). The facts cache key
+     * covers them (extract/cache.c). */
+    if (src->is_header && src->nargs == 0 && src->context >= 0) {
+        const source_file *unit = &snap->files[src->context];
+        for (size_t i = 0; i < unit->nargs; i++)
+            arg_add(a, unit->args[i]);
+    }
     if (snap->root)
         arg_add_owned(a, xasprintf("-I%s", snap->root));
     if (cfg) {

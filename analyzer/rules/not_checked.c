@@ -40,6 +40,12 @@ static char *parsed_alone(const analysis *a, size_t fi)
                          "content differs: it was parsed on its own, without that unit's "
                          "flags)",
                          facts->outside_unit[0].unit, facts->outside_unit[0].copy);
+    if (facts && facts->n_outside_unit > 0 && f->context >= 0 &&
+        a->snap->files[f->context].nargs > 0)
+        return xasprintf(" (the unit of %s does not include this header, in a preprocessor "
+                         "branch this build does not take: it was parsed on its own, with "
+                         "that unit's compilation database flags)",
+                         facts->outside_unit[0].unit);
     if (facts && facts->n_outside_unit > 0)
         return xasprintf(" (the unit of %s does not include this header, in a preprocessor "
                          "branch this build does not take: it was parsed on its own, without "

@@ -109,3 +109,19 @@ k.cu:20:5 [unchecked-status]'
   # Outside git, pre.h is named from the current directory, as a.c is.
   assert_line --index 0 --regexp "^a\.c:1:1: error: 'missing_config\.h' not found \(in pre\.h:1\): this file was not checked"
 }
+
+@test "a header its only includer takes in a branch the build leaves out is parsed with that includer's database flags: its includes found, the header checked" {
+  mkdir -p inc/lib src
+  printf 'typedef unsigned long ring_bytes_t;\n' >inc/lib/defs.h
+  # ring.h finds lib/defs.h only through the build's -Iinc.
+  printf '#include <cuda_runtime.h>\n#include "lib/defs.h"\nstatic cudaError_t ring_upload(float *d, const float *h, ring_bytes_t n)\n{\n    return cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);\n}\n' >src/ring.h
+  printf '#ifdef RING_USE_NCCL\n#include "ring.h"\nint ring_nccl(float *d, const float *h) { return ring_upload(d, h, 4) == cudaSuccess; }\n#endif\nint ring_none(void) { return 0; }\n' >src/a.cu
+  printf '[{"directory": "%s", "file": "src/a.cu", "arguments": ["nvcc", "-Iinc", "-c", "src/a.cu"]}]\n' \
+    "$PWD" >compile_commands.json
+  run --separate-stderr "$GL" --config "$EMPTY_CONFIG" -p . src
+  assert_equal "$status" 1
+  # Without the includer's flags: "'lib/defs.h' not found", the header not checked.
+  [[ $output != *"[not-checked]"* ]]
+  assert_line --index 0 --regexp "^src/ring\.h:5:12: error: cudaMemcpy with kind cudaMemcpyHostToDevice: .*\[mapped-pinned-only\]$"
+  assert_equal "$stderr" "gpulint: 1 error, 0 warnings in 2 files analysed, 2 fully checked"
+}
