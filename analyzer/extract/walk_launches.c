@@ -135,15 +135,17 @@ static CXCursor init_list_of(CXCursor expr)
                                                              : clang_getNullCursor();
 }
 
-/* The slot an entry's explicit cast says it holds, when a pointer is read
- * as another pointer type: `(int2 **)&p` with a pointer p passes p's bits
- * as an `int2 *` (a kernel specialised for a wider vector type reads them
- * so; every pointer has the same bits). The outermost cast to a pointer to
- * anything but void; an invalid type when there is none (`&p`, `(void
- * *)&p`) or when the cast is of something else (`(long *)&n` still passes
- * n's own bytes). */
-static CXType cast_slot_type(CXCursor entry)
+/* The type an args-array entry passes: `held`, the type of the variable
+ * whose address it is, unless the entry casts that address so that a
+ * pointer is read as another pointer type: `(int2 **)&p` with a pointer p
+ * passes p's bits as an `int2 *` (a kernel specialised for a wider vector
+ * type reads them so; every pointer has the same bits). The outermost such
+ * cast counts; `(void *)&p` passes p's type, and so does a cast of an
+ * address that holds no pointer (`(long *)&n` still passes n's bytes). */
+static CXType entry_slot_type(CXCursor entry, CXType held)
 {
+    if (clang_getCanonicalType(held).kind != CXType_Pointer)
+        return held;
     for (CXCursor c = entry;;) {
         enum CXCursorKind k = clang_getCursorKind(c);
         if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && !is_cast_kind(k))
@@ -152,14 +154,14 @@ static CXType cast_slot_type(CXCursor entry)
             CXType pointee = clang_getPointeeType(clang_getCursorType(c));
             if (pointee.kind != CXType_Invalid &&
                 clang_getCanonicalType(pointee).kind != CXType_Void)
-                return pointee;
+                return clang_getCanonicalType(pointee).kind == CXType_Pointer ? pointee : held;
         }
         CXCursor inner = last_expression_child(c);
         if (clang_Cursor_isNull(inner))
             break;
         c = inner;
     }
-    return (CXType){ .kind = CXType_Invalid };
+    return held;
 }
 
 /* A launch through a `void *args[]` array: the kernel in argument
@@ -190,12 +192,7 @@ static void record_api_launch(body_ctx *b, CXCursor call, fact_launch_kind kind,
             break;
         }
         CXType held = clang_getCursorType(last_expression_child(e));
-        CXType slot = cast_slot_type(entries.items[i]);
-        if (slot.kind == CXType_Invalid ||
-            clang_getCanonicalType(slot).kind != CXType_Pointer ||
-            clang_getCanonicalType(held).kind != CXType_Pointer)
-            slot = held;
-        strs_push(&l->arg_types, type_spelling(slot));
+        strs_push(&l->arg_types, type_spelling(entry_slot_type(entries.items[i], held)));
     }
     free(entries.items);
 }

@@ -78,12 +78,13 @@ static size_t matching_close(const char *m, size_t open, size_t end)
 
 /* The configuration's arguments written as braced lists (`{16, 16, 1}` for
  * a dim3), from `from` to the first closing bracket at `end`, become
- * parenthesised: an argument clang parses (to a value the rules do not
- * read), where the braces stop clang's parse. A brace after a type
- * (`dim3{16, 16}`) is clang's too and stays; so does `{}`. */
-static void unbrace_configuration(const char *m, char *out, size_t from, size_t end)
+ * parenthesised in out: an argument clang parses (to a value the rules do
+ * not read), where the braces stop clang's parse. A brace after a type
+ * (`dim3{16, 16}`) is clang's too and stays; so does `{}`. Whether there is
+ * one; out NULL only tells. */
+static bool unbrace_configuration(const char *m, char *out, size_t from, size_t end)
 {
-    bool argument_start = true;
+    bool argument_start = true, any = false;
     for (size_t k = from; k < end; k++) {
         char c = m[k];
         if (isspace((unsigned char)c))
@@ -94,20 +95,24 @@ static void unbrace_configuration(const char *m, char *out, size_t from, size_t 
             while (inner < close && isspace((unsigned char)m[inner]))
                 inner++;
             if (close && inner < close) {
-                out[k] = '(';
-                out[close] = ')';
+                any = true;
+                if (out) {
+                    out[k] = '(';
+                    out[close] = ')';
+                }
             }
         }
         if (c == '(' || c == '[' || c == '{') {
             size_t close = matching_close(m, k, end);
             if (!close)
-                return;
+                return any;
             k = close;
             argument_start = false;
             continue;
         }
         argument_start = c == ',';
     }
+    return any;
 }
 
 /* `bb...b` from i to third (inclusive) becomes `bbb` then blanks. */
@@ -116,21 +121,6 @@ static void close_up(char *out, size_t i, size_t third, char b)
     out[i + 2] = b;
     for (size_t k = i + 3; k <= third; k++)
         out[k] = ' ';
-}
-
-/* Whether the configuration from `from` to `end` has an argument that is a
- * braced list (unbrace_configuration). */
-static bool has_braced_argument(const char *m, size_t from, size_t end)
-{
-    char before = ',';
-    for (size_t k = from; k < end; k++) {
-        if (isspace((unsigned char)m[k]))
-            continue;
-        if (m[k] == '{' && before == ',')
-            return true;
-        before = m[k];
-    }
-    return false;
 }
 
 char *launch_syntax_for_clang(const char *text, const char *masked, size_t len)
@@ -150,7 +140,7 @@ char *launch_syntax_for_clang(const char *text, const char *masked, size_t len)
             continue;   /* not a launch */
         }
         bool spaced = open_third != i + 2 || close_third != close + 2;
-        bool braced = has_braced_argument(masked, open_third + 1, close);
+        bool braced = unbrace_configuration(masked, NULL, open_third + 1, close);
         if (!spaced && !braced) {
             i = close_third;
             continue;
